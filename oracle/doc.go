@@ -1,0 +1,26 @@
+// Package oracle is the truth a consumer's unwind is judged against, and
+// the judging.
+//
+// The Tracker watches the emulated machine one instruction at a time and
+// keeps the stack of active calls. It reads nothing but the machine (its
+// registers and memory) and the image's function symbols: never the
+// generator's rows and never the SFrame section, so a wrong row anywhere
+// upstream shows up as a difference here.
+//
+// A frame is recorded when the PC reaches a symbol's first byte. What
+// holds at that moment is fixed by each ABI's calling convention:
+//
+//	x86-64:  CFA = SP+8,   RA = [SP], caller SP = SP+8, caller FP = rbp
+//	AArch64: CFA = SP,     RA = x30,  caller SP = SP,   caller FP = x29
+//	s390x:   CFA = SP+160, RA = r14,  caller SP = SP,   caller FP = r11
+//
+// An entry whose CFA equals the current top frame's CFA is a tail call: the
+// caller has torn its frame down and jumped, so the new function replaces
+// it. A frame is popped when the PC reaches its return address with the SP
+// back at the caller's SP. The entry stub that starts a run is the
+// outermost frame: it has no CFA and nothing above it.
+//
+// Compare judges one consumer backtrace against the expected one: OK,
+// WRONG (a value differs), NOINFO (the consumer found no FDE or row for a
+// PC inside a function) or ERROR (the consumer failed).
+package oracle

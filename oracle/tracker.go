@@ -1,0 +1,128 @@
+package oracle
+
+import (
+	"fmt"
+
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// call is one active function as recorded at its entry.
+type call struct {
+	fn       int // index into the symbols
+	cfa      uint64
+	ra       uint64
+	callerSP uint64
+	callerFP uint64
+}
+
+// Tracker follows calls and returns on the emulated machine.
+type Tracker struct {
+	abi     sframe.ABI
+	sp, fp  int // DWARF numbers of the ABI's SP and FP
+	symbols []producer.Symbol
+	starts  map[uint64]int
+	entry   int // index of the entry stub's symbol
+	calls   []call
+}
+
+// NewTracker prepares a tracker for an image whose run starts in the
+// symbol holding entry (the stub, the outermost frame).
+func NewTracker(abi sframe.ABI, symbols []producer.Symbol, entry uint64) (*Tracker, error) {
+	t := &Tracker{
+		abi:     abi,
+		sp:      abi.SPRegister(),
+		fp:      abi.FPRegister(),
+		symbols: symbols,
+		starts:  make(map[uint64]int, len(symbols)),
+		entry:   -1,
+	}
+	for i, s := range symbols {
+		t.starts[s.Addr] = i
+		if entry >= s.Addr && entry < s.Addr+uint64(s.Size) {
+			t.entry = i
+		}
+	}
+	if t.entry < 0 {
+		return nil, fmt.Errorf("oracle: no symbol holds the entry point 0x%x", entry)
+	}
+	t.Reset()
+	return t, nil
+}
+
+// Reset forgets every call: the next step is the first of a new run.
+func (t *Tracker) Reset() {
+	t.calls = append(t.calls[:0], call{fn: t.entry})
+}
+
+// Depth is the number of active frames, the entry stub included.
+func (t *Tracker) Depth() int { return len(t.calls) }
+
+// Observe updates the call stack from the machine state before the
+// instruction at regs.PC executes.
+func (t *Tracker) Observe(regs *sframe.RegisterFile, mem sframe.Memory) error {
+	pc := regs.PC
+	sp := regs.Regs[t.sp]
+	for len(t.calls) > 1 {
+		top := &t.calls[len(t.calls)-1]
+		if pc != top.ra || sp != top.callerSP {
+			break
+		}
+		t.calls = t.calls[:len(t.calls)-1]
+	}
+	fn, ok := t.starts[pc]
+	if !ok || fn == t.entry {
+		return nil
+	}
+	c, err := t.enter(fn, regs, mem)
+	if err != nil {
+		return err
+	}
+	if top := &t.calls[len(t.calls)-1]; len(t.calls) > 1 && top.cfa == c.cfa {
+		*top = c // tail call: the caller's frame is gone
+		return nil
+	}
+	t.calls = append(t.calls, c)
+	return nil
+}
+
+// enter reads what the ABI guarantees at a function's first instruction.
+func (t *Tracker) enter(fn int, regs *sframe.RegisterFile, mem sframe.Memory) (call, error) {
+	sp := regs.Regs[t.sp]
+	c := call{fn: fn, callerFP: regs.Regs[t.fp]}
+	switch t.abi {
+	case sframe.ABIAMD64LE:
+		ra, ok := mem.ReadWord(sp)
+		if !ok {
+			return c, fmt.Errorf("oracle: entry of %s: return address at sp 0x%x unreadable", t.symbols[fn].Name, sp)
+		}
+		c.cfa, c.ra, c.callerSP = sp+8, ra, sp+8
+	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
+		c.cfa, c.ra, c.callerSP = sp, regs.Regs[sframe.RegAArch64LR], sp
+	case sframe.ABIS390XBE:
+		c.cfa, c.ra, c.callerSP = sp+160, regs.Regs[sframe.RegS390XRA], sp
+	default:
+		return c, fmt.Errorf("oracle: no entry convention for %v", t.abi)
+	}
+	return c, nil
+}
+
+// Function names the innermost active function.
+func (t *Tracker) Function() string { return t.symbols[t.calls[len(t.calls)-1].fn].Name }
+
+// Expected appends the expected backtrace, innermost first, to dst.
+func (t *Tracker) Expected(dst []Frame, regs *sframe.RegisterFile) []Frame {
+	n := len(t.calls)
+	f := Frame{PC: regs.PC, SP: regs.Regs[t.sp], FP: regs.Regs[t.fp]}
+	for i := n - 1; i >= 0; i-- {
+		c := &t.calls[i]
+		if i == 0 {
+			f.Outermost = true
+		} else {
+			f.CFA = c.cfa
+		}
+		dst = append(dst, f)
+		f = Frame{PC: c.ra, SP: c.callerSP, FP: c.callerFP}
+	}
+	return dst
+}
