@@ -1,0 +1,206 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/sfconform/sfconform/oracle"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// FormatName identifies the file format; it changes when the fields do.
+const FormatName = "sfconform-case/1"
+
+// Hex is a byte string stored as lowercase hex in JSON.
+type Hex []byte
+
+func (h Hex) MarshalText() ([]byte, error) { return []byte(hex.EncodeToString(h)), nil }
+
+func (h *Hex) UnmarshalText(b []byte) error {
+	d, err := hex.DecodeString(string(b))
+	*h = d
+	return err
+}
+
+// Addr is a 64-bit address stored as a "0x..." string in JSON, so that
+// readers in any language keep all 64 bits.
+type Addr uint64
+
+func (a Addr) MarshalText() ([]byte, error) { return []byte(fmt.Sprintf("0x%x", uint64(a))), nil }
+
+func (a *Addr) UnmarshalText(b []byte) error {
+	v, err := strconv.ParseUint(string(b), 0, 64)
+	*a = Addr(v)
+	return err
+}
+
+// Case is one saved failure.
+type Case struct {
+	Format   string `json:"format"`
+	Target   string `json:"target"`
+	Producer string `json:"producer"`
+	Consumer string `json:"consumer"`
+	Version  int    `json:"sframe_version"`
+	Seed     int64  `json:"seed"`
+
+	CodeAddr   Addr              `json:"code_addr"`
+	Code       Hex               `json:"code"`
+	Entry      Addr              `json:"entry"`
+	Exit       Addr              `json:"exit"`
+	Regs       map[string]Addr   `json:"regs,omitempty"` // DWARF register number -> initial value
+	Symbols    []producer.Symbol `json:"symbols"`
+	SFrameAddr Addr              `json:"sframe_addr"`
+	SFrame     Hex               `json:"sframe"`
+
+	Step     int            `json:"step"` // 0-based index of the failing instruction
+	PC       Addr           `json:"pc"`
+	Insn     string         `json:"insn"`     // disassembly of the instruction at PC
+	Function string         `json:"function"` // symbol+offset of PC
+	Row      string         `json:"row,omitempty"`
+	Verdict  oracle.Verdict `json:"verdict"`
+	Frame    int            `json:"frame"`
+	Field    string         `json:"field,omitempty"`
+	Detail   string         `json:"detail"`
+	Expected []oracle.Frame `json:"expected"`
+	Got      []oracle.Frame `json:"got"`
+	// The same two backtraces in the Compact Backtrace Format.
+	ExpectedCBF Hex `json:"expected_cbf,omitempty"`
+	GotCBF      Hex `json:"got_cbf,omitempty"`
+
+	Assembly string `json:"assembly,omitempty"` // the program as GNU as source with .cfi directives
+	Replay   string `json:"replay"`             // the command that replays this file
+}
+
+// ABI is the case's target.
+func (c *Case) ABI() (sframe.ABI, error) { return sframe.ParseTarget(c.Target) }
+
+// Image rebuilds the image the failure ran on.
+func (c *Case) Image() (*producer.Image, error) {
+	abi, err := c.ABI()
+	if err != nil {
+		return nil, err
+	}
+	img := &producer.Image{
+		ABI: abi, Producer: c.Producer, Version: sframe.Version(c.Version),
+		Code: c.Code, CodeAddr: uint64(c.CodeAddr), Entry: uint64(c.Entry), Exit: uint64(c.Exit),
+		Symbols: c.Symbols, SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr),
+		Regs: map[int]uint64{},
+	}
+	for k, v := range c.Regs {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 0 || n >= sframe.MaxReg {
+			return nil, fmt.Errorf("regs: %q is not a DWARF register number below %d", k, sframe.MaxReg)
+		}
+		img.Regs[n] = uint64(v)
+	}
+	return img, nil
+}
+
+// SetImage fills the image fields of a case.
+func (c *Case) SetImage(img *producer.Image) {
+	c.Target, c.Producer, c.Version = img.ABI.Name(), img.Producer, int(img.Version)
+	c.Code, c.CodeAddr, c.Entry, c.Exit = img.Code, Addr(img.CodeAddr), Addr(img.Entry), Addr(img.Exit)
+	c.Symbols, c.SFrame, c.SFrameAddr = img.Symbols, img.SFrame, Addr(img.SFrameAddr)
+	c.Regs = map[string]Addr{}
+	for k, v := range img.Regs {
+		c.Regs[strconv.Itoa(k)] = Addr(v)
+	}
+}
+
+// validate checks what Image and replay rely on.
+func (c *Case) validate() error {
+	if c.Format != FormatName {
+		return fmt.Errorf("format is %q, want %q", c.Format, FormatName)
+	}
+	if _, err := c.ABI(); err != nil {
+		return err
+	}
+	switch {
+	case len(c.Code) == 0:
+		return errors.New("no code")
+	case c.Entry < c.CodeAddr || uint64(c.Entry) >= uint64(c.CodeAddr)+uint64(len(c.Code)):
+		return fmt.Errorf("entry %#x outside the code [%#x, %#x)", uint64(c.Entry), uint64(c.CodeAddr), uint64(c.CodeAddr)+uint64(len(c.Code)))
+	case len(c.Symbols) == 0:
+		return errors.New("no symbols")
+	case c.Step < 0:
+		return fmt.Errorf("negative step %d", c.Step)
+	}
+	return nil
+}
+
+// Load reads a case file. Errors name the file and, for malformed JSON,
+// the byte offset.
+func Load(path string) (*Case, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, b)
+}
+
+// Parse decodes a case held in memory; name is used in errors.
+func Parse(name string, b []byte) (*Case, error) {
+	var c Case
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("%s: byte offset %d: %v", name, se.Offset, err)
+		case errors.As(err, &te):
+			return nil, fmt.Errorf("%s: byte offset %d: field %s: %v", name, te.Offset, te.Field, err)
+		}
+		return nil, fmt.Errorf("%s: byte offset %d: %v", name, dec.InputOffset(), err)
+	}
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &c, nil
+}
+
+// Save writes the case into dir under a name made of its coordinates and
+// returns the path. An existing file is never overwritten.
+func Save(dir string, c *Case) (string, error) {
+	c.Format = FormatName
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	b = append(b, '\n')
+	base := fmt.Sprintf("%s-%s-%s-seed%d-step%d", c.Target, c.Producer, c.Consumer, c.Seed, c.Step)
+	for i := 0; ; i++ {
+		name := base + ".json"
+		if i > 0 {
+			name = fmt.Sprintf("%s-%d.json", base, i)
+		}
+		path := filepath.Join(dir, name)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		c.Replay = "sfconform run --replay " + path
+		if b2, err := json.MarshalIndent(c, "", "  "); err == nil {
+			b = append(b2, '\n')
+		}
+		_, werr := f.Write(b)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		return path, werr
+	}
+}

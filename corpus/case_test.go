@@ -1,0 +1,97 @@
+package corpus
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/oracle"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+func sampleImage() *producer.Image {
+	return &producer.Image{
+		ABI: sframe.ABIS390XBE, Producer: "builtin-v3", Version: 3,
+		Code: []byte{0xc0, 0xe5, 0, 0, 0, 3, 0x07, 0xfe}, CodeAddr: 0x10000000,
+		Entry: 0x10000000, Exit: 0x10000006,
+		Symbols:    []producer.Symbol{{Name: "_start", Addr: 0x10000000, Size: 8}},
+		Regs:       map[int]uint64{2: 0xfffffffffffffff0, 3: 7},
+		SFrame:     []byte{0xde, 0xe2, 3, 5},
+		SFrameAddr: 0x10001000,
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	c := &Case{Consumer: "builtin", Seed: -42, Step: 17, PC: 0x10000006, Verdict: oracle.Wrong, Frame: 1, Field: "cfa",
+		Expected: []oracle.Frame{{PC: 1, CFA: 2, SP: 3, FP: 4}}, Got: []oracle.Frame{{PC: 1, Outermost: true}}}
+	c.SetImage(sampleImage())
+	p1, err := Save(dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := Save(dir, c)
+	if err != nil || p1 == p2 {
+		t.Fatalf("second save of the same coordinates: %q, %v (must not overwrite %q)", p2, err, p1)
+	}
+	got, err := Load(p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.Replay, p1) {
+		t.Errorf("replay command %q does not name the file", got.Replay)
+	}
+	img, err := got.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sampleImage(); !reflect.DeepEqual(img, want) {
+		t.Errorf("image after round trip:\n got %+v\nwant %+v", img, want)
+	}
+	if got.Seed != -42 || got.Verdict != oracle.Wrong || !reflect.DeepEqual(got.Expected, c.Expected) || !reflect.DeepEqual(got.Got, c.Got) {
+		t.Errorf("case fields lost: %+v", got)
+	}
+	raw, _ := os.ReadFile(p1)
+	if !strings.Contains(string(raw), `"pc": "0x10000006"`) || !strings.Contains(string(raw), `"verdict": "WRONG"`) {
+		t.Errorf("addresses and verdicts are not stored readably:\n%s", raw)
+	}
+}
+
+func TestLoadReportsFileAndOffset(t *testing.T) {
+	dir := t.TempDir()
+	c := &Case{Consumer: "builtin"}
+	c.SetImage(sampleImage())
+	p, err := Save(dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(p)
+	cases := []struct{ name, content, want string }{
+		{"truncated", string(good[:len(good)/2]), "byte offset"},
+		{"bad hex", strings.Replace(string(good), `"code": "c0e5`, `"code": "zz`, 1), "byte offset"},
+		{"bad address", strings.Replace(string(good), `"entry": "0x10000000"`, `"entry": "banana"`, 1), "byte offset"},
+		{"unknown field", strings.Replace(string(good), `"target"`, `"targte"`, 1), "unknown field"},
+		{"bad target", strings.Replace(string(good), `"target": "s390x"`, `"target": "vax"`, 1), "unknown target"},
+		{"entry outside code", strings.Replace(string(good), `"entry": "0x10000000"`, `"entry": "0x20000000"`, 1), "outside the code"},
+		{"wrong format", strings.Replace(string(good), FormatName, "other/9", 1), "format"},
+	}
+	for _, tc := range cases {
+		path := filepath.Join(dir, tc.name+".json")
+		os.WriteFile(path, []byte(tc.content), 0o644)
+		_, err := Load(path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one naming %s and saying %q", tc.name, err, path, tc.want)
+		}
+	}
+	bad := strings.Replace(string(good), `"regs": {`, `"regs": {"99": "0x1",`, 1)
+	cs, err := Parse("x.json", []byte(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.Image(); err == nil {
+		t.Error("register number 99 accepted")
+	}
+}
