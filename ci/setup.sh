@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# Provision everything sfconform needs on a Debian 12 (bookworm) machine.
+#
+# Idempotent: every step first checks whether its result is already in place
+# (package status, library version, stamp files) and does nothing if so, so a
+# second run takes well under a second.
+#
+# Steps:
+#   1. host packages from the machine's own suite (gcc, make, cross binutils 2.40)
+#   2. Unicorn 2.1 (Debian sid's or trixie's libunicorn) under /usr/local
+#   3. the Ginkgo CLI at the version pinned in go.mod, into /usr/local/bin
+#   4. GNU binutils for x86-64, aarch64 and s390x in three versions (bookworm,
+#      trixie, sid), each behind wrapper scripts with one layout:
+#      $SFCONFORM_CACHE/toolchains/binutils-<version>/bin/<triple>-{as,ld,objdump,readelf}
+#
+# Packages of foreign suites are fetched with a private apt configuration
+# (own sources list, lists and cache directories); the system's apt state only
+# ever sees its own suite. The archive address is taken from the system's own
+# apt sources at run time (override: SFCONFORM_DEBIAN_MIRROR).
+#
+# Environment:
+#   SFCONFORM_CACHE          cache and toolchain root (default /var/cache/sfconform)
+#   SFCONFORM_DEBIAN_MIRROR  Debian archive URI to use for trixie and sid
+#   SFCONFORM_SKIP_LLVM=1    do not provision sid's llvm-mc
+set -euo pipefail
+
+CACHE=${SFCONFORM_CACHE:-/var/cache/sfconform}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TRIPLES=(x86_64-linux-gnu aarch64-linux-gnu s390x-linux-gnu)
+TOOLS=(as ld objdump readelf)
+# Bumped when the layout written below changes, so old caches get rebuilt.
+LAYOUT=1
+
+HOST_PACKAGES=(gcc make pkg-config binutils binutils-x86-64-linux-gnu
+	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu dpkg-dev ca-certificates)
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+die() {
+	printf 'setup: error: %s\n' "$*" >&2
+	exit 1
+}
+
+SUMMARY=()
+note() { SUMMARY+=("$*"); }
+
+need_root() {
+	[[ $(id -u) == 0 ]] || die "$1 is missing and installing it needs root: run 'make setup' as root"
+}
+
+# --- locking ----------------------------------------------------------------
+
+# Several people may run 'make test' at once; only one setup may work at a
+# time, the others wait and then find everything in place.
+lock() {
+	if [[ -w $CACHE || ( ! -e $CACHE && $(id -u) == 0 ) ]]; then
+		mkdir -p "$CACHE"
+		exec 9>"$CACHE/.setup.lock"
+		flock 9
+	fi
+}
+
+# --- 1. host packages -------------------------------------------------------
+
+host_packages_missing() {
+	local p status
+	for p in "${HOST_PACKAGES[@]}"; do
+		status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+		[[ $status == "install ok installed" ]] || echo "$p"
+	done
+}
+
+setup_host_packages() {
+	local missing
+	missing=$(host_packages_missing)
+	if [[ -z $missing ]]; then
+		note "host packages: present"
+		return
+	fi
+	need_root "host packages ($(echo $missing))"
+	log "installing host packages: $(echo $missing)"
+	apt-get update -qq || die "apt-get update failed for the system's sources"
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+		die "apt-get install failed for: $(echo $missing)"
+	note "host packages: installed $(echo $missing)"
+}
+
+# --- private apt for foreign suites -----------------------------------------
+
+# debian_mirror prints the URI of the system's main Debian archive: the first
+# deb source whose suite is the host's codename (not -security/-updates).
+debian_mirror() {
+	if [[ -n ${SFCONFORM_DEBIAN_MIRROR:-} ]]; then
+		echo "$SFCONFORM_DEBIAN_MIRROR"
+		return
+	fi
+	local codename uri
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+	uri=$(debian_mirror_deb822 "$codename")
+	if [[ -z $uri && -f /etc/apt/sources.list ]]; then
+		uri=$(awk -v c="$codename" '$1 == "deb" {
+			i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			if ($(i + 1) == c) { print $i; exit }
+		}' /etc/apt/sources.list)
+	fi
+	[[ -n $uri ]] || die "cannot find the Debian archive for '$codename' in the system's apt sources (set SFCONFORM_DEBIAN_MIRROR)"
+	echo "${uri%/}"
+}
+
+debian_mirror_deb822() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -f $f ]] || continue
+		awk -v c="$1" '
+			function flush() {
+				if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " c " ") && uris != "" && !done) {
+					split(uris, u, " "); print u[1]; done = 1
+				}
+				types = suites = uris = ""
+			}
+			/^[ \t]*$/ { flush(); next }
+			/^#/ { next }
+			tolower($1) == "types:" { $1 = ""; types = $0 }
+			tolower($1) == "suites:" { $1 = ""; suites = $0 }
+			tolower($1) == "uris:" { $1 = ""; uris = $0; sub(/^ +/, "", uris) }
+			END { flush() }
+		' "$f"
+	done | head -n1
+}
+
+debian_keyring() {
+	local k
+	for k in /usr/share/keyrings/debian-archive-keyring.gpg /etc/apt/trusted.gpg.d; do
+		[[ -e $k ]] && {
+			echo "$k"
+			return
+		}
+	done
+	die "no Debian archive keyring found (install debian-archive-keyring)"
+}
+
+# apt_for SUITE prepares a private apt configuration for SUITE and prints the
+# path of its config file. Nothing under /etc/apt or /var/lib/apt is used for
+# state: lists, caches and the dpkg status are all private.
+apt_for() {
+	local suite=$1 d="$CACHE/apt/$1"
+	if [[ ! -f $d/apt.conf ]]; then
+		local mirror keyring
+		mirror=$(debian_mirror)
+		keyring=$(debian_keyring)
+		mkdir -p "$d/lists/partial" "$d/archives/partial" "$d/sources.list.d" "$d/preferences.d" "$d/debs"
+		: >"$d/status"
+		echo "deb [signed-by=$keyring] $mirror $suite main" >"$d/sources.list"
+		cat >"$d/apt.conf" <<EOF
+Dir::Etc::sourcelist "$d/sources.list";
+Dir::Etc::sourceparts "$d/sources.list.d";
+Dir::Etc::preferences "$d/preferences";
+Dir::Etc::preferencesparts "$d/preferences.d";
+Dir::State "$d";
+Dir::State::lists "$d/lists";
+Dir::State::status "$d/status";
+Dir::State::extended_states "$d/extended_states";
+Dir::Cache "$d";
+Dir::Cache::archives "$d/archives";
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+Acquire::Languages "none";
+Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled "false";
+#clear APT::Update::Post-Invoke;
+#clear APT::Update::Post-Invoke-Success;
+#clear DPkg::Post-Invoke;
+EOF
+	fi
+	if [[ -z $(find "$d/lists" -maxdepth 1 -name '*_Packages*' -print -quit) ]]; then
+		log "fetching the package lists of Debian $suite (private apt state in $d)"
+		APT_CONFIG="$d/apt.conf" apt-get update -qq >"$d/update.log" 2>&1 ||
+			die "cannot fetch the package lists of Debian '$suite' from $(debian_mirror): $(tail -n3 "$d/update.log")"
+	fi
+	echo "$d/apt.conf"
+}
+
+# suite_version SUITE PACKAGE prints the version SUITE serves of PACKAGE.
+suite_version() {
+	local conf
+	conf=$(apt_for "$1")
+	APT_CONFIG=$conf apt-cache show --no-all-versions "$2" 2>/dev/null | awk '/^Version:/ { print $2; exit }'
+}
+
+# fetch_debs SUITE DIR PACKAGE... downloads the packages' .debs into DIR,
+# naming the first one that the suite does not have.
+fetch_debs() {
+	local suite=$1 dir=$2 conf p
+	shift 2
+	conf=$(apt_for "$suite")
+	for p in "$@"; do
+		if [[ -z $(suite_version "$suite" "$p") ]]; then
+			die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
+		fi
+	done
+	mkdir -p "$dir"
+	(cd "$dir" && APT_CONFIG=$conf apt-get download -qq "$@" >"$dir/download.log" 2>&1) ||
+		die "cannot download from Debian '$suite': $* ($(tail -n3 "$dir/download.log"))"
+}
+
+# --- 2. Unicorn 2.1 ---------------------------------------------------------
+
+UNICORN_STAMP=/usr/local/lib/.sfconform-unicorn
+
+unicorn_ok() {
+	[[ -f $UNICORN_STAMP ]] &&
+		[[ -e /usr/local/lib/libunicorn.so ]] &&
+		[[ -f /usr/local/include/unicorn/unicorn.h ]] &&
+		[[ -f /usr/local/lib/pkgconfig/unicorn.pc ]] &&
+		[[ $(cat "$UNICORN_STAMP") == 2.1.* ]]
+}
+
+setup_unicorn() {
+	if unicorn_ok; then
+		note "unicorn: $(cat "$UNICORN_STAMP") in /usr/local (present)"
+		return
+	fi
+	need_root "Unicorn 2.1"
+	local suite ver=""
+	for suite in sid trixie; do
+		ver=$(suite_version "$suite" libunicorn2t64)
+		[[ $ver == 2.1.* ]] && break
+		ver=""
+	done
+	[[ -n $ver ]] || die "neither Debian sid nor trixie serves libunicorn2t64 2.1.x"
+	log "installing Unicorn $ver from Debian $suite under /usr/local"
+	local tmp
+	tmp=$(mktemp -d)
+	fetch_debs "$suite" "$tmp/debs" libunicorn2t64 libunicorn-dev
+	local deb
+	for deb in "$tmp"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$tmp/root"
+	done
+	local libdir="$tmp/root/usr/lib/x86_64-linux-gnu"
+	[[ -d $libdir ]] || die "libunicorn from Debian $suite has no usr/lib/x86_64-linux-gnu"
+	mkdir -p /usr/local/lib/pkgconfig /usr/local/include
+	rm -f /usr/local/lib/libunicorn.so*
+	cp -a "$libdir"/libunicorn.so* /usr/local/lib/
+	rm -rf /usr/local/include/unicorn
+	cp -a "$tmp/root/usr/include/unicorn" /usr/local/include/
+	# Debian's unicorn.pc names its directories with or without a prefix
+	# variable depending on the release: drop them all and define our own.
+	{
+		printf 'prefix=/usr/local\nexec_prefix=${prefix}\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\n'
+		grep -Ev '^(prefix|exec_prefix|libdir|includedir)=' "$libdir/pkgconfig/unicorn.pc"
+	} >/usr/local/lib/pkgconfig/unicorn.pc
+	ldconfig
+	rm -rf "$tmp"
+	local upstream=${ver%%-*}
+	upstream=${upstream#*:}
+	echo "$upstream" >"$UNICORN_STAMP"
+	note "unicorn: $upstream from Debian $suite installed in /usr/local"
+}
+
+# --- 3. Ginkgo CLI ----------------------------------------------------------
+
+setup_ginkgo() {
+	local want have
+	want=$(awk '$1 == "github.com/onsi/ginkgo/v2" { sub(/^v/, "", $2); print $2 }' "$REPO/go.mod")
+	[[ -n $want ]] || die "go.mod does not require github.com/onsi/ginkgo/v2"
+	have=$(ginkgo version 2>/dev/null | awk '{ print $NF }' || true)
+	if [[ $have == "$want" ]]; then
+		note "ginkgo: $have (present)"
+		return
+	fi
+	command -v go >/dev/null || die "go is not on PATH: install Go (see go.mod) first"
+	local bin=${GOBIN:-/usr/local/bin}
+	[[ -w $bin ]] || need_root "the Ginkgo CLI"
+	log "installing the Ginkgo CLI $want into $bin"
+	(cd "$REPO" && GOBIN=$bin go install github.com/onsi/ginkgo/v2/ginkgo) ||
+		die "go install github.com/onsi/ginkgo/v2/ginkgo failed"
+	note "ginkgo: $want installed in $bin"
+}
+
+# --- main -------------------------------------------------------------------
+
+main() {
+	local start=$SECONDS
+	lock
+	setup_host_packages
+	setup_unicorn
+	setup_ginkgo
+	printf 'setup: done in %ds\n' $((SECONDS - start)) >&2
+	printf '  %s\n' "${SUMMARY[@]}" >&2
+}
+
+main "$@"
