@@ -1,0 +1,475 @@
+package sframe
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Dump prints t in the layout of GNU objdump --sframe, from the line
+// "Contents of the SFrame section NAME:" on (objdump prints the file name
+// and format before it). Each section is printed as the objdump of the
+// binutils release that produced that version prints it, so that a dump
+// compares byte for byte with the tool's:
+//
+//   - version 1: binutils 2.40 (gas 2.40 emits v1). No fixed-offset
+//     header lines; an RA that is not tracked prints "u", on x86-64 too.
+//   - version 2: binutils 2.41-2.44. Fixed CFA offsets in the header; an
+//     ABI with a fixed RA offset (x86-64) prints "f".
+//   - version 3: binutils 2.46 and later. One header line per flag, "RA
+//     undefined" rows, function attributes ("S" signal, "F" flexible),
+//     "U" for RA padding, and the flexible notation: "reg+off" for a
+//     value, "(reg+off)" for a load, "c" standing for the CFA.
+//
+// The per-row notation: CFA as "sp+N" or "fp+N"; FP and RA as "c+N" /
+// "c-N" (saved at CFA+N), "u" (not saved), "rN" (in register N, s390x v2),
+// "f" (at the header's fixed offset); "[s]" marks a signed (mangled) RA,
+// "[m]" in the column header a PCMASK function, whose STARTPC column holds
+// the raw offsets.
+//
+// Rows carry rules rather than encodings, so where several encodings
+// print differently Dump prints the one GNU as writes: an RA that is not
+// tracked while the FP is prints "U" (the padding word), otherwise "u"
+// (or "f" with a fixed RA offset).
+//
+// Two quirks of the old tools are reproduced on purpose: for versions 1
+// and 2 a section with both the sorted and frame-pointer flags prints only
+// SFRAME_F_FRAME_POINTER, and a flag those releases do not know prints as
+// nothing.
+func Dump(w io.Writer, t *Table, name string) error {
+	bw := bufio.NewWriter(w)
+	for _, s := range t.Sections {
+		dumpSection(bw, s, name)
+	}
+	return bw.Flush()
+}
+
+type dumpStyle int
+
+const (
+	style240 dumpStyle = iota // binutils 2.40, SFrame v1
+	style244                  // binutils 2.41-2.44, SFrame v2
+	styleV3                   // binutils 2.46+, SFrame v3
+)
+
+func styleFor(v Version) dumpStyle {
+	switch v {
+	case Version1:
+		return style240
+	case Version2:
+		return style244
+	}
+	return styleV3
+}
+
+func dumpSection(w *bufio.Writer, s *Section, name string) {
+	h := &s.Header
+	st := styleFor(h.Version)
+	fmt.Fprintf(w, "Contents of the SFrame section %s:", name)
+	w.WriteString("\n  Header :\n\n")
+	fmt.Fprintf(w, "    Version: %s\n", versionName(h.Version, st))
+	dumpFlags(w, h, st)
+	if st != style240 {
+		if h.CFAFixedFP != 0 {
+			fmt.Fprintf(w, "    CFA fixed FP offset: %d\n", h.CFAFixedFP)
+		}
+		if h.CFAFixedRA != 0 {
+			fmt.Fprintf(w, "    CFA fixed RA offset: %d\n", h.CFAFixedRA)
+		}
+	}
+	fmt.Fprintf(w, "    Num FDEs: %d\n", h.NumFDEs)
+	fmt.Fprintf(w, "    Num FREs: %d\n", h.NumFREs)
+	w.WriteString("\n  Function Index :\n")
+	for i := range s.FDEs {
+		dumpFunction(w, s, i, st)
+		w.WriteString("\n")
+	}
+}
+
+func versionName(v Version, st dumpStyle) string {
+	known := Version1
+	switch st {
+	case style244:
+		known = Version2
+	case styleV3:
+		known = Version3
+	}
+	if v < 1 || v > known {
+		return "(null)" // what glibc prints for the tools' NULL name
+	}
+	return fmt.Sprintf("SFRAME_VERSION_%d", v)
+}
+
+func dumpFlags(w *bufio.Writer, h *Header, st dumpStyle) {
+	f := h.Flags
+	if f == 0 {
+		w.WriteString("    Flags: NONE\n")
+		return
+	}
+	if st != styleV3 {
+		// The old tools overwrite the buffer instead of appending.
+		s := ""
+		if f&FlagFDESorted != 0 {
+			s = "SFRAME_F_FDE_SORTED"
+		}
+		if f&FlagFramePointer != 0 {
+			s = "SFRAME_F_FRAME_POINTER"
+		}
+		fmt.Fprintf(w, "    Flags: %s\n", s)
+		return
+	}
+	prefix := "Flags: "
+	emit := func(bit Flags, name string) {
+		if f&bit == 0 {
+			return
+		}
+		f &^= bit
+		comma := ""
+		if f != 0 {
+			comma = ","
+		}
+		fmt.Fprintf(w, "%11s%s%s\n", prefix, name, comma)
+		prefix = " "
+	}
+	emit(FlagFDESorted, "SFRAME_F_FDE_SORTED")
+	if h.Version == Version2 {
+		emit(FlagFramePointer, "SFRAME_F_FRAME_POINTER")
+	}
+	emit(FlagFuncStartPCRel, "SFRAME_F_FDE_FUNC_START_PCREL")
+	if f != 0 {
+		fmt.Fprintf(w, "%11s%d\n", prefix, f)
+	}
+}
+
+func isAArch64(a ABI) bool { return a == ABIAArch64LE || a == ABIAArch64BE }
+
+func dumpFunction(w *bufio.Writer, s *Section, idx int, st dumpStyle) {
+	fde := &s.FDEs[idx]
+	abi := s.Header.ABI
+	fmt.Fprintf(w, "\n    func idx [%d]: pc = %#x, size = %d bytes", idx, fde.Start, fde.Size)
+	if st == styleV3 {
+		attrs := ""
+		if fde.Signal {
+			attrs += "S"
+		}
+		if fde.Type == FDETypeFlex {
+			attrs += "F"
+		}
+		if attrs != "" {
+			fmt.Fprintf(w, ", attr = %q", attrs)
+		}
+	}
+	if isAArch64(abi) && fde.PAuthKey == PAuthKeyB {
+		w.WriteString(", pauth = B key")
+	}
+	mask := fde.PCType == PCMask
+	marker := "   "
+	if mask {
+		marker = "[m]"
+	}
+	fmt.Fprintf(w, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC", marker, "CFA", "FP", "RA")
+	for i := range fde.Rows {
+		r := &fde.Rows[i]
+		pc := fde.Start + uint64(r.Start)
+		if mask {
+			pc = uint64(r.Start)
+		}
+		fmt.Fprintf(w, "\n    %016x", pc)
+		if r.RA.Kind == RuleUndefined && st == styleV3 {
+			w.WriteString("  RA undefined")
+			continue
+		}
+		cfa, fp, ra := rowNotation(&s.Header, fde, r, st)
+		if r.MangledRA {
+			ra += "[s]"
+		} else {
+			ra += "   "
+		}
+		fmt.Fprintf(w, "  %-10s%-10s%-13s", cfa, fp, ra)
+	}
+}
+
+// rowNotation gives the CFA, FP and RA columns of a row (RA without its
+// mangled marker).
+func rowNotation(h *Header, fde *FDE, r *Row, st dumpStyle) (cfa, fp, ra string) {
+	abi := h.ABI
+	fpTracked := r.FP.Kind == RuleExpr
+	if fde.Type == FDETypeFlex && st == styleV3 {
+		cfa = flexNotation(abi, r.CFA)
+		fp = "u"
+		if fpTracked {
+			fp = flexNotation(abi, r.FP)
+		}
+		switch {
+		case raAtDefault(h, r.RA):
+			switch {
+			case fpTracked:
+				ra = "U"
+			case h.CFAFixedRA != 0:
+				ra = "f"
+			default:
+				ra = "u"
+			}
+		case r.RA.Kind == RuleExpr:
+			ra = flexNotation(abi, r.RA)
+		default:
+			ra = "u"
+		}
+		return cfa, fp, ra
+	}
+
+	if r.RA.Kind == RuleUndefined {
+		// The pre-v3 tools know no outermost FREs: an FRE without data
+		// words reads as base register id 0 (fp) with offset 0.
+		cfa = "fp+0"
+	} else {
+		base := "sp"
+		if r.CFA.Reg == abi.FPRegister() {
+			base = "fp"
+		}
+		cfa = fmt.Sprintf("%s+%d", base, r.CFA.Offset)
+	}
+	fp = defaultNotation(r.FP)
+
+	switch {
+	case h.CFAFixedRA != 0 && st == style240:
+		ra = "u"
+	case h.CFAFixedRA != 0:
+		ra = "f"
+	case r.RA.Kind == RuleSame && fpTracked && st == styleV3:
+		ra = "U"
+	default:
+		ra = defaultNotation(r.RA)
+	}
+	return cfa, fp, ra
+}
+
+// raAtDefault reports whether an RA rule is what holds when no RA data
+// word is stored: the fixed slot, or still in the link register.
+func raAtDefault(h *Header, ra Rule) bool {
+	if h.CFAFixedRA != 0 {
+		return ra == Rule{Kind: RuleExpr, Reg: RegCFA, Offset: int64(h.CFAFixedRA), Deref: true}
+	}
+	return ra.Kind == RuleSame
+}
+
+// defaultNotation prints an FP or RA rule of a default FDE.
+func defaultNotation(r Rule) string {
+	if r.Kind != RuleExpr {
+		return "u"
+	}
+	if r.Reg == RegCFA && r.Deref {
+		return fmt.Sprintf("c%+d", r.Offset)
+	}
+	if r.Offset == 0 && !r.Deref {
+		return fmt.Sprintf("r%d", r.Reg) // s390x v2: saved in a register
+	}
+	return flexNotation(0, r)
+}
+
+// flexNotation prints a rule as reg+off or (reg+off).
+func flexNotation(abi ABI, r Rule) string {
+	var name string
+	switch {
+	case r.Reg == RegCFA:
+		name = "c"
+	case abi != 0 && r.Reg == abi.SPRegister():
+		name = "sp"
+	case abi != 0 && r.Reg == abi.FPRegister():
+		name = "fp"
+	default:
+		name = fmt.Sprintf("r%d", r.Reg)
+	}
+	if r.Deref {
+		return fmt.Sprintf("(%s%+d)", name, r.Offset)
+	}
+	return fmt.Sprintf("%s%+d", name, r.Offset)
+}
+
+// DumpJSON prints t as one JSON object with the content of Dump. Field
+// names are stable:
+//
+//	{"sections": [{
+//	   "offset": byte offset of the section in the decoded buffer,
+//	   "base": "0x…" virtual address of the section,
+//	   "version": 1|2|3, "flags": ["SFRAME_F_FDE_SORTED", …],
+//	   "abi": "x86-64"|"aarch64"|"aarch64_be"|"s390x",
+//	   "cfa_fixed_fp_offset": n, "cfa_fixed_ra_offset": n,
+//	   "num_fdes": n, "num_fres": n,
+//	   "functions": [{
+//	     "index": n, "offset": byte offset of the FDE,
+//	     "start": "0x…", "end": "0x…", "size": n,
+//	     "pc_type": "inc"|"mask", "rep_size": n,
+//	     "type": "default"|"flex", "pauth_key": "A"|"B", "signal": bool,
+//	     "rows": [{
+//	       "start_pc": "0x…" (as objdump's STARTPC column),
+//	       "offset": n (from the function start),
+//	       "cfa"|"fp"|"ra": {"rule": "undefined"|"same"|"expr",
+//	                         "reg": DWARF number, -1 for the CFA,
+//	                         "offset": n, "deref": bool,
+//	                         "text": objdump's notation},
+//	       "ra_mangled": bool}]}]}]}
+//
+// "reg", "offset" and "deref" appear for "expr" rules only; "pauth_key"
+// for AArch64 only. Addresses are hex strings so that 64-bit values
+// survive JSON readers that use doubles.
+func DumpJSON(w io.Writer, t *Table) error {
+	out := jsonDump{Sections: []jsonSection{}}
+	for _, s := range t.Sections {
+		out.Sections = append(out.Sections, jsonOfSection(s))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+type jsonDump struct {
+	Sections []jsonSection `json:"sections"`
+}
+
+type jsonSection struct {
+	Offset     int            `json:"offset"`
+	Base       string         `json:"base"`
+	Version    int            `json:"version"`
+	Flags      []string       `json:"flags"`
+	ABI        string         `json:"abi"`
+	CFAFixedFP int            `json:"cfa_fixed_fp_offset"`
+	CFAFixedRA int            `json:"cfa_fixed_ra_offset"`
+	NumFDEs    uint32         `json:"num_fdes"`
+	NumFREs    uint32         `json:"num_fres"`
+	Functions  []jsonFunction `json:"functions"`
+}
+
+type jsonFunction struct {
+	Index    int       `json:"index"`
+	Offset   int       `json:"offset"`
+	Start    string    `json:"start"`
+	End      string    `json:"end"`
+	Size     uint32    `json:"size"`
+	PCType   string    `json:"pc_type"`
+	RepSize  int       `json:"rep_size"`
+	Type     string    `json:"type"`
+	PAuthKey string    `json:"pauth_key,omitempty"`
+	Signal   bool      `json:"signal"`
+	Rows     []jsonRow `json:"rows"`
+}
+
+type jsonRow struct {
+	StartPC   string   `json:"start_pc"`
+	Offset    uint32   `json:"offset"`
+	CFA       jsonRule `json:"cfa"`
+	FP        jsonRule `json:"fp"`
+	RA        jsonRule `json:"ra"`
+	MangledRA bool     `json:"ra_mangled"`
+}
+
+type jsonRule struct {
+	Rule   string `json:"rule"`
+	Reg    *int   `json:"reg,omitempty"`
+	Offset *int64 `json:"offset,omitempty"`
+	Deref  *bool  `json:"deref,omitempty"`
+	Text   string `json:"text"`
+}
+
+func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
+
+func flagNames(f Flags) []string {
+	names := []string{}
+	for _, b := range []struct {
+		bit  Flags
+		name string
+	}{
+		{FlagFDESorted, "SFRAME_F_FDE_SORTED"},
+		{FlagFramePointer, "SFRAME_F_FRAME_POINTER"},
+		{FlagFuncStartPCRel, "SFRAME_F_FDE_FUNC_START_PCREL"},
+	} {
+		if f&b.bit != 0 {
+			names = append(names, b.name)
+			f &^= b.bit
+		}
+	}
+	if f != 0 {
+		names = append(names, fmt.Sprintf("0x%x", uint8(f)))
+	}
+	return names
+}
+
+func jsonOfSection(s *Section) jsonSection {
+	h := &s.Header
+	js := jsonSection{
+		Offset:     s.Offset,
+		Base:       hexAddr(s.Base),
+		Version:    int(h.Version),
+		Flags:      flagNames(h.Flags),
+		ABI:        h.ABI.Name(),
+		CFAFixedFP: int(h.CFAFixedFP),
+		CFAFixedRA: int(h.CFAFixedRA),
+		NumFDEs:    h.NumFDEs,
+		NumFREs:    h.NumFREs,
+		Functions:  []jsonFunction{},
+	}
+	for i := range s.FDEs {
+		fde := &s.FDEs[i]
+		jf := jsonFunction{
+			Index:   i,
+			Offset:  fde.Offset,
+			Start:   hexAddr(fde.Start),
+			End:     hexAddr(fde.End()),
+			Size:    fde.Size,
+			PCType:  "inc",
+			RepSize: int(fde.RepSize),
+			Type:    "default",
+			Signal:  fde.Signal,
+			Rows:    []jsonRow{},
+		}
+		if fde.PCType == PCMask {
+			jf.PCType = "mask"
+		}
+		if fde.Type == FDETypeFlex {
+			jf.Type = "flex"
+		}
+		if isAArch64(h.ABI) {
+			jf.PAuthKey = "A"
+			if fde.PAuthKey == PAuthKeyB {
+				jf.PAuthKey = "B"
+			}
+		}
+		for j := range fde.Rows {
+			r := &fde.Rows[j]
+			pc := fde.Start + uint64(r.Start)
+			if fde.PCType == PCMask {
+				pc = uint64(r.Start)
+			}
+			cfa, fp, ra := rowNotation(h, fde, r, styleV3)
+			if r.RA.Kind == RuleUndefined {
+				cfa, fp, ra = "u", "u", "u"
+			}
+			jf.Rows = append(jf.Rows, jsonRow{
+				StartPC:   hexAddr(pc),
+				Offset:    r.Start,
+				CFA:       jsonOfRule(r.CFA, cfa),
+				FP:        jsonOfRule(r.FP, fp),
+				RA:        jsonOfRule(r.RA, ra),
+				MangledRA: r.MangledRA,
+			})
+		}
+		js.Functions = append(js.Functions, jf)
+	}
+	return js
+}
+
+func jsonOfRule(r Rule, text string) jsonRule {
+	jr := jsonRule{Text: text}
+	switch r.Kind {
+	case RuleUndefined:
+		jr.Rule = "undefined"
+	case RuleSame:
+		jr.Rule = "same"
+	default:
+		jr.Rule = "expr"
+		reg, off, deref := r.Reg, r.Offset, r.Deref
+		jr.Reg, jr.Offset, jr.Deref = &reg, &off, &deref
+	}
+	return jr
+}
