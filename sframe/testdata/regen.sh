@@ -1,0 +1,198 @@
+#!/bin/sh
+# regen.sh rebuilds the golden SFrame fixtures under gas-<version>/ from the
+# assembly sources in src/, with every GNU binutils it can find:
+#
+#   - the host's cross binutils (/usr/bin/<triple>-as, -ld, -objcopy, -objdump)
+#   - each $SFCONFORM_TOOLCHAINS/binutils-<version>/bin/<triple>-{as,ld,objcopy,objdump}
+#     (default /var/cache/sfconform/toolchains)
+#
+# For every toolchain, target and source it writes
+#
+#   <name>.o.sframe       raw .sframe bytes of the relocatable object, as
+#                         objcopy copies them: relocations NOT applied, so
+#                         function start fields hold only the addends gas
+#                         left in place (see README.md)
+#   <name>.o.objdump.txt  objdump --sframe of the object
+#   <name>.sframe         raw .sframe bytes of the linked executable
+#   <name>.sframe.addr    virtual address of that section, hex
+#   <name>.objdump.txt    objdump --sframe of the executable
+#   <name>.as.txt         assembler diagnostics, when there were any
+#
+# and per toolchain a VERSION file and a SUMMARY file (functions in the
+# source vs FDEs gas emitted, per target and source). Only the part of the
+# objdump output from "Contents of the SFrame section" on is kept, so no
+# temporary path leaks into the files; running the script twice gives the
+# same bytes.
+#
+# Usage: sh regen.sh            (from anywhere)
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+toolchains=${SFCONFORM_TOOLCHAINS:-/var/cache/sfconform/toolchains}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+
+LC_ALL=C
+export LC_ALL
+
+# triple_of TARGET prints the GNU triple whose tools handle TARGET.
+triple_of() {
+	case $1 in
+	x86-64) echo x86_64-linux-gnu ;;
+	aarch64 | aarch64_be) echo aarch64-linux-gnu ;;
+	s390x) echo s390x-linux-gnu ;;
+	esac
+}
+
+# srcdir_of TARGET: both AArch64 byte orders assemble the same sources.
+srcdir_of() {
+	case $1 in
+	aarch64_be) echo aarch64 ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# endian_flag TARGET prints the flag as and ld need for the byte order.
+endian_flag() {
+	case $1 in
+	aarch64_be) echo -EB ;;
+	*) echo "" ;;
+	esac
+}
+
+# section_addr FILE OBJDUMP prints the VMA of .sframe in FILE.
+section_addr() {
+	"$2" -h "$1" | awk '$2 == ".sframe" { print "0x" $4; exit }'
+}
+
+# sframe_dump OBJDUMP FILE prints objdump --sframe from the section header on.
+sframe_dump() {
+	"$1" --sframe "$2" | sed -n '/^Contents of the SFrame section/,$p'
+}
+
+# first_function SOURCE prints the first global symbol, the entry point.
+first_function() {
+	awk '$1 == ".globl" { print $2; exit }' "$1"
+}
+
+# build PREFIX OUT TARGET: assemble and link every source of TARGET with the
+# tools PREFIXas, PREFIXld, ... and write the fixtures into OUT.
+build() {
+	prefix=$1 out=$2 target=$3
+	as=${prefix}as ld=${prefix}ld objcopy=${prefix}objcopy objdump=${prefix}objdump
+	flag=$(endian_flag "$target")
+	src=$here/src/$(srcdir_of "$target")
+	rm -rf "$out/$target"
+	mkdir -p "$out/$target"
+	for s in "$src"/*.s; do
+		name=$(basename "$s" .s)
+		case $name in
+		pltlib) continue ;;
+		esac
+		d=$work/$target/$name
+		rm -rf "$d"
+		mkdir -p "$d"
+		cp "$s" "$d/$name.s"
+		functions=$(grep -c '^[[:space:]]*\.cfi_startproc' "$s" || true)
+		# Assemble inside $d so diagnostics name the bare source file.
+		if (cd "$d" && $as $flag --gsframe -o "$name.o" "$name.s" >as.txt 2>&1); then
+			status=ok
+		else
+			status=rejected
+		fi
+		if [ -s "$d/as.txt" ]; then
+			cp "$d/as.txt" "$out/$target/$name.as.txt"
+		fi
+		if [ $status = rejected ]; then
+			printf '%s %s functions=%s fdes=- as=rejected\n' "$target" "$name" "$functions" >>"$out/SUMMARY"
+			continue
+		fi
+		if ! "$objdump" -h "$d/$name.o" | grep -q ' \.sframe '; then
+			printf '%s %s functions=%s fdes=0 as=no-section\n' "$target" "$name" "$functions" >>"$out/SUMMARY"
+			continue
+		fi
+		"$objcopy" -O binary --only-section=.sframe "$d/$name.o" "$out/$target/$name.o.sframe"
+		chmod 644 "$out/$target/$name.o.sframe"
+		sframe_dump "$objdump" "$d/$name.o" >"$out/$target/$name.o.objdump.txt"
+		fdes=$(awk '/Num FDEs:/ { print $3; exit }' "$out/$target/$name.o.objdump.txt")
+		printf '%s %s functions=%s fdes=%s as=ok\n' "$target" "$name" "$functions" "$fdes" >>"$out/SUMMARY"
+
+		# Link. Fixed addresses keep the fixtures stable.
+		entry=$(first_function "$s")
+		links="$name"
+		if [ "$name" = plt ]; then
+			(cd "$d" && cp "$src/pltlib.s" . &&
+				$as $flag --gsframe -o pltlib.o pltlib.s &&
+				"$ld" $flag -shared --no-warn-rwx-segments -o libplt.so pltlib.o)
+			if [ "$target" = x86-64 ]; then
+				links="plt plt_ibt"
+			fi
+		fi
+		for link in $links; do
+			extra=""
+			case $link in
+			plt) extra="-Ttext-segment=0x400000 libplt.so" ;;
+			plt_ibt) extra="-Ttext-segment=0x400000 -z ibtplt libplt.so" ;;
+			*) extra="-Ttext=0x401000" ;;
+			esac
+			if ! (cd "$d" && "$ld" $flag -e "$entry" --no-warn-rwx-segments -o "$link.exe" "$name.o" $extra >ld.txt 2>&1); then
+				printf '%s %s link failed:\n' "$target" "$link" >>"$out/SUMMARY"
+				sed 's/^/  /' "$d/ld.txt" >>"$out/SUMMARY"
+				continue
+			fi
+			addr=$(section_addr "$d/$link.exe" "$objdump")
+			if [ -z "$addr" ]; then
+				printf '%s %s linked without .sframe\n' "$target" "$link" >>"$out/SUMMARY"
+				continue
+			fi
+			"$objcopy" -O binary --only-section=.sframe "$d/$link.exe" "$out/$target/$link.sframe"
+			chmod 644 "$out/$target/$link.sframe"
+			echo "$addr" >"$out/$target/$link.sframe.addr"
+			sframe_dump "$objdump" "$d/$link.exe" >"$out/$target/$link.objdump.txt"
+		done
+	done
+}
+
+# toolchain BINDIR VERSION runs every target with the tools in BINDIR
+# (<triple>-as etc.) and writes gas-VERSION/.
+toolchain() {
+	bindir=$1 version=$2
+	out=$here/gas-$version
+	mkdir -p "$out"
+	: >"$out/SUMMARY"
+	{
+		"$bindir/x86_64-linux-gnu-as" --version | head -n 1
+		"$bindir/x86_64-linux-gnu-ld" --version | head -n 1
+	} >"$out/VERSION"
+	for target in x86-64 aarch64 aarch64_be s390x; do
+		triple=$(triple_of "$target")
+		if [ ! -x "$bindir/$triple-as" ]; then
+			echo "$target no $triple-as in $bindir" >>"$out/SUMMARY"
+			continue
+		fi
+		build "$bindir/$triple-" "$out" "$target"
+	done
+	echo "regenerated $out" >&2
+}
+
+# version_of AS prints the binutils version of an assembler, e.g. 2.40.
+version_of() {
+	"$1" --version | head -n 1 | awk '{ print $NF }'
+}
+
+done_versions=" "
+for dir in "$toolchains"/binutils-*/bin; do
+	[ -x "$dir/x86_64-linux-gnu-as" ] || continue
+	# The directory names the version (binutils-2.44 -> gas-2.44).
+	v=$(basename "$(dirname "$dir")")
+	v=${v#binutils-}
+	toolchain "$dir" "$v"
+	done_versions="$done_versions$v "
+done
+if [ -x /usr/bin/x86_64-linux-gnu-as ]; then
+	v=$(version_of /usr/bin/x86_64-linux-gnu-as)
+	case $done_versions in
+	*" $v "*) ;;
+	*) toolchain /usr/bin "$v" ;;
+	esac
+fi
