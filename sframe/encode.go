@@ -330,12 +330,8 @@ func (e *encoder) appendFunction(out []byte, f *FDE) ([]byte, error) {
 	}
 
 	if v3 {
-		var attr [fdeAttrSizeV3]byte
-		e.opt.Order.PutUint16(attr[0:], uint16(len(f.Rows)))
-		attr[2] = e.funcInfo(f)
-		attr[3] = byte(f.Type)
-		attr[4] = f.RepSize
-		out = append(out, attr[:]...)
+		out = appendU16(e.opt.Order, out, uint16(len(f.Rows)))
+		out = append(out, e.funcInfo(f), byte(f.Type), f.RepSize)
 	}
 
 	freType := freTypeForSize(f.Size)
@@ -394,16 +390,18 @@ func (e *encoder) appendFunction(out []byte, f *FDE) ([]byte, error) {
 	return out, nil
 }
 
+// appendU16 and appendU32 grow b and write in place: a temporary array
+// handed to the ByteOrder interface would escape to the heap.
 func appendU16(o binary.ByteOrder, b []byte, v uint16) []byte {
-	var t [2]byte
-	o.PutUint16(t[:], v)
-	return append(b, t[:]...)
+	b = append(b, 0, 0)
+	o.PutUint16(b[len(b)-2:], v)
+	return b
 }
 
 func appendU32(o binary.ByteOrder, b []byte, v uint32) []byte {
-	var t [4]byte
-	o.PutUint32(t[:], v)
-	return append(b, t[:]...)
+	b = append(b, 0, 0, 0, 0)
+	o.PutUint32(b[len(b)-4:], v)
+	return b
 }
 
 // rowWords is one FRE's encoding before its size is chosen.

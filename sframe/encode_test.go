@@ -516,3 +516,37 @@ func TestEncodeRefuses(t *testing.T) {
 		})
 	}
 }
+
+// benchFDEs builds n AMD64 functions of 64 bytes with a typical
+// push-rbp/mov-rbp/leave prologue-epilogue row set.
+func benchFDEs(n int) []FDE {
+	fdes := make([]FDE, n)
+	for i := range fdes {
+		fdes[i] = FDE{Start: 0x401000 + uint64(i)*64, Size: 64, Rows: []Row{
+			{Start: 0, CFA: cfaAt(RegAMD64SP, 8), RA: amd64RA, FP: same},
+			{Start: 1, CFA: cfaAt(RegAMD64SP, 16), RA: amd64RA, FP: savedAt(-16)},
+			{Start: 4, CFA: cfaAt(RegAMD64FP, 16), RA: amd64RA, FP: savedAt(-16)},
+			{Start: 62, CFA: cfaAt(RegAMD64SP, 8), RA: amd64RA, FP: same},
+		}}
+	}
+	return fdes
+}
+
+func BenchmarkEncode(b *testing.B) {
+	fdes := benchFDEs(100_000)
+	for _, v := range []Version{Version2, Version3} {
+		b.Run(map[Version]string{Version2: "v2", Version3: "v3"}[v], func(b *testing.B) {
+			opt := EncodeOptions{Version: v, ABI: ABIAMD64LE, Base: 0x600000, CFAFixedRA: -8, PCRel: true}
+			b.ReportAllocs()
+			var n int
+			for b.Loop() {
+				out, err := Encode(fdes, opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(out)
+			}
+			b.SetBytes(int64(n))
+		})
+	}
+}
