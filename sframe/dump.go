@@ -308,11 +308,14 @@ func flexNotation(abi ABI, r Rule) string {
 //	       "cfa"|"fp"|"ra": {"rule": "undefined"|"same"|"expr",
 //	                         "reg": DWARF number, -1 for the CFA,
 //	                         "offset": n, "deref": bool,
-//	                         "text": objdump's notation},
+//	                         "text": the column as objdump 2.46+ prints it},
 //	       "ra_mangled": bool}]}]}]}
 //
 // "reg", "offset" and "deref" appear for "expr" rules only; "pauth_key"
-// for AArch64 only. Addresses are hex strings so that 64-bit values
+// for AArch64 only. "text" uses the version 3 notation for every version
+// ("f" for x86-64's fixed RA, "U" for RA padding, "(reg+off)" in flexible
+// FDEs) and leaves the "[s]" marker to "ra_mangled"; the rows of an
+// outermost frame read "u" in every column. Addresses are hex strings so that 64-bit values
 // survive JSON readers that use doubles.
 func DumpJSON(w io.Writer, t *Table) error {
 	out := jsonDump{Sections: []jsonSection{}}
