@@ -1,0 +1,478 @@
+package emu
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	uc "github.com/unicorn-engine/unicorn/bindings/go/unicorn"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// Hand-encoded programs, with the instruction each group of bytes is.
+
+func newMachine(t testing.TB, abi sframe.ABI) *Machine {
+	t.Helper()
+	m, err := New(abi)
+	if err != nil {
+		t.Fatalf("New(%s): %v", abi.Name(), err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return m
+}
+
+func cat(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+// run executes code at CodeBase up to its end.
+func run(m *Machine, code []byte, regs map[int]uint64, onStep func(*Step) error) (int, error) {
+	return m.Execute(&Run{Code: code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + uint64(len(code)), Regs: regs, Budget: 1000}, onStep)
+}
+
+var (
+	x86Nop  = []byte{0x90} // nop
+	a64Nop  = []byte{0x1f, 0x20, 0x03, 0xd5}
+	s390Nop = []byte{0x07, 0x00} // bcr 0,%r0 (nopr)
+)
+
+// TestCoreAgreesWithBinding runs a couple of instructions with a known
+// result on every target: the binding's constants, the header the cgo
+// helpers compiled against and the installed library must agree for this
+// to work.
+func TestCoreAgreesWithBinding(t *testing.T) {
+	major, minor := uc.Version()
+	if major != 2 || minor != 1 {
+		t.Fatalf("Unicorn core is %d.%d, want 2.1.x", major, minor)
+	}
+	if v := CoreVersion(); !strings.HasPrefix(v, "2.1.") {
+		t.Fatalf("CoreVersion() = %q, want 2.1.x", v)
+	}
+	cases := []struct {
+		abi  sframe.ABI
+		code []byte
+		reg  int
+	}{
+		{sframe.ABIAMD64LE, []byte{
+			0xb8, 0x05, 0x00, 0x00, 0x00, // mov $5,%eax
+			0x83, 0xc0, 0x03, // add $3,%eax
+		}, 0},
+		{sframe.ABIAArch64LE, []byte{
+			0xa0, 0x00, 0x80, 0xd2, // mov x0, #5
+			0x00, 0x0c, 0x00, 0x91, // add x0, x0, #3
+		}, 0},
+		{sframe.ABIAArch64BE, []byte{
+			0xa0, 0x00, 0x80, 0xd2, // mov x0, #5
+			0x00, 0x0c, 0x00, 0x91, // add x0, x0, #3
+		}, 0},
+		{sframe.ABIS390XBE, []byte{
+			0xa7, 0x29, 0x00, 0x05, // lghi %r2,5
+			0xa7, 0x2b, 0x00, 0x03, // aghi %r2,3
+		}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.abi.Name(), func(t *testing.T) {
+			m := newMachine(t, c.abi)
+			n, err := run(m, c.code, map[int]uint64{c.reg: 0xdead}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != 2 {
+				t.Errorf("executed %d instructions, want 2", n)
+			}
+			got, err := m.Reg(c.reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != 8 {
+				t.Errorf("DWARF register %d = %#x, want 8", c.reg, got)
+			}
+			if sp, _ := m.Reg(c.abi.SPRegister()); sp != InitialSP {
+				t.Errorf("SP = %#x, want %#x", sp, uint64(InitialSP))
+			}
+		})
+	}
+}
+
+// TestStepsAndPCs checks every instruction is reported once, in order,
+// with the hook's PC, and that the exit is not executed.
+func TestStepsAndPCs(t *testing.T) {
+	m := newMachine(t, sframe.ABIAMD64LE)
+	code := []byte{
+		0x55,             // push %rbp
+		0x48, 0x89, 0xe5, // mov %rsp,%rbp
+		0x5d, // pop %rbp
+		0xc3, // ret (the exit: never executed)
+	}
+	var pcs []uint64
+	var idx []int
+	var sps, fps []uint64
+	n, err := m.Execute(&Run{Code: code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + 5, Budget: 10,
+		Regs: map[int]uint64{6: 0x1234}}, func(s *Step) error {
+		pcs = append(pcs, s.Regs.PC)
+		idx = append(idx, s.Index)
+		sp, ok1 := s.Regs.Get(7)
+		fp, ok2 := s.Regs.Get(6)
+		if !ok1 || !ok2 {
+			return errors.New("SP or FP not valid")
+		}
+		sps, fps = append(sps, sp), append(fps, fp)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Errorf("steps = %d, want 3", n)
+	}
+	want := []uint64{CodeBase, CodeBase + 1, CodeBase + 4}
+	if fmt.Sprint(pcs) != fmt.Sprint(want) || fmt.Sprint(idx) != "[0 1 2]" {
+		t.Errorf("pcs %x indexes %v, want %x [0 1 2]", pcs, idx, want)
+	}
+	wantSP := []uint64{InitialSP, InitialSP - 8, InitialSP - 8}
+	wantFP := []uint64{0x1234, 0x1234, InitialSP - 8}
+	if fmt.Sprint(sps) != fmt.Sprint(wantSP) || fmt.Sprint(fps) != fmt.Sprint(wantFP) {
+		t.Errorf("sp %x fp %x, want %x %x", sps, fps, wantSP, wantFP)
+	}
+}
+
+// TestReadWordSeesPush stores a word on the stack and reads it back at the
+// next step, on all four targets. The read one byte further shows the byte
+// order of memory independently of ReadWord's own decoding of the aligned word.
+func TestReadWordSeesPush(t *testing.T) {
+	const v = 0x1122334455667788
+	cases := []struct {
+		abi   sframe.ABI
+		code  []byte
+		reg   int
+		delta uint64 // how far the SP moved
+	}{
+		{sframe.ABIAMD64LE, cat([]byte{
+			0x50, // push %rax
+		}, x86Nop), 0, 8},
+		{sframe.ABIAArch64LE, cat([]byte{
+			0xe0, 0x0f, 0x1f, 0xf8, // str x0, [sp, #-16]!
+		}, a64Nop), 0, 16},
+		{sframe.ABIAArch64BE, cat([]byte{
+			0xe0, 0x0f, 0x1f, 0xf8, // str x0, [sp, #-16]!
+		}, a64Nop), 0, 16},
+		{sframe.ABIS390XBE, cat([]byte{
+			0xa7, 0xfb, 0xff, 0xf8, // aghi %r15,-8
+			0xe3, 0x20, 0xf0, 0x00, 0x00, 0x24, // stg %r2,0(%r15)
+		}, s390Nop), 2, 8},
+	}
+	for _, c := range cases {
+		t.Run(c.abi.Name(), func(t *testing.T) {
+			m := newMachine(t, c.abi)
+			for round := 0; round < 2; round++ { // the second run sees a reset stack
+				var at, off1, before uint64
+				var ok bool
+				last := -1
+				_, err := run(m, c.code, map[int]uint64{c.reg: v}, func(s *Step) error {
+					sp, _ := s.Regs.Get(c.abi.SPRegister())
+					if s.Index == 0 {
+						before, _ = s.ReadWord(InitialSP - c.delta)
+					}
+					last = s.Index
+					at, ok = s.ReadWord(sp)
+					off1, _ = s.ReadWord(sp + 1)
+					if sp != InitialSP-c.delta && s.Regs.PC == CodeBase+uint64(len(c.code)-len(x86Nop)) {
+						return fmt.Errorf("sp %#x", sp)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if before != 0 {
+					t.Errorf("round %d: stack slot held %#x before the store, want 0", round, before)
+				}
+				if !ok || at != v {
+					t.Errorf("round %d (last step %d): ReadWord(SP) = %#x, %v; want %#x", round, last, at, ok, uint64(v))
+				}
+				want1 := uint64(0x0011223344556677) // bytes 77 66 .. 11 00
+				if c.abi.ByteOrder().String() == "BigEndian" {
+					want1 = 0x2233445566778800 // bytes 22 33 .. 88 00
+				}
+				if off1 != want1 {
+					t.Errorf("round %d: ReadWord(SP+1) = %#x, want %#x", round, off1, want1)
+				}
+			}
+		})
+	}
+}
+
+func TestReadWordBounds(t *testing.T) {
+	m := newMachine(t, sframe.ABIAMD64LE)
+	_, err := run(m, x86Nop, nil, func(s *Step) error {
+		for _, c := range []struct {
+			addr uint64
+			ok   bool
+		}{
+			{StackBase, true}, {StackTop - 8, true}, {StackTop - 7, false}, {StackBase - 1, false},
+			{StackBase - 8, false}, {StackTop, false}, {0, false}, {^uint64(0), false},
+			{CodeBase, true}, {CodeBase - 8, false}, {CodeBase + CodeSize - 8, true}, {CodeBase + CodeSize - 4, false},
+		} {
+			if _, ok := s.ReadWord(c.addr); ok != c.ok {
+				return fmt.Errorf("ReadWord(%#x) ok = %v, want %v", c.addr, ok, c.ok)
+			}
+		}
+		if w, _ := s.ReadWord(CodeBase); w&0xff != 0x90 {
+			return fmt.Errorf("ReadWord(CodeBase) = %#x, want the nop in its low byte", w)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPointerAuth checks paciasp really signs x30 and autiasp restores it.
+func TestPointerAuth(t *testing.T) {
+	code := cat([]byte{
+		0x3f, 0x23, 0x03, 0xd5, // paciasp
+	}, a64Nop, []byte{
+		0xbf, 0x23, 0x03, 0xd5, // autiasp
+	}, a64Nop)
+	const lr = 0x10000abc
+	for _, abi := range []sframe.ABI{sframe.ABIAArch64LE, sframe.ABIAArch64BE} {
+		t.Run(abi.Name(), func(t *testing.T) {
+			m := newMachine(t, abi)
+			for round := 0; round < 2; round++ { // stays enabled across runs
+				var x30 [4]uint64
+				_, err := run(m, code, map[int]uint64{30: lr}, func(s *Step) error {
+					x30[s.Index], _ = s.Regs.Get(30)
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if x30[0] != lr {
+					t.Errorf("x30 before paciasp = %#x", x30[0])
+				}
+				if x30[1] == lr || x30[1]&0xffffffffffff != lr {
+					t.Errorf("x30 after paciasp = %#x: want %#x with a signature in the top bits", x30[1], lr)
+				}
+				if x30[3] != lr {
+					t.Errorf("x30 after autiasp = %#x, want %#x", x30[3], lr)
+				}
+			}
+		})
+	}
+}
+
+// TestS390XFloatRegisters moves a value through FPRs and reads them
+// through Track, checking the DWARF numbering of f0 (16) and f1 (20).
+func TestS390XFloatRegisters(t *testing.T) {
+	const v = 0x0123456789abcdef
+	m := newMachine(t, sframe.ABIS390XBE)
+	m.Track(16, 20, 2)
+	code := cat([]byte{
+		0xb3, 0xc1, 0x00, 0x0e, // ldgr %f0,%r14
+		0xb3, 0xc1, 0x00, 0x1e, // ldgr %f1,%r14
+		0xb3, 0xcd, 0x00, 0x20, // lgdr %r2,%f0
+	}, s390Nop)
+	var f0, f1, r2 [4]uint64
+	_, err := run(m, code, map[int]uint64{14: v}, func(s *Step) error {
+		f0[s.Index], _ = s.Regs.Get(16)
+		f1[s.Index], _ = s.Regs.Get(20)
+		r2[s.Index], _ = s.Regs.Get(2)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f0[0] != 0 || f0[1] != v || f1[1] != 0 || f1[2] != v || r2[2] != 0 || r2[3] != v {
+		t.Errorf("f0 %x, f1 %x, r2 %x: want the value to appear in f0 at step 1, f1 at 2, r2 at 3", f0, f1, r2)
+	}
+}
+
+// TestNoStaleCode runs two programs at the same address: the second must
+// run as written, and stop at its own exit, not the first one's.
+func TestNoStaleCode(t *testing.T) {
+	m := newMachine(t, sframe.ABIAMD64LE)
+	m.Track(0)
+	a := []byte{
+		0xb8, 0x01, 0x00, 0x00, 0x00, // mov $1,%eax
+		0x90, // nop
+	}
+	b := []byte{
+		0xb8, 0x02, 0x00, 0x00, 0x00, // mov $2,%eax
+		0x90, // nop
+		0x90, // nop
+		0x90, // nop
+	}
+	var rax []uint64
+	rec := func(s *Step) error {
+		v, _ := s.Regs.Get(0)
+		rax = append(rax, v)
+		return nil
+	}
+	if _, err := run(m, a, nil, rec); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(rax) != "[0 1]" {
+		t.Fatalf("program A: rax %v", rax)
+	}
+	rax = nil
+	n, err := run(m, b, nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 || fmt.Sprint(rax) != "[0 2 2 2]" {
+		t.Fatalf("program B: %d steps, rax %v; want 4 steps, [0 2 2 2]", n, rax)
+	}
+	// A shorter exit inside code translated with a longer run.
+	rax = nil
+	n, err = m.Execute(&Run{Code: b, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + 6, Budget: 100}, rec)
+	if err != nil || n != 2 {
+		t.Fatalf("program B to its first nop: %d steps, %v; want 2", n, err)
+	}
+}
+
+func TestFaults(t *testing.T) {
+	type fault struct {
+		name  string
+		code  []byte
+		regs  map[int]uint64
+		pc    uint64
+		index int
+		text  string // in the disassembly
+		cause string // in the cause
+		kind  error
+	}
+	good := map[sframe.ABI][]byte{
+		sframe.ABIAMD64LE:   x86Nop,
+		sframe.ABIAArch64LE: a64Nop,
+		sframe.ABIAArch64BE: a64Nop,
+		sframe.ABIS390XBE:   s390Nop,
+	}
+	a64 := []fault{
+		{"read", cat(a64Nop, []byte{0x20, 0x00, 0x40, 0xf9}), nil, CodeBase + 4, 1, "ldr", "unmapped read at 0x0", ErrFault},                                                 // ldr x0, [x1]
+		{"write", []byte{0x20, 0x00, 0x00, 0xf9}, map[int]uint64{1: 0x5000}, CodeBase, 0, "str", "unmapped write at 0x5000", ErrFault},                                       // str x0, [x1]
+		{"fetch", []byte{0x00, 0x00, 0x1f, 0xd6}, map[int]uint64{0: 0x4000}, 0x4000, 1, "", "unmapped fetch at 0x4000", ErrFault},                                            // br x0
+		{"brk", []byte{0x00, 0x00, 0x20, 0xd4}, nil, CodeBase, 0, "brk", "interrupt", ErrFault},                                                                              // brk #0
+		{"udf", cat(a64Nop, []byte{0x00, 0x00, 0x00, 0x00}), nil, CodeBase + 4, 1, "", "", ErrFault},                                                                         // udf #0
+		{"stack guard", []byte{0xe0, 0x0f, 0x1f, 0xf8, 0xff, 0xff, 0xff, 0x17}, nil, CodeBase, 2 * (StackSize - 4096) / 16, "str", "unmapped write at 0x6ffffff0", ErrFault}, // str x0,[sp,#-16]!; b .-4
+		{"budget", []byte{0x00, 0x00, 0x00, 0x14}, nil, CodeBase, 1000, "b", "1000 instructions", ErrBudget},                                                                 // b .
+	}
+	cases := map[sframe.ABI][]fault{
+		sframe.ABIAMD64LE: {
+			{"read", []byte{0x48, 0x8b, 0x04, 0x25, 0x08, 0x00, 0x00, 0x00}, nil, CodeBase, 0, "mov 0x8,%rax", "unmapped read at 0x8", ErrFault},                          // mov 0x8,%rax
+			{"write", cat(x86Nop, []byte{0x48, 0x89, 0x04, 0x25, 0x00, 0x10, 0x00, 0x00}), nil, CodeBase + 1, 1, "mov %rax,0x1000", "unmapped write at 0x1000", ErrFault}, // mov %rax,0x1000
+			{"fetch", []byte{0xff, 0xe0}, map[int]uint64{0: 0x3000}, 0x3000, 1, "", "unmapped fetch at 0x3000", ErrFault},                                                 // jmp *%rax
+			{"stack fetch", []byte{0xff, 0xe0}, map[int]uint64{0: StackBase}, StackBase, 1, "", "fetch from non-executable memory", ErrFault},                             // jmp *%rax
+			{"int3", []byte{0xcc}, nil, CodeBase, 0, "int3", "interrupt 3", ErrFault},                                                                                     // int3
+			{"ud2", []byte{0x0f, 0x0b}, nil, CodeBase, 0, "ud2", "", ErrFault},                                                                                            // ud2
+			{"stack guard", []byte{0x50, 0xeb, 0xfd}, nil, CodeBase, 2 * (StackSize - 4096) / 8, "push %rax", "unmapped write at 0x6ffffff8", ErrFault},                   // push %rax; jmp .-3
+			{"budget", []byte{0xeb, 0xfe}, nil, CodeBase, 1000, "jmp", "1000 instructions", ErrBudget},                                                                    // jmp .
+		},
+		sframe.ABIAArch64LE: a64,
+		sframe.ABIAArch64BE: a64,
+		sframe.ABIS390XBE: {
+			{"read", []byte{0xe3, 0x20, 0x10, 0x00, 0x00, 0x04}, map[int]uint64{1: 0x8000}, CodeBase, 0, "lg", "program interruption", ErrFault},                     // lg %r2,0(%r1)
+			{"write", cat(s390Nop, []byte{0xe3, 0x20, 0x10, 0x00, 0x00, 0x24}), map[int]uint64{1: 0x8000}, CodeBase + 2, 1, "stg", "program interruption", ErrFault}, // stg %r2,0(%r1)
+			{"fetch", []byte{0x07, 0xf1}, map[int]uint64{1: 0x6000}, 0x6000, 1, "", "fetching from unmapped 0x6000", ErrFault},                                       // br %r1
+			{"invalid", []byte{0x00, 0x00}, nil, CodeBase, 0, "", "", ErrFault},
+			{"stack guard", []byte{0xa7, 0xfb, 0xff, 0xf8, 0xe3, 0x20, 0xf0, 0x00, 0x00, 0x24, 0xa7, 0xf4, 0xff, 0xfb}, nil, CodeBase + 4, 3*(StackSize-4096)/8 + 1, "stg", "program interruption", ErrFault}, // aghi %r15,-8; stg %r2,0(%r15); j .-10                                                                                          // (illegal opcode 0x0000)
+			{"budget", []byte{0xa7, 0xf4, 0x00, 0x00}, nil, CodeBase, 1000, "j", "1000 instructions", ErrBudget},                                                                                              // j .
+		},
+	}
+	for _, abi := range sframe.Targets {
+		m := newMachine(t, abi)
+		for _, f := range cases[abi] {
+			t.Run(abi.Name()+"/"+f.name, func(t *testing.T) {
+				budget := 1000
+				if f.name == "stack guard" {
+					budget = 1 << 20
+				}
+				n, err := m.Execute(&Run{Code: f.code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + uint64(len(f.code)), Regs: f.regs, Budget: budget}, nil)
+				var re *RunError
+				if !errors.As(err, &re) {
+					t.Fatalf("got %v (%d steps), want a *RunError", err, n)
+				}
+				t.Log(err)
+				if !errors.Is(err, f.kind) {
+					t.Errorf("error %v is not %v", err, f.kind)
+				}
+				if re.Target != abi || re.PC != f.pc || re.Index != f.index || n != f.index {
+					t.Errorf("target %s pc %#x index %d steps %d, want %s %#x %d", re.Target.Name(), re.PC, re.Index, n, abi.Name(), f.pc, f.index)
+				}
+				if !strings.Contains(re.Text, f.text) || (f.text != "" && len(re.Insn) == 0) {
+					t.Errorf("instruction %q (% x), want it to mention %q", re.Text, re.Insn, f.text)
+				}
+				if !strings.Contains(re.Cause.Error(), f.cause) {
+					t.Errorf("cause %q, want it to mention %q", re.Cause, f.cause)
+				}
+				if !strings.HasPrefix(err.Error(), abi.Name()+": ") || !strings.Contains(err.Error(), fmt.Sprintf("pc %#x", f.pc)) {
+					t.Errorf("message %q does not name the target and pc", err)
+				}
+				// The machine stays usable.
+				if n, err := run(m, good[abi], nil, nil); err != nil || n != 1 {
+					t.Errorf("run after the fault: %d steps, %v", n, err)
+				}
+			})
+		}
+	}
+}
+
+func TestCallbackError(t *testing.T) {
+	m := newMachine(t, sframe.ABIAMD64LE)
+	stop := errors.New("stop here")
+	code := []byte{0x90, 0x90, 0x90, 0x90} // nop x4
+	n, err := run(m, code, nil, func(s *Step) error {
+		if s.Index == 2 {
+			return stop
+		}
+		return nil
+	})
+	var re *RunError
+	if !errors.Is(err, stop) || !errors.As(err, &re) || re.Index != 2 || re.PC != CodeBase+2 || n != 2 {
+		t.Fatalf("got %d steps, %v; want the callback's error at step 2, pc %#x", n, err, CodeBase+2)
+	}
+	n, err = run(m, code, nil, func(s *Step) error {
+		if s.Index == 1 {
+			panic("boom")
+		}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "panicked: boom") || n != 1 {
+		t.Fatalf("panicking callback: %d steps, %v", n, err)
+	}
+	if n, err := run(m, code, nil, nil); n != 4 || err != nil {
+		t.Fatalf("run after callback errors: %d steps, %v", n, err)
+	}
+}
+
+func TestBadRuns(t *testing.T) {
+	m := newMachine(t, sframe.ABIAMD64LE)
+	for _, c := range []struct {
+		r    Run
+		want string
+	}{
+		{Run{Code: x86Nop, CodeAddr: CodeBase - 1, Entry: CodeBase, Exit: CodeBase + 1, Budget: 1}, "outside the code region"},
+		{Run{Code: x86Nop, CodeAddr: CodeBase, Entry: 0, Exit: CodeBase + 1, Budget: 1}, "entry 0x0"},
+		{Run{Code: x86Nop, CodeAddr: CodeBase, Entry: CodeBase, Exit: StackBase, Budget: 1}, "exit 0x70000000"},
+		{Run{Code: x86Nop, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + 1}, "budget 0"},
+		{Run{Code: x86Nop, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + 1, Budget: 1, Regs: map[int]uint64{7: 1}}, "SP"},
+		{Run{Code: x86Nop, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + 1, Budget: 1, Regs: map[int]uint64{40: 1}}, "no DWARF register 40"},
+	} {
+		if _, err := m.Execute(&c.r, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want an error mentioning %q", c.r, err, c.want)
+		}
+	}
+	m.Track(99)
+	if _, err := run(m, x86Nop, nil, nil); err == nil || !strings.Contains(err.Error(), "99") {
+		t.Errorf("tracking DWARF 99: got %v", err)
+	}
+}

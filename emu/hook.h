@@ -1,0 +1,58 @@
+// Per-instance state shared by the Go side and the C hooks. The C hooks
+// run inside uc_emu_start on every instruction, so they do the cheap work
+// (register reads, budget, bookkeeping) without leaving C, and cross into
+// Go once per instruction only when a step callback is set.
+#ifndef SFCONFORM_EMU_HOOK_H
+#define SFCONFORM_EMU_HOOK_H
+
+#include <stdint.h>
+#include <unicorn/unicorn.h>
+
+#define EMU_MAXREGS 64
+
+enum {
+	EMU_STOP_NONE = 0,
+	EMU_STOP_BUDGET = 1,   // the next instruction would exceed the budget
+	EMU_STOP_CALLBACK = 2, // the Go step callback returned an error
+	EMU_STOP_INTR = 3,     // an interrupt or exception was raised
+	EMU_STOP_MEM = 4,      // an unmapped or protected access
+	EMU_STOP_INVALID = 5,  // an undecodable instruction
+};
+
+typedef struct emu_state {
+	uc_engine *uc;
+	int slot;    // the Machine's index in the Go slot table
+	int deliver; // call the Go step callback at every instruction
+	int pc_reg;  // Unicorn id of the PC
+
+	int nregs; // registers read at every instruction; ids[0] is the SP
+	int ids[EMU_MAXREGS];
+	void *ptrs[EMU_MAXREGS];
+	uint64_t vals[EMU_MAXREGS];
+
+	uint64_t pc;     // the instruction about to execute
+	uint64_t steps;  // instructions started (hooked) in this run
+	uint64_t budget; // instructions allowed in this run
+	uint64_t min_sp; // lowest SP seen in this run
+
+	int stop;            // EMU_STOP_*: why the run ended early
+	int mem_type;        // uc_mem_type of a faulting access
+	uint64_t fault_addr; // its address, or the PC of an invalid instruction
+	int fault_size;
+	uint32_t intno;
+
+	uc_hook code_hook, mem_hook, intr_hook, insn_hook;
+} emu_state;
+
+uc_err emu_init(emu_state *s, uc_engine *uc);
+void emu_set_regs(emu_state *s, const int *ids, int n);
+uc_err emu_add_hooks(emu_state *s);
+uc_err emu_run(emu_state *s, uint64_t begin, uint64_t until);
+uc_err emu_invalidate(uc_engine *uc, uint64_t begin, uint64_t end);
+uc_err emu_flush(uc_engine *uc);
+uc_err emu_cp_or(uc_engine *uc, uint32_t op0, uint32_t op1, uint32_t crn, uint32_t crm, uint32_t op2, uint64_t bits, uint64_t *out);
+uc_err emu_write_regs(uc_engine *uc, const int *ids, const uint64_t *vals, int n);
+uc_err emu_read_regs(uc_engine *uc, const int *ids, uint64_t *vals, int n);
+unsigned int emu_version(void);
+
+#endif
