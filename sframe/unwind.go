@@ -1,0 +1,327 @@
+//go:build sfshim
+
+package sframe
+
+import (
+	"fmt"
+)
+
+// Default limits of an Unwinder whose fields are left zero.
+const (
+	DefaultMaxFrames = 64
+	DefaultVABits    = 48
+)
+
+// s390xCFAAboveSP is what the s390x ABI subtracts from the CFA to get the
+// caller's stack pointer: the CFA lies above the 160-byte register save
+// area the caller allocated for its callee.
+const s390xCFAAboveSP = 160
+
+// Frame is one frame of a backtrace.
+type Frame struct {
+	// PC is the program counter: for frame 0 the interrupted PC, for deeper
+	// frames the return address into the function (with any AArch64
+	// pointer authentication code stripped).
+	PC uint64
+	// SP and FP are this frame's stack and frame pointer values: for frame
+	// 0 read from the registers, for deeper frames recovered by the frame
+	// below.
+	SP, FP uint64
+	// CFA is this frame's canonical frame address computed from its row;
+	// 0 when the frame is outermost (its return address is undefined) or
+	// the CFA could not be computed.
+	CFA uint64
+	// FDE and Row are the function and row covering PC (for deeper frames
+	// looked up at PC-1, see Unwinder). FDE is nil when none was found.
+	FDE *FDE
+	Row Row
+	// Outermost is set on the last frame of a complete backtrace: its row
+	// marks the return address as undefined.
+	Outermost bool
+}
+
+// Unwinder walks a stack with the rows of one Table.
+//
+// The rules follow the SFrame v3 specification (appendix "Generating Stack
+// Traces using SFrame") and the Linux user-space SFrame unwinder:
+//
+//   - Frame 0 takes PC, SP and FP from the register file (the ABI's DWARF
+//     SP and FP numbers). Registers absent from the file read as zero,
+//     except SP, which must be present.
+//   - CFA = base + offset, base being the frame's SP or FP; any other base
+//     register is read from the register file, which describes the
+//     topmost frame only, so such rules fail with ErrBadRule deeper down.
+//     A CFA rule with Deref loads the CFA from that address.
+//   - The caller's SP is the CFA (s390x: CFA - 160). It must lie strictly
+//     above this frame's SP, or the walk could loop or run downwards; the
+//     topmost frame may leave it equal, because a leaf that allocated no
+//     stack (an AArch64 leaf keeps its return address in x30) has
+//     CFA == SP. Otherwise ErrCFANotAbove.
+//   - RA and FP rules: an expression based on the CFA, SP or FP applies in
+//     every frame; one based on any other register (s390x saves them in
+//     GPRs or in the FPRs, DWARF 16-31) and RuleSame for the RA ("still in
+//     the link register": AArch64 x30, s390x r14) apply in the topmost
+//     frame only, because the register file holds the registers of the
+//     topmost frame and callees clobber them. RuleSame for the FP keeps the
+//     FP. A row whose RA is RuleUndefined ends the walk: that frame is
+//     Outermost and Backtrace returns a nil error.
+//   - A row with MangledRA signs the RA with a pointer authentication code:
+//     bits VABits and above (including the top byte) are cleared. This is
+//     the user-space rule (bit 55 clear); kernel addresses are not handled.
+//   - For every frame but the topmost the row is looked up at PC-1: the
+//     return address points after the call, and when a call is the last
+//     instruction of a function (a call to a noreturn function) that is
+//     the first byte of the next function, or past the end of the FDE.
+//     PC-1 is inside the call instruction, in the caller's function, under
+//     the row that held when the call was made. The topmost PC is the
+//     instruction about to execute and is looked up as is.
+//   - A signal frame (FDE signal flag) stops the walk with ErrSignalFrame:
+//     the interrupted context lies in a signal frame whose layout is not
+//     described by SFrame.
+//
+// An Unwinder is safe for concurrent use; Backtrace allocates nothing when
+// dst has room for the frames.
+type Unwinder struct {
+	Table *Table
+	// MaxFrames bounds a backtrace; 0 means DefaultMaxFrames.
+	MaxFrames int
+	// VABits is the virtual address width used to strip pointer
+	// authentication codes; 0 means DefaultVABits.
+	VABits int
+}
+
+// UnwindError reports why a frame could not be unwound. It wraps one of
+// ErrNoFDE, ErrNoRow, ErrUnreadable, ErrCFANotAbove, ErrBadRule or
+// ErrSignalFrame (test with errors.Is).
+type UnwindError struct {
+	Frame int    // index of the frame being unwound (0 = topmost)
+	PC    uint64 // that frame's PC
+	Msg   string // what failed
+	Err   error
+}
+
+func (e *UnwindError) Error() string {
+	if e.Msg == "" {
+		return fmt.Sprintf("frame %d at pc %#x: %v", e.Frame, e.PC, e.Err)
+	}
+	return fmt.Sprintf("frame %d at pc %#x: %v: %s", e.Frame, e.PC, e.Err, e.Msg)
+}
+
+func (e *UnwindError) Unwrap() error { return e.Err }
+
+func unwindErr(f *Frame, index int, err error, format string, args ...any) error {
+	return &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// Backtrace unwinds from regs and appends the frames to dst[:0], topmost
+// first. It stops at an outermost frame (nil error, Outermost set on the
+// last frame) or after MaxFrames frames (nil error, Outermost unset).
+//
+// On error the returned frames are every frame whose PC, SP and FP were
+// recovered: when the failing frame's own row could not be found
+// (ErrNoFDE, ErrNoRow) or applied, it is included as the last frame, with
+// FDE nil or CFA 0 as far as the unwind got; a caller frame that failed a
+// check (ErrCFANotAbove) is not. The error is an *UnwindError.
+func (u *Unwinder) Backtrace(regs *RegisterFile, mem Memory, dst []Frame) ([]Frame, error) {
+	dst = dst[:0]
+	maxFrames := u.MaxFrames
+	if maxFrames <= 0 {
+		maxFrames = DefaultMaxFrames
+	}
+	abi := u.Table.ABI
+	f := Frame{PC: regs.PC}
+	sp, ok := regs.Get(abi.SPRegister())
+	if !ok {
+		return dst, unwindErr(&f, 0, ErrBadRule, "the register file has no stack pointer (DWARF %d)", abi.SPRegister())
+	}
+	f.SP = sp
+	f.FP, _ = regs.Get(abi.FPRegister())
+	for i := 0; i < maxFrames; i++ {
+		caller, err := u.Step(&f, i, regs, mem)
+		if err != nil {
+			// f's PC, SP and FP are known even when its row is not;
+			// a caller that failed a check is never appended.
+			dst = append(dst, f)
+			return dst, err
+		}
+		dst = append(dst, f)
+		if f.Outermost {
+			return dst, nil
+		}
+		f = caller
+	}
+	return dst, nil
+}
+
+// Step unwinds one frame. On entry f.PC, f.SP and f.FP are set and index
+// is the frame's depth (0 = topmost, whose registers regs holds). Step
+// fills f.FDE, f.Row, f.CFA and f.Outermost and, unless f is outermost,
+// returns the caller's frame with PC, SP and FP set.
+func (u *Unwinder) Step(f *Frame, index int, regs *RegisterFile, mem Memory) (Frame, error) {
+	top := index == 0
+	lookup := f.PC
+	if !top {
+		// See the type documentation: a return address may lie past the
+		// end of the calling function.
+		lookup--
+	}
+	fde, row, err := u.Table.FindRow(lookup)
+	if err != nil {
+		return Frame{}, &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf("looking up %#x", lookup), Err: err}
+	}
+	f.FDE = fde
+	f.Row = row
+	if row.Signal {
+		return Frame{}, unwindErr(f, index, ErrSignalFrame, "the function at %#x is a signal trampoline; its caller's registers are in a signal frame SFrame does not describe", fde.Start)
+	}
+	if row.RA.Kind == RuleUndefined {
+		f.Outermost = true
+		return Frame{}, nil
+	}
+
+	abi := u.Table.ABI
+	// CFA.
+	c := row.CFA
+	if c.Kind != RuleExpr || c.Reg == RegCFA {
+		return Frame{}, unwindErr(f, index, ErrBadRule, "CFA rule %s has no base register", c.kindString())
+	}
+	base, err := u.regValue(f, index, regs, c.Reg, "CFA")
+	if err != nil {
+		return Frame{}, err
+	}
+	cfa := base + uint64(c.Offset)
+	if c.Deref {
+		v, ok := mem.ReadWord(cfa)
+		if !ok {
+			return Frame{}, unwindErr(f, index, ErrUnreadable, "loading the CFA from %#x", cfa)
+		}
+		cfa = v
+	}
+	f.CFA = cfa
+
+	// Caller's SP.
+	callerSP := cfa
+	if abi == ABIS390XBE {
+		callerSP = cfa - s390xCFAAboveSP
+	}
+	if callerSP < f.SP || (callerSP == f.SP && !top) {
+		return Frame{}, unwindErr(f, index, ErrCFANotAbove, "caller SP %#x (CFA %#x) not above SP %#x", callerSP, cfa, f.SP)
+	}
+
+	// Return address.
+	var ra uint64
+	switch row.RA.Kind {
+	case RuleSame:
+		lr := linkRegister(abi)
+		if lr < 0 {
+			return Frame{}, unwindErr(f, index, ErrBadRule, "%s has no link register to hold the return address", abi)
+		}
+		if !top {
+			return Frame{}, unwindErr(f, index, ErrBadRule, "return address in the link register (DWARF %d) is known in the topmost frame only", lr)
+		}
+		v, ok := regs.Get(lr)
+		if !ok {
+			return Frame{}, unwindErr(f, index, ErrBadRule, "the register file has no link register (DWARF %d)", lr)
+		}
+		ra = v
+	case RuleExpr:
+		ra, err = u.apply(f, index, regs, mem, row.RA, cfa, "RA")
+		if err != nil {
+			return Frame{}, err
+		}
+	default:
+		return Frame{}, unwindErr(f, index, ErrBadRule, "RA rule kind %d", row.RA.Kind)
+	}
+	if row.MangledRA {
+		ra = u.stripPAC(ra)
+	}
+
+	// Frame pointer.
+	fp := f.FP
+	if row.FP.Kind == RuleExpr {
+		fp, err = u.apply(f, index, regs, mem, row.FP, cfa, "FP")
+		if err != nil {
+			return Frame{}, err
+		}
+	}
+	return Frame{PC: ra, SP: callerSP, FP: fp}, nil
+}
+
+// apply evaluates an RA or FP expression rule.
+func (u *Unwinder) apply(f *Frame, index int, regs *RegisterFile, mem Memory, r Rule, cfa uint64, what string) (uint64, error) {
+	var base uint64
+	if r.Reg == RegCFA {
+		base = cfa
+	} else {
+		var err error
+		base, err = u.regValue(f, index, regs, r.Reg, what)
+		if err != nil {
+			return 0, err
+		}
+	}
+	addr := base + uint64(r.Offset)
+	if !r.Deref {
+		return addr, nil
+	}
+	v, ok := mem.ReadWord(addr)
+	if !ok {
+		return 0, unwindErr(f, index, ErrUnreadable, "loading the %s from %#x", what, addr)
+	}
+	return v, nil
+}
+
+// regValue is the value of DWARF register reg in frame f: SP and FP are
+// known in every frame, any other register in the topmost frame only.
+func (u *Unwinder) regValue(f *Frame, index int, regs *RegisterFile, reg int, what string) (uint64, error) {
+	abi := u.Table.ABI
+	switch reg {
+	case abi.SPRegister():
+		return f.SP, nil
+	case abi.FPRegister():
+		return f.FP, nil
+	}
+	if index != 0 {
+		return 0, unwindErr(f, index, ErrBadRule, "%s rule based on register %d is usable in the topmost frame only", what, reg)
+	}
+	v, ok := regs.Get(reg)
+	if !ok {
+		return 0, unwindErr(f, index, ErrBadRule, "%s rule needs register %d, absent from the register file", what, reg)
+	}
+	return v, nil
+}
+
+func (u *Unwinder) stripPAC(ra uint64) uint64 {
+	bits := u.VABits
+	if bits <= 0 {
+		bits = DefaultVABits
+	}
+	if bits >= 64 {
+		return ra
+	}
+	return ra & (1<<uint(bits) - 1)
+}
+
+// linkRegister is the DWARF number of the register a call leaves the
+// return address in, or -1 when calls push it (x86-64).
+func linkRegister(a ABI) int {
+	switch a {
+	case ABIAArch64LE, ABIAArch64BE:
+		return RegAArch64LR
+	case ABIS390XBE:
+		return RegS390XRA
+	}
+	return -1
+}
+
+func (r Rule) kindString() string {
+	switch r.Kind {
+	case RuleUndefined:
+		return "undefined"
+	case RuleSame:
+		return "same"
+	}
+	if r.Reg == RegCFA {
+		return fmt.Sprintf("cfa%+d", r.Offset)
+	}
+	return fmt.Sprintf("r%d%+d", r.Reg, r.Offset)
+}
