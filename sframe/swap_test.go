@@ -2,6 +2,7 @@ package sframe
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 )
 
@@ -213,6 +214,88 @@ func TestSwapByteOrderMalformed(t *testing.T) {
 			}
 			if fe.Off != c.off {
 				t.Errorf("error at offset %d, want %d (%v)", fe.Off, c.off, err)
+			}
+		})
+	}
+}
+
+// TestSwapByteOrderGasTwice flips every GNU as section there and back.
+func TestSwapByteOrderGasTwice(t *testing.T) {
+	for _, g := range gasSections(t) {
+		once, err := SwapByteOrder(g.raw)
+		if err != nil {
+			t.Errorf("%s: %v", g.path, err)
+			continue
+		}
+		if string(once) == string(g.raw) {
+			t.Errorf("%s: swapping changed nothing", g.path)
+		}
+		twice, err := SwapByteOrder(once)
+		if err != nil {
+			t.Errorf("%s: second swap: %v", g.path, err)
+			continue
+		}
+		if string(twice) != string(g.raw) {
+			t.Errorf("%s: swapping twice is not the identity", g.path)
+		}
+	}
+}
+
+// TestSwapByteOrderDecodesAlike checks that a swapped section decodes, in
+// the other byte order, to the same functions and rows: GNU as sections
+// and the hand-written ones.
+func TestSwapByteOrderDecodesAlike(t *testing.T) {
+	type input struct {
+		name string
+		raw  []byte
+		base uint64
+	}
+	var inputs []input
+	for _, c := range encodeCases {
+		inputs = append(inputs, input{"hand-written " + c.name, hexBytes(t, c.want), c.opt.Base})
+	}
+	inputs = append(inputs, input{"hand-written v1", hexBytes(t, v1LE), 0})
+	files, _ := filepath.Glob(filepath.Join("testdata", "gas-*", "*", "*.sframe"))
+	if len(files) > 0 {
+		for _, g := range gasSections(t) {
+			inputs = append(inputs, input{g.path, g.raw, g.base})
+		}
+	}
+	for _, in := range inputs {
+		t.Run(in.name, func(t *testing.T) {
+			a, err := Decode(in.raw, in.base)
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			swapped, err := SwapByteOrder(in.raw)
+			if err != nil {
+				t.Fatalf("SwapByteOrder: %v", err)
+			}
+			b, err := Decode(swapped, in.base)
+			if err != nil {
+				t.Fatalf("Decode of the swapped section: %v", err)
+			}
+			if len(a.Sections) != len(b.Sections) {
+				t.Fatalf("%d sections, swapped %d", len(a.Sections), len(b.Sections))
+			}
+			for i := range a.Sections {
+				sa, sb := a.Sections[i], b.Sections[i]
+				if sa.Order == sb.Order {
+					t.Errorf("section %d: both decode as %v", i, sa.Order)
+				}
+				ha, hb := sa.Header, sb.Header
+				if ha.Version != hb.Version || ha.Flags != hb.Flags || ha.ABI != hb.ABI ||
+					ha.CFAFixedFP != hb.CFAFixedFP || ha.CFAFixedRA != hb.CFAFixedRA ||
+					string(ha.AuxHeader) != string(hb.AuxHeader) || ha.NumFDEs != hb.NumFDEs ||
+					ha.NumFREs != hb.NumFREs || ha.FRELen != hb.FRELen || ha.FDEOff != hb.FDEOff || ha.FREOff != hb.FREOff {
+					t.Errorf("section %d: header %+v, swapped %+v", i, ha, hb)
+				}
+				compareFDEs(t, "swapped", sb.FDEs, sa.FDEs)
+				for j := range sa.FDEs {
+					if j < len(sb.FDEs) && sa.FDEs[j].Offset != sb.FDEs[j].Offset {
+						t.Errorf("FDE %d at offset %d, swapped at %d", j, sa.FDEs[j].Offset, sb.FDEs[j].Offset)
+					}
+				}
 			}
 		})
 	}
