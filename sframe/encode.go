@@ -127,7 +127,8 @@ func ChooseFDEType(fde *FDE, opt EncodeOptions) FDEType {
 //   - the FRE type (start-offset width) follows from the function size;
 //   - each row's data words take the smallest size (1, 2 or 4 bytes) that
 //     holds all of them, offsets as signed and flexible control words as
-//     unsigned values;
+//     unsigned values (version 2 as GNU as 2.41-2.45 sized them: -128 and
+//     -32768 take the next size up);
 //   - a row whose RA rule is RuleUndefined is an outermost row: info byte
 //     0 and no data words (its other rules are not written);
 //   - the FRE data (and, in version 3, each function's attribute) is laid
@@ -356,7 +357,7 @@ func (e *encoder) appendFunction(out []byte, f *FDE) ([]byte, error) {
 		if err != nil {
 			return nil, rowFail(errors.Unwrap(err), err.Error())
 		}
-		size, code, ok := w.size()
+		size, code, ok := w.size(e.opt.Version == Version2)
 		if !ok {
 			return nil, rowFail(ErrOutOfRange, "a data word does not fit 32 bits")
 		}
@@ -424,8 +425,15 @@ func (w *rowWords) push(v int64, unsigned bool) {
 }
 
 // size returns the smallest data word size (bytes and info-byte code) that
-// holds every word.
-func (w *rowWords) size() (bytes int, code byte, ok bool) {
+// holds every word. symmetric reproduces GNU as 2.41-2.45 (the version 2
+// assemblers), which sized signed words by |v| <= 0x7f and |v| <= 0x7fff,
+// so -128 and -32768 took the next size up; later assemblers use the full
+// two's complement ranges.
+func (w *rowWords) size(symmetric bool) (bytes int, code byte, ok bool) {
+	min8, min16 := int64(math.MinInt8), int64(math.MinInt16)
+	if symmetric {
+		min8, min16 = -math.MaxInt8, -math.MaxInt16
+	}
 	bytes, code = 1, 0
 	for k := 0; k < w.n; k++ {
 		v := w.v[k]
@@ -443,9 +451,9 @@ func (w *rowWords) size() (bytes int, code byte, ok bool) {
 			}
 		} else {
 			switch {
-			case v >= math.MinInt8 && v <= math.MaxInt8:
+			case v >= min8 && v <= math.MaxInt8:
 				need = 1
-			case v >= math.MinInt16 && v <= math.MaxInt16:
+			case v >= min16 && v <= math.MaxInt16:
 				need = 2
 			case v >= math.MinInt32 && v <= math.MaxInt32:
 				need = 4

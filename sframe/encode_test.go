@@ -163,14 +163,30 @@ var encodeCases = []encodeCase{
 		want: `
 		e2de 02 01 03 00 f8 00
 		01000000 04000000
-		1f000000                # 6 + 7 + 9 + 9 bytes
+		21000000                # 6 + 9 + 9 + 9 bytes
 		00000000 14000000
 		00100000 00000100 00000000 04000000
 		02 00 0000              # info: ADDR4 (size 0x10000 is not below 0x10000)
 		00000000 03 08          # CFA=sp+8
-		00010000 04 10 80       # -128 still fits one signed byte
+		00010000 24 1000 80ff   # -128 takes two bytes, as gas 2.41-2.45 sized it
 		00020000 24 1000 8000   # +128 needs two: size code 1
 		00800000 43 45230100    # 0x12345 needs four: size code 2
+		`,
+	},
+	{
+		name: "aarch64 v3 LE: -128 and -32768 fit the smaller size",
+		opt:  EncodeOptions{Version: Version3, ABI: ABIAArch64LE, Base: 0x1000},
+		fdes: []FDE{{Start: 0x1100, Size: 0x20, Rows: []Row{
+			{Start: 0, CFA: cfaAt(RegAArch64SP, 16), RA: savedAt(-120), FP: savedAt(-128)},
+			{Start: 4, CFA: cfaAt(RegAArch64SP, 0x100), RA: savedAt(-32768), FP: savedAt(-16)},
+		}}},
+		want: `
+		e2de 03 05 02 00 00 00
+		01000000 02000000 12000000 00000000 10000000
+		e400000000000000 20000000 00000000
+		0200 00 00 00
+		00 07 10 88 80          # -128 fits one signed byte
+		04 27 0001 0080 f0ff    # 0x100 needs two bytes; -32768 fits them
 		`,
 	},
 	{

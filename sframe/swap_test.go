@@ -50,10 +50,10 @@ var swapPairs = []struct {
 		00 03 08`},
 	{name: "amd64 v2 ADDR4, 2- and 4-byte words", case_: "amd64 v2 ADDR4 and 1/2/4-byte data words", other: `
 		dee2 02 01 03 00 f8 00
-		00000001 00000004 0000001f 00000000 00000014
+		00000001 00000004 00000021 00000000 00000014
 		00001000 00010000 00000000 00000004 02 00 0000
 		00000000 03 08
-		00000100 04 10 80
+		00000100 24 0010 ff80
 		00000200 24 0010 0080
 		00008000 43 00012345`},
 	{name: "aarch64 v3 ADDR2", case_: "aarch64 v3 BE, ADDR2, mangled RA, key B", other: `
