@@ -30,6 +30,7 @@ TRIPLES=(x86_64-linux-gnu aarch64-linux-gnu s390x-linux-gnu)
 TOOLS=(as ld objdump readelf)
 # Bumped when the layout written below changes, so old caches get rebuilt.
 LAYOUT=1
+HOST_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
 
 HOST_PACKAGES=(gcc make pkg-config binutils binutils-x86-64-linux-gnu
 	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu dpkg-dev ca-certificates)
@@ -276,6 +277,193 @@ setup_ginkgo() {
 	note "ginkgo: $want installed in $bin"
 }
 
+# --- 4. GNU binutils in three versions -------------------------------------
+
+# dep_closure SUITE PACKAGE... prints the packages and everything they depend
+# on in SUITE (first alternative of each dependency), one a line.
+dep_closure() {
+	local suite=$1 conf
+	shift
+	conf=$(apt_for "$suite")
+	local -A seen=()
+	local queue=("$@") p info deps d
+	while ((${#queue[@]})); do
+		p=${queue[0]}
+		queue=("${queue[@]:1}")
+		[[ -n ${seen[$p]:-} ]] && continue
+		seen[$p]=1
+		info=$(APT_CONFIG=$conf apt-cache show --no-all-versions "$p" 2>/dev/null || true)
+		[[ -n $info ]] || die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
+		deps=$(awk '/^(Pre-)?Depends:/ { sub(/^[^:]*: */, ""); n = split($0, a, /, */)
+				for (i = 1; i <= n; i++) { split(a[i], alt, / *\| */); sub(/[ :(].*/, "", alt[1]); print alt[1] } }' <<<"$info")
+		for d in $deps; do
+			[[ -n ${seen[$d]:-} ]] || queue+=("$d")
+		done
+	done
+	printf '%s\n' "${!seen[@]}" | sort
+}
+
+# extract_root SUITE ROOT PACKAGE... downloads the packages with their
+# dependencies and unpacks them all into ROOT (no maintainer scripts run).
+extract_root() {
+	local suite=$1 root=$2
+	shift 2
+	local pkgs
+	pkgs=$(dep_closure "$suite" "$@")
+	# shellcheck disable=SC2086
+	fetch_debs "$suite" "$CACHE/apt/$suite/debs" $pkgs
+	mkdir -p "$root"
+	local p deb
+	for p in $pkgs; do
+		deb=$(find "$CACHE/apt/$suite/debs" -maxdepth 1 -name "${p}_*.deb" -print -quit)
+		[[ -n $deb ]] || die "download of '$p' from Debian '$suite' left no .deb"
+		dpkg-deb -x "$deb" "$root"
+	done
+}
+
+# root_loader ROOT prints the dynamic loader inside ROOT.
+root_loader() {
+	local l
+	for l in usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 lib64/ld-linux-x86-64.so.2; do
+		if [[ -e $1/$l ]]; then
+			echo "$1/$l"
+			return
+		fi
+	done
+	die "no ld-linux-x86-64.so.2 in $1 (libc6 not unpacked?)"
+}
+
+root_libpath() {
+	local r=$1
+	echo "$r/usr/lib/x86_64-linux-gnu:$r/lib/x86_64-linux-gnu:$r/usr/lib:$r/lib"
+}
+
+# write_wrapper FILE TARGET [ROOT]: FILE runs TARGET, through ROOT's loader
+# and libraries when ROOT is given.
+write_wrapper() {
+	local file=$1 target=$2 root=${3:-}
+	if [[ -z $root ]]; then
+		printf '#!/bin/sh\nexec %s "$@"\n' "$target" >"$file"
+	else
+		printf '#!/bin/sh\n# %s with the C library of its own Debian suite, unpacked in %s.\nexec %s --library-path %s --argv0 %s %s "$@"\n' \
+			"${target##*/}" "$root" "$(root_loader "$root")" "$(root_libpath "$root")" "$target" "$target" >"$file"
+	fi
+	chmod 755 "$file"
+}
+
+# tool_version WRAPPER prints the version the tool reports, e.g. 2.44 or
+# 2.47.50.20261021.
+tool_version() {
+	"$1" --version 2>/dev/null | awk 'NR == 1 { print $NF; exit }'
+}
+
+# short_version 2.47.50.20261021 -> 2.47.50: the date of a snapshot is left
+# out of the toolchain's name.
+short_version() {
+	echo "$1" | awk -F. '{ v = $1 "." $2; if (NF > 2 && length($3) < 8) v = v "." $3; print v }'
+}
+
+binutils_stamp() { echo "$CACHE/stamps/binutils-$1"; }
+
+# binutils_ok SUITE: the stamp names a toolchain directory whose wrappers all
+# exist, and whose private root (if any) is still there.
+binutils_ok() {
+	local stamp dir t x root
+	stamp=$(binutils_stamp "$1")
+	[[ -f $stamp ]] || return 1
+	[[ $(sed -n 's/^layout=//p' "$stamp") == "$LAYOUT" ]] || return 1
+	dir=$(sed -n 's/^dir=//p' "$stamp")
+	[[ -f $dir/toolchain.conf ]] || return 1
+	for t in "${TRIPLES[@]}"; do
+		for x in "${TOOLS[@]}"; do
+			[[ -x $dir/bin/$t-$x ]] || return 1
+		done
+	done
+	root=$(sed -n 's/^root=//p' "$dir/toolchain.conf")
+	[[ -z $root || -d $root ]]
+}
+
+# install_toolchain SUITE PKGVER [ROOT]: writes the wrappers for the tools
+# in ROOT (or the host's /usr/bin), names the toolchain after the version its
+# assembler reports, and writes its description toolchain.conf.
+install_toolchain() {
+	local suite=$1 pkgver=$2 root=${3:-}
+	local staging="$CACHE/toolchains/.staging-$suite" t x
+	rm -rf "$staging"
+	mkdir -p "$staging/bin"
+	for t in "${TRIPLES[@]}"; do
+		for x in "${TOOLS[@]}"; do
+			if [[ -n $root ]]; then
+				[[ -x $root/usr/bin/$t-$x ]] || die "$t-$x is not in Debian $suite's binutils packages"
+				write_wrapper "$staging/bin/$t-$x" "$root/usr/bin/$t-$x" "$root"
+			else
+				[[ -x /usr/bin/$t-$x ]] || die "/usr/bin/$t-$x is missing (host package binutils-${t%%-*}-linux-gnu)"
+				write_wrapper "$staging/bin/$t-$x" "/usr/bin/$t-$x"
+			fi
+		done
+	done
+	local version v
+	version=$(tool_version "$staging/bin/x86_64-linux-gnu-as")
+	[[ $version =~ ^[0-9]+\.[0-9]+ ]] ||
+		die "binutils from Debian $suite do not run: '$staging/bin/x86_64-linux-gnu-as --version' printed '$version'"
+	for t in "${TRIPLES[@]}"; do
+		for x in "${TOOLS[@]}"; do
+			v=$(tool_version "$staging/bin/$t-$x")
+			[[ $v == "$version" ]] || die "$t-$x from Debian $suite reports version '$v', not '$version'"
+		done
+	done
+	cat >"$staging/toolchain.conf" <<EOF
+# Written by ci/setup.sh; read by the toolchain package.
+name=gas-$(short_version "$version")
+version=$version
+suite=$suite
+package=$pkgver
+triples=${TRIPLES[*]}
+root=$root
+EOF
+	local dir="$CACHE/toolchains/binutils-$version"
+	rm -rf "$dir"
+	mv "$staging" "$dir"
+	mkdir -p "$CACHE/stamps"
+	printf 'layout=%s\ndir=%s\n' "$LAYOUT" "$dir" >"$(binutils_stamp "$suite")"
+	note "binutils ($suite): $version in $dir"
+}
+
+# check_libs SUITE ROOT BINARY fails naming every shared library BINARY
+# cannot find in ROOT.
+check_libs() {
+	local suite=$1 root=$2 bin=$3 missing
+	missing=$("$(root_loader "$root")" --library-path "$(root_libpath "$root")" --list "$bin" 2>&1 |
+		awk '/not found/ { print $1 }' | tr '\n' ' ')
+	[[ -z $missing ]] || die "$bin from Debian $suite needs libraries its packages do not provide: $missing"
+}
+
+BINUTILS_PACKAGES=(binutils-x86-64-linux-gnu binutils-aarch64-linux-gnu binutils-s390x-linux-gnu)
+
+# setup_binutils SUITE provisions SUITE's binutils; the host's own suite
+# uses the installed /usr/bin tools.
+setup_binutils() {
+	local suite=$1
+	if binutils_ok "$suite"; then
+		note "binutils ($suite): $(sed -n 's/^dir=//p' "$(binutils_stamp "$suite")") (present)"
+		return
+	fi
+	[[ -w $CACHE ]] || need_root "GNU binutils from Debian $suite"
+	if [[ $suite == "$HOST_SUITE" ]]; then
+		install_toolchain "$suite" "$(dpkg-query -W -f='${Version}' binutils-x86-64-linux-gnu)"
+		return
+	fi
+	local pkgver root="$CACHE/roots/$suite"
+	pkgver=$(suite_version "$suite" binutils-x86-64-linux-gnu)
+	[[ -n $pkgver ]] || die "package 'binutils-x86-64-linux-gnu' is not in Debian '$suite'"
+	log "provisioning GNU binutils $pkgver from Debian $suite"
+	rm -rf "$root"
+	extract_root "$suite" "$root" "${BINUTILS_PACKAGES[@]}"
+	check_libs "$suite" "$root" "$root/usr/bin/x86_64-linux-gnu-as"
+	check_libs "$suite" "$root" "$root/usr/bin/x86_64-linux-gnu-ld"
+	install_toolchain "$suite" "$pkgver" "$root"
+}
+
 # --- main -------------------------------------------------------------------
 
 main() {
@@ -284,6 +472,9 @@ main() {
 	setup_host_packages
 	setup_unicorn
 	setup_ginkgo
+	setup_binutils "$HOST_SUITE"
+	setup_binutils trixie
+	setup_binutils sid
 	printf 'setup: done in %ds\n' $((SECONDS - start)) >&2
 	printf '  %s\n' "${SUMMARY[@]}" >&2
 }
