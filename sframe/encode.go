@@ -17,10 +17,12 @@ var (
 	ErrOutOfRange       = errors.New("sframe: value does not fit its field")
 )
 
-// EncodeError reports a function or row Encode refuses, and why.
+// EncodeError reports what Encode refuses, and why: the options or the
+// section as a whole (Func false), a function (Row -1) or one of its rows.
 type EncodeError struct {
-	FuncStart uint64 // start address of the function; 0 for option errors
-	Row       int    // index of the row in FDE.Rows, or -1 for the function as a whole
+	Func      bool   // the error is about one function
+	FuncStart uint64 // its start address
+	Row       int    // index of the row in FDE.Rows, or -1
 	RowStart  uint32 // the row's Start (when Row >= 0)
 	Msg       string
 	Err       error
@@ -28,9 +30,9 @@ type EncodeError struct {
 
 func (e *EncodeError) Error() string {
 	switch {
-	case e.Row >= 0:
+	case e.Func && e.Row >= 0:
 		return fmt.Sprintf("%v: function at %#x, row %d (start +%#x): %s", e.Err, e.FuncStart, e.Row, e.RowStart, e.Msg)
-	case e.FuncStart != 0 || e.Err != ErrEncodeOptions:
+	case e.Func:
 		return fmt.Sprintf("%v: function at %#x: %s", e.Err, e.FuncStart, e.Msg)
 	}
 	return fmt.Sprintf("%v: %s", e.Err, e.Msg)
@@ -46,11 +48,11 @@ type EncodeOptions struct {
 	// Base is the virtual address the section's first byte will have; it
 	// anchors the function start fields.
 	Base uint64
-	// PCRel sets FlagFuncStartPCRel in version 2 sections (function starts
-	// relative to the start field itself, as binutils 2.45 writes them).
-	// Without it a version 2 start is relative to the section start, as
-	// binutils 2.41-2.44 wrote them. Version 3 sections are always PCREL
-	// and ignore this field.
+	// PCRel sets FlagFuncStartPCRel in version 2 sections: function starts
+	// relative to the start field itself (version 2 erratum 1, GNU as
+	// after 2.44). Without it a version 2 start is relative to the section
+	// start, as binutils 2.41-2.44 wrote them. Version 3 sections are
+	// always PCREL and ignore this field.
 	PCRel bool
 	// CFAFixedFP and CFAFixedRA are the header's fixed offsets, written as
 	// given. On AMD64 the RA is not tracked per row: every DEFAULT row's RA
@@ -169,7 +171,7 @@ func Encode(fdes []FDE, opt EncodeOptions) ([]byte, error) {
 	for i := range fdes {
 		off := len(out) - tableEnd
 		if uint64(off) > math.MaxUint32 {
-			return nil, &EncodeError{FuncStart: fdes[i].Start, Row: -1, Err: ErrOutOfRange, Msg: "FRE sub-section exceeds 4 GiB"}
+			return nil, &EncodeError{Func: true, FuncStart: fdes[i].Start, Row: -1, Err: ErrOutOfRange, Msg: "FRE sub-section exceeds 4 GiB"}
 		}
 		freOff[i] = uint32(off)
 		var err error
@@ -238,7 +240,7 @@ func Encode(fdes []FDE, opt EncodeOptions) ([]byte, error) {
 			if pcrel {
 				what = "its start field"
 			}
-			return nil, &EncodeError{FuncStart: f.Start, Row: -1, Err: ErrOutOfRange,
+			return nil, &EncodeError{Func: true, FuncStart: f.Start, Row: -1, Err: ErrOutOfRange,
 				Msg: fmt.Sprintf("start is %d bytes from %s (section base %#x): not a 32-bit signed version 2 field", rel, what, opt.Base)}
 		}
 		order.PutUint32(b[0:], uint32(int32(rel)))
@@ -296,7 +298,7 @@ func (e *encoder) funcInfo(f *FDE) byte {
 // appendFunction appends fde's attribute (version 3) and FREs to out.
 func (e *encoder) appendFunction(out []byte, f *FDE) ([]byte, error) {
 	fail := func(err error, format string, args ...any) error {
-		return &EncodeError{FuncStart: f.Start, Row: -1, Err: err, Msg: fmt.Sprintf(format, args...)}
+		return &EncodeError{Func: true, FuncStart: f.Start, Row: -1, Err: err, Msg: fmt.Sprintf(format, args...)}
 	}
 	v3 := e.opt.Version == Version3
 	switch f.PCType {
@@ -340,7 +342,7 @@ func (e *encoder) appendFunction(out []byte, f *FDE) ([]byte, error) {
 	for i := range f.Rows {
 		r := &f.Rows[i]
 		rowFail := func(err error, msg string) error {
-			return &EncodeError{FuncStart: f.Start, Row: i, RowStart: r.Start, Err: err, Msg: msg}
+			return &EncodeError{Func: true, FuncStart: f.Start, Row: i, RowStart: r.Start, Err: err, Msg: msg}
 		}
 		if i > 0 && r.Start <= f.Rows[i-1].Start {
 			return nil, rowFail(ErrFREsNotIncreasing, fmt.Sprintf("start not above the previous row's +%#x", f.Rows[i-1].Start))

@@ -525,6 +525,11 @@ func TestEncodeRefuses(t *testing.T) {
 			if !errors.As(err, &ee) {
 				t.Fatalf("error %T is not an *EncodeError", err)
 			}
+			if isFunc := c.err != ErrEncodeOptions; ee.Func != isFunc {
+				t.Errorf("error says Func=%v, want %v (%v)", ee.Func, isFunc, err)
+			} else if isFunc && ee.FuncStart != c.fdes[0].Start {
+				t.Errorf("error names the function at %#x, want %#x", ee.FuncStart, c.fdes[0].Start)
+			}
 			if ee.Row != c.row {
 				t.Errorf("error names row %d, want %d (%v)", ee.Row, c.row, err)
 			}
