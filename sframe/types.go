@@ -191,6 +191,11 @@ type FDE struct {
 	// Offset is the byte offset of the FDE (index entry) in the decoded
 	// buffer, for error messages and dumps.
 	Offset int
+
+	// version is the version of the section Decode read the FDE from (0
+	// for FDEs built in memory); FindRow needs it for the version 1
+	// PCMASK rule and the version 3 outermost FDE.
+	version Version
 }
 
 // End is one past the function's last byte.
@@ -229,6 +234,9 @@ type Table struct {
 	Order    binary.ByteOrder
 	// index holds every FDE of every section, sorted by Start.
 	index []*FDE
+	// ends[i] is the largest End() of index[0..i]; set by Decode only when
+	// some functions overlap, so that FindFDE can find an enclosing one.
+	ends []uint64
 }
 
 // Errors. Every decode error is a *FormatError wrapping one of these.
