@@ -15,7 +15,11 @@ import (
 // it, and since the previous address starts at 0 its delta has the same
 // length anyway. Encode never writes "rep" (see the package documentation).
 func Encode(bt Backtrace) ([]byte, error) {
-	return AppendEncode(make([]byte, 0, encodedSizeHint(bt)), bt)
+	out, err := AppendEncode(make([]byte, 0, encodedSizeHint(bt)), bt)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // AppendEncode is Encode appending to dst. On error it returns dst
@@ -37,10 +41,15 @@ func AppendEncode(dst []byte, bt Backtrace) ([]byte, error) {
 	o := 0
 	for i := 0; i <= len(bt.Frames); i++ {
 		for ; o < len(bt.Omitted) && bt.Omitted[o].At == i; o++ {
-			var err error
-			if out, err = appendOmit(out, bt.Omitted[o].Count, bt.Size); err != nil {
-				return dst[:start], fmt.Errorf("omitted run %d (before frame %d): %w", o, i, err)
+			count := bt.Omitted[o].Count
+			if count == 0 {
+				return dst[:start], fmt.Errorf("%w: omitted run %d (before frame %d) has no frames", ErrZeroCount, o, i)
 			}
+			if count&^mask != 0 {
+				return dst[:start], fmt.Errorf("%w: omitted run %d (before frame %d) of %d frames does not fit %v",
+					ErrCountOverflow, o, i, count, bt.Size)
+			}
+			out = appendOmit(out, count)
 		}
 		if i == len(bt.Frames) {
 			break
@@ -102,17 +111,11 @@ func appendBE(out []byte, v uint64, n int) []byte {
 	return out
 }
 
-func appendOmit(out []byte, count uint64, w WordSize) ([]byte, error) {
-	if count == 0 {
-		return out, fmt.Errorf("%w: an omitted run has at least one frame", ErrZeroCount)
-	}
-	if count&^w.mask() != 0 {
-		return out, fmt.Errorf("%w: %d frames do not fit %v", ErrCountOverflow, count, w)
-	}
+func appendOmit(out []byte, count uint64) []byte {
 	if count <= omitInlineMax {
-		return append(out, opOmit|byte(count-1)), nil
+		return append(out, opOmit|byte(count-1))
 	}
 	n := (bits.Len64(count) + 7) / 8
 	out = append(out, opOmit|omitExternal|byte(n-1))
-	return appendBE(out, count, n), nil
+	return appendBE(out, count, n)
 }
