@@ -464,6 +464,55 @@ setup_binutils() {
 	install_toolchain "$suite" "$pkgver" "$root"
 }
 
+# --- 5. sid's llvm-mc (optional) -------------------------------------------
+
+# LLVM's assembler also emits SFrame (llvm-mc --gsframe). The newest LLVM sid
+# serves goes into sid's private root, behind
+# $CACHE/toolchains/llvm-<major>/bin/llvm-mc.
+setup_llvm() {
+	if [[ ${SFCONFORM_SKIP_LLVM:-} == 1 ]]; then
+		note "llvm-mc: skipped (SFCONFORM_SKIP_LLVM=1)"
+		return
+	fi
+	local stamp="$CACHE/stamps/llvm-sid" dir
+	if [[ -f $stamp ]]; then
+		dir=$(sed -n 's/^dir=//p' "$stamp")
+		if [[ -x $dir/bin/llvm-mc && -x $(sed -n 's/^mc=//p' "$stamp") ]]; then
+			note "llvm-mc (sid): $dir (present)"
+			return
+		fi
+	fi
+	[[ -w $CACHE ]] || need_root "llvm-mc from Debian sid"
+	local root="$CACHE/roots/sid" major="" n
+	[[ -d $root ]] || die "sid's root $root is missing: provision sid's binutils first"
+	for n in 25 24 23 22 21; do
+		if [[ -n $(suite_version sid "libllvm$n") && -n $(suite_version sid "llvm-$n") ]]; then
+			major=$n
+			break
+		fi
+	done
+	[[ -n $major ]] || die "Debian sid serves none of llvm-21 .. llvm-25"
+	log "provisioning llvm-mc $major from Debian sid"
+	# Only the llvm-$major package itself, without the runtime and linker
+	# tools it depends on: llvm-mc needs libllvm$major alone.
+	extract_root sid "$root" "libllvm$major"
+	fetch_debs sid "$CACHE/apt/sid/debs" "llvm-$major"
+	dpkg-deb -x "$(find "$CACHE/apt/sid/debs" -maxdepth 1 -name "llvm-${major}_*.deb" -print -quit)" "$root"
+	local mc="$root/usr/lib/llvm-$major/bin/llvm-mc"
+	[[ -x $mc ]] || die "llvm-$major from Debian sid has no bin/llvm-mc"
+	check_libs sid "$root" "$mc"
+	dir="$CACHE/toolchains/llvm-$major"
+	rm -rf "$dir"
+	mkdir -p "$dir/bin"
+	write_wrapper "$dir/bin/llvm-mc" "$mc" "$root"
+	local version
+	version=$("$dir/bin/llvm-mc" --version | awk '/LLVM version/ { print $NF; exit }')
+	[[ -n $version ]] || die "llvm-mc from Debian sid does not run: $dir/bin/llvm-mc --version"
+	printf '# Written by ci/setup.sh.\nname=llvm-mc-%s\nversion=%s\nsuite=sid\nroot=%s\n' "$major" "$version" "$root" >"$dir/llvm.conf"
+	printf 'layout=%s\ndir=%s\nmc=%s\n' "$LAYOUT" "$dir" "$mc" >"$stamp"
+	note "llvm-mc (sid): $version in $dir"
+}
+
 # --- main -------------------------------------------------------------------
 
 main() {
@@ -475,6 +524,7 @@ main() {
 	setup_binutils "$HOST_SUITE"
 	setup_binutils trixie
 	setup_binutils sid
+	setup_llvm
 	printf 'setup: done in %ds\n' $((SECONDS - start)) >&2
 	printf '  %s\n' "${SUMMARY[@]}" >&2
 }
