@@ -2,9 +2,10 @@
 # regen.sh rebuilds the golden SFrame fixtures under gas-<version>/ from the
 # assembly sources in src/, with every GNU binutils it can find:
 #
-#   - the host's cross binutils (/usr/bin/<triple>-as, -ld, -objcopy, -objdump)
-#   - each $SFCONFORM_TOOLCHAINS/binutils-<version>/bin/<triple>-{as,ld,objcopy,objdump}
-#     (default /var/cache/sfconform/toolchains)
+#   - each $SFCONFORM_TOOLCHAINS/binutils-<version>/bin/<triple>-{as,ld,objdump,readelf}
+#     (default /var/cache/sfconform/toolchains), and <triple>-objcopy if there
+#   - the host's cross binutils (/usr/bin/<triple>-as etc.), unless a
+#     toolchain directory already has the same version
 #
 # For every toolchain, target and source it writes
 #
@@ -60,9 +61,28 @@ endian_flag() {
 	esac
 }
 
-# section_addr FILE OBJDUMP prints the VMA of .sframe in FILE.
-section_addr() {
-	"$2" -h "$1" | awk '$2 == ".sframe" { print "0x" $4; exit }'
+# sframe_field FILE FIELD prints the address, file offset or size (FIELD
+# 2, 3 or 4 after the type) of .sframe in FILE, in hex with 0x, or
+# nothing when FILE has no .sframe. Uses $readelf.
+sframe_field() {
+	"$readelf" -SW "$1" | awk -v k="$2" '{
+		for (i = 1; i < NF; i++)
+			if ($i == ".sframe") { print "0x" $(i + k); exit }
+	}'
+}
+
+# extract FILE OUT copies the raw .sframe bytes of FILE to OUT: with the
+# toolchain's objcopy when it has one, else by offset and size from
+# readelf. Neither applies relocations.
+extract() {
+	if [ -x "$objcopy" ]; then
+		"$objcopy" -O binary --only-section=.sframe "$1" "$2"
+	else
+		off=$(sframe_field "$1" 3)
+		size=$(sframe_field "$1" 4)
+		dd if="$1" of="$2" bs=1 skip=$((off)) count=$((size)) status=none
+	fi
+	chmod 644 "$2"
 }
 
 # sframe_dump OBJDUMP FILE prints objdump --sframe from the section header on.
@@ -79,7 +99,7 @@ first_function() {
 # tools PREFIXas, PREFIXld, ... and write the fixtures into OUT.
 build() {
 	prefix=$1 out=$2 target=$3
-	as=${prefix}as ld=${prefix}ld objcopy=${prefix}objcopy objdump=${prefix}objdump
+	as=${prefix}as ld=${prefix}ld objcopy=${prefix}objcopy objdump=${prefix}objdump readelf=${prefix}readelf
 	flag=$(endian_flag "$target")
 	src=$here/src/$(srcdir_of "$target")
 	rm -rf "$out/$target"
@@ -107,12 +127,11 @@ build() {
 			printf '%s %s functions=%s fdes=- as=rejected\n' "$target" "$name" "$functions" >>"$out/SUMMARY"
 			continue
 		fi
-		if ! "$objdump" -h "$d/$name.o" | grep -q ' \.sframe '; then
+		if [ -z "$(sframe_field "$d/$name.o" 2)" ]; then
 			printf '%s %s functions=%s fdes=0 as=no-section\n' "$target" "$name" "$functions" >>"$out/SUMMARY"
 			continue
 		fi
-		"$objcopy" -O binary --only-section=.sframe "$d/$name.o" "$out/$target/$name.o.sframe"
-		chmod 644 "$out/$target/$name.o.sframe"
+		extract "$d/$name.o" "$out/$target/$name.o.sframe"
 		sframe_dump "$objdump" "$d/$name.o" >"$out/$target/$name.o.objdump.txt"
 		fdes=$(awk '/Num FDEs:/ { print $3; exit }' "$out/$target/$name.o.objdump.txt")
 		printf '%s %s functions=%s fdes=%s as=ok\n' "$target" "$name" "$functions" "$fdes" >>"$out/SUMMARY"
@@ -140,13 +159,17 @@ build() {
 				sed 's/^/  /' "$d/ld.txt" >>"$out/SUMMARY"
 				continue
 			fi
-			addr=$(section_addr "$d/$link.exe" "$objdump")
+			addr=$(sframe_field "$d/$link.exe" 2)
 			if [ -z "$addr" ]; then
 				printf '%s %s linked without .sframe\n' "$target" "$link" >>"$out/SUMMARY"
 				continue
 			fi
-			"$objcopy" -O binary --only-section=.sframe "$d/$link.exe" "$out/$target/$link.sframe"
-			chmod 644 "$out/$target/$link.sframe"
+			if [ $(($(sframe_field "$d/$link.exe" 4))) -eq 0 ]; then
+				# ld drops the header of a section without FDEs.
+				printf '%s %s linked .sframe is empty\n' "$target" "$link" >>"$out/SUMMARY"
+				continue
+			fi
+			extract "$d/$link.exe" "$out/$target/$link.sframe"
 			echo "$addr" >"$out/$target/$link.sframe.addr"
 			sframe_dump "$objdump" "$d/$link.exe" >"$out/$target/$link.objdump.txt"
 		done
