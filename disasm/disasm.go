@@ -1,0 +1,70 @@
+package disasm
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/arch/arm64/arm64asm"
+	"golang.org/x/arch/s390x/s390xasm"
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// ErrTruncated means code ended before a whole instruction.
+var ErrTruncated = errors.New("disasm: truncated instruction")
+
+// Instruction decodes the instruction at the start of code, which sits at
+// address pc, and returns its GNU-syntax text and length in bytes.
+func Instruction(abi sframe.ABI, code []byte, pc uint64) (text string, length int, err error) {
+	if len(code) == 0 {
+		return "", 0, fmt.Errorf("%w: no bytes at pc 0x%x", ErrTruncated, pc)
+	}
+	switch abi {
+	case sframe.ABIAMD64LE:
+		inst, err := x86asm.Decode(code, 64)
+		if err != nil {
+			return "", 0, fmt.Errorf("disasm: x86-64 at pc 0x%x (% x): %w", pc, head(code, 8), err)
+		}
+		return x86asm.GNUSyntax(inst, pc, nil), inst.Len, nil
+	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
+		if len(code) < 4 {
+			return "", 0, fmt.Errorf("%w: aarch64 needs 4 bytes at pc 0x%x, have %d", ErrTruncated, pc, len(code))
+		}
+		inst, err := arm64asm.Decode(code[:4])
+		if err != nil {
+			return "", 0, fmt.Errorf("disasm: aarch64 at pc 0x%x (% x): %w", pc, code[:4], err)
+		}
+		return arm64Text(inst, pc), 4, nil
+	case sframe.ABIS390XBE:
+		inst, err := s390xasm.Decode(code)
+		if err != nil {
+			return "", 0, fmt.Errorf("disasm: s390x at pc 0x%x (% x): %w", pc, head(code, 6), err)
+		}
+		return s390xasm.GNUSyntax(inst, pc), inst.Len, nil
+	}
+	return "", 0, fmt.Errorf("disasm: unsupported ABI %v", abi)
+}
+
+// arm64Text prints the instruction with PC-relative operands resolved to
+// absolute addresses (arm64asm prints them relative to ".").
+func arm64Text(inst arm64asm.Inst, pc uint64) string {
+	text := arm64asm.GNUSyntax(inst)
+	for _, a := range inst.Args {
+		if a == nil {
+			break
+		}
+		if rel, ok := a.(arm64asm.PCRel); ok {
+			text = strings.Replace(text, rel.String(), fmt.Sprintf("0x%x", pc+uint64(rel)), 1)
+		}
+	}
+	return text
+}
+
+func head(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
