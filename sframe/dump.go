@@ -20,7 +20,9 @@ import (
 //   - version 3: binutils 2.46 and later. One header line per flag, "RA
 //     undefined" rows, function attributes ("S" signal, "F" flexible),
 //     "U" for RA padding, and the flexible notation: "reg+off" for a
-//     value, "(reg+off)" for a load, "c" standing for the CFA.
+//     value, "(reg+off)" for a load from a register-based address, and
+//     "c+off" for a CFA-based rule, loaded or not (objdump reads the load
+//     bit only when the rule names a register).
 //
 // The per-row notation: CFA as "sp+N" or "fp+N"; FP and RA as "c+N" /
 // "c-N" (saved at CFA+N), "u" (not saved), "rN" (in register N, s390x v2),
@@ -281,7 +283,8 @@ func flexNotation(abi ABI, r Rule) string {
 	default:
 		name = fmt.Sprintf("r%d", r.Reg)
 	}
-	if r.Deref {
+	// objdump reads the deref bit only when the rule names a register.
+	if r.Deref && r.Reg != RegCFA {
 		return fmt.Sprintf("(%s%+d)", name, r.Offset)
 	}
 	return fmt.Sprintf("%s%+d", name, r.Offset)

@@ -1,10 +1,10 @@
-//go:build sfshim
-
 package sframe
 
 import (
 	"bytes"
+	"debug/elf"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -367,5 +367,38 @@ func TestReadELFErrors(t *testing.T) {
 	_, err = ReadELF(o)
 	if !errors.Is(err, ErrNoSection) || !strings.Contains(err.Error(), o) {
 		t.Errorf("no .sframe: %v", err)
+	}
+
+	// A bad version byte (offset 2 of the section): the error gives the
+	// offset in the section and in the file.
+	exe := filepath.Join(dir, "p")
+	for _, c := range [][]string{{as, "--gsframe", "-o", o, s}, {ld, "-o", exe, o}} {
+		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", c, err, out)
+		}
+	}
+	ef, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secOff := ef.Section(".sframe").Offset
+	ef.Close()
+	img, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img[secOff+2] = 0x7f
+	if err := os.WriteFile(exe, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadELF(exe)
+	var ee *ELFError
+	if !errors.As(err, &ee) || !errors.Is(err, ErrBadVersion) {
+		t.Fatalf("bad version: %v", err)
+	}
+	if ee.FileOff != int64(secOff)+2 || !strings.Contains(err.Error(), exe) ||
+		!strings.Contains(err.Error(), "section byte offset 2 ") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("file offset %d ", secOff+2)) {
+		t.Errorf("bad version at file offset %d: %v", secOff+2, err)
 	}
 }

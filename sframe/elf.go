@@ -1,5 +1,3 @@
-//go:build sfshim
-
 package sframe
 
 import (
