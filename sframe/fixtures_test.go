@@ -628,3 +628,45 @@ func TestFixturesSwapByteOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestFixturesAArch64TwinsSwap checks SwapByteOrder against GNU as itself:
+// the AArch64 sources are assembled and linked both little- and
+// big-endian at the same addresses, so swapping the little-endian section
+// must give the big-endian one byte for byte, except the ABI byte of the
+// header (AArch64 LE and BE have their own identifiers).
+func TestFixturesAArch64TwinsSwap(t *testing.T) {
+	pairs := 0
+	for _, f := range loadGoldenFixtures(t) {
+		if f.abi != ABIAArch64LE {
+			continue
+		}
+		beDir := filepath.Join(filepath.Dir(filepath.Dir(f.path)), ABIAArch64BE.Name())
+		bePath := filepath.Join(beDir, filepath.Base(f.path))
+		suffix := ".sframe"
+		if f.object {
+			suffix = ".o.sframe"
+		}
+		be, err := os.ReadFile(bePath + suffix)
+		if err != nil {
+			t.Errorf("%s: no big-endian twin: %v", f, err)
+			continue
+		}
+		pairs++
+		t.Run(f.String(), func(t *testing.T) {
+			swapped, err := SwapByteOrder(f.raw)
+			if err != nil {
+				t.Fatalf("%s: SwapByteOrder: %v", f, err)
+			}
+			if len(swapped) < HeaderSize || ABI(swapped[4]) != ABIAArch64LE {
+				t.Fatalf("%s: swapped header lost its ABI byte", f)
+			}
+			swapped[4] = byte(ABIAArch64BE)
+			if !bytes.Equal(swapped, be) {
+				t.Errorf("%s: swapped little-endian section differs from %s%s: %s", f, bePath, suffix, byteDifference(be, swapped))
+			}
+		})
+	}
+	if pairs == 0 {
+		t.Fatal("no AArch64 fixture pairs found")
+	}
+}
