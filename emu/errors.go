@@ -3,6 +3,7 @@ package emu
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/s390x/s390xasm"
@@ -100,7 +101,7 @@ func Disassemble(abi sframe.ABI, pc uint64, code []byte) ([]byte, string) {
 		if err != nil {
 			return code[:4], "(bad)"
 		}
-		return code[:4], arm64asm.GNUSyntax(inst)
+		return code[:4], strings.TrimSpace(arm64asm.GNUSyntax(inst))
 	case sframe.ABIS390XBE:
 		inst, err := s390xasm.Decode(code)
 		if err != nil || inst.Len == 0 || inst.Len > len(code) {

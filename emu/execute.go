@@ -6,6 +6,7 @@ package emu
 import "C"
 
 import (
+	"bytes"
 	"fmt"
 
 	uc "github.com/unicorn-engine/unicorn/bindings/go/unicorn"
@@ -83,23 +84,28 @@ func (m *Machine) checkRun(r *Run) error {
 // load writes the code and drops every translation it could make stale:
 // the written range, and the instructions at the old and new exits, since
 // Unicorn compiles the stop at the exit into the translated block.
+//
+// Code already in memory byte for byte (the same image run again) is left
+// alone, and so are its translations: every write to the code region is
+// either ours, followed by an invalidation, or the guest's, which Unicorn
+// catches itself.
 func (m *Machine) load(r *Run) error {
-	if err := m.u.MemWrite(r.CodeAddr, r.Code); err != nil {
-		return err
+	if cap(m.scratch) < len(r.Code) {
+		m.scratch = make([]byte, len(r.Code))
 	}
-	if m.noInvalidate {
-		return nil
-	}
-	end := r.CodeAddr + uint64(len(r.Code))
-	if len(r.Code) > 0 {
-		if err := ucErr(C.emu_invalidate(m.h, C.uint64_t(r.CodeAddr), C.uint64_t(end))); err != nil {
+	old := m.scratch[:len(r.Code)]
+	if len(r.Code) > 0 && (m.u.MemReadInto(old, r.CodeAddr) != nil || !bytes.Equal(old, r.Code)) {
+		if err := m.u.MemWrite(r.CodeAddr, r.Code); err != nil {
+			return err
+		}
+		if err := m.invalidate(r.CodeAddr, r.CodeAddr+uint64(len(r.Code))); err != nil {
 			return err
 		}
 	}
 	if r.Exit != m.lastExit {
 		for _, x := range [2]uint64{m.lastExit, r.Exit} {
-			if x != 0 && (x < r.CodeAddr || x >= end) {
-				if err := ucErr(C.emu_invalidate(m.h, C.uint64_t(x), C.uint64_t(x+1))); err != nil {
+			if x != 0 {
+				if err := m.invalidate(x, x+1); err != nil {
 					return err
 				}
 			}
@@ -107,6 +113,13 @@ func (m *Machine) load(r *Run) error {
 		m.lastExit = r.Exit
 	}
 	return nil
+}
+
+func (m *Machine) invalidate(begin, end uint64) error {
+	if m.noInvalidate {
+		return nil
+	}
+	return ucErr(C.emu_invalidate(m.h, C.uint64_t(begin), C.uint64_t(end)))
 }
 
 // flushAll drops every translation; the fresh-address strategy needs it

@@ -168,3 +168,8 @@ unsigned int emu_version(void)
 {
 	return uc_version(NULL, NULL);
 }
+
+uc_err emu_set_tcg_buffer(uc_engine *uc, uint32_t size)
+{
+	return uc_ctl_set_tcg_buffer_size(uc, size);
+}

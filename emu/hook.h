@@ -54,5 +54,6 @@ uc_err emu_cp_or(uc_engine *uc, uint32_t op0, uint32_t op1, uint32_t crn, uint32
 uc_err emu_write_regs(uc_engine *uc, const int *ids, const uint64_t *vals, int n);
 uc_err emu_read_regs(uc_engine *uc, const int *ids, uint64_t *vals, int n);
 unsigned int emu_version(void);
+uc_err emu_set_tcg_buffer(uc_engine *uc, uint32_t size);
 
 #endif

@@ -52,6 +52,7 @@ type Machine struct {
 	onStep func(*Step) error
 	cbErr  error
 
+	scratch  []byte // the code region's old contents, compared with a new run's code
 	lastExit uint64 // the Exit the cached translations were made for
 	stackLow uint64 // lowest stack address the previous run may have written
 	// noInvalidate skips the per-run cache invalidation: only benchmarks
@@ -203,7 +204,19 @@ func New(abi sframe.ABI) (*Machine, error) {
 	return m, nil
 }
 
+// tcgBufferSize is the translated-code buffer of an instance. Unicorn's
+// default (1 GiB of address space) makes every new translation land on
+// fresh pages, and since each run retranslates at least its last block
+// the kernel keeps zeroing new huge pages; a small buffer is reused
+// instead, at the price of a full flush when it fills. See BenchmarkReuse.
+var tcgBufferSize uint32 = 8 << 20
+
 func (m *Machine) setup() error {
+	if tcgBufferSize != 0 {
+		if err := ucErr(C.emu_set_tcg_buffer(m.h, C.uint32_t(tcgBufferSize))); err != nil {
+			return fmt.Errorf("setting the translation buffer size: %w", err)
+		}
+	}
 	if m.t.arch == uc.ARCH_ARM64 {
 		// Must precede the first emulation: the CPU is created lazily.
 		if err := m.u.SetCPUModel(uc.CPU_ARM64_MAX); err != nil {
