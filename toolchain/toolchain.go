@@ -1,0 +1,261 @@
+package toolchain
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// DefaultCacheDir is where ci/setup.sh provisions toolchains unless
+// CacheEnv says otherwise.
+const DefaultCacheDir = "/var/cache/sfconform"
+
+// CacheEnv names the environment variable that moves the cache directory.
+const CacheEnv = "SFCONFORM_CACHE"
+
+// ErrNotProvisioned is wrapped by every error about a toolchain that is not
+// in the cache directory.
+var ErrNotProvisioned = errors.New("toolchain not provisioned (run 'make setup')")
+
+// Toolchain is one GNU binutils version for one target.
+type Toolchain struct {
+	Name          string     // "gas-2.44", "gas-2.47.50": what producers and labels call it
+	Version       string     // as "as --version" reports it: "2.44", "2.47.50.20261021"
+	Suite         string     // the Debian suite it came from: bookworm, trixie, sid
+	Target        sframe.ABI // the target it assembles for
+	Triple        string     // GNU triple of the tools: x86_64-linux-gnu, aarch64-linux-gnu, s390x-linux-gnu
+	AS            string     // paths of the tools
+	LD            string
+	Objdump       string
+	Readelf       string
+	SFrameVersion int      // what "as --gsframe" emits for Target; 0 if it cannot
+	ASFlags       []string // flags as needs for Target (-EB for aarch64_be)
+	LDFlags       []string // flags ld needs for Target
+
+	dir     string // toolchains/binutils-<version>
+	pkg     string // the Debian package version it was installed from
+	noSFWhy string // the assembler's complaint when SFrameVersion is 0
+}
+
+// SFrameUnsupportedReason is the assembler's own message when
+// SFrameVersion is 0, empty otherwise.
+func (t Toolchain) SFrameUnsupportedReason() string { return t.noSFWhy }
+
+// CacheDir is the directory ci/setup.sh provisions into: $SFCONFORM_CACHE
+// or DefaultCacheDir.
+func CacheDir() string {
+	if d := os.Getenv(CacheEnv); d != "" {
+		return d
+	}
+	return DefaultCacheDir
+}
+
+// targetsOf maps a GNU triple to the targets it serves, with the flags each
+// one needs.
+func targetsOf(triple string) []Toolchain {
+	switch triple {
+	case "x86_64-linux-gnu":
+		return []Toolchain{{Target: sframe.ABIAMD64LE}}
+	case "aarch64-linux-gnu":
+		return []Toolchain{
+			{Target: sframe.ABIAArch64LE},
+			{Target: sframe.ABIAArch64BE, ASFlags: []string{"-EB"}, LDFlags: []string{"-EB"}},
+		}
+	case "s390x-linux-gnu":
+		return []Toolchain{{Target: sframe.ABIS390XBE}}
+	}
+	return nil
+}
+
+// conf is one toolchain.conf as ci/setup.sh writes it.
+type conf struct {
+	path    string
+	name    string
+	version string
+	suite   string
+	pkg     string
+	triples []string
+}
+
+// readConf parses a toolchain.conf: key=value lines, # comments.
+func readConf(path string) (conf, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return conf{}, err
+	}
+	defer f.Close()
+	c := conf{path: path}
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(text, "=")
+		if !ok {
+			return conf{}, fmt.Errorf("%s:%d: want key=value, got %q", path, line, text)
+		}
+		switch key {
+		case "name":
+			c.name = value
+		case "version":
+			c.version = value
+		case "suite":
+			c.suite = value
+		case "package":
+			c.pkg = value
+		case "triples":
+			c.triples = strings.Fields(value)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return conf{}, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, req := range []struct{ key, value string }{{"name", c.name}, {"version", c.version}, {"suite", c.suite}} {
+		if req.value == "" {
+			return conf{}, fmt.Errorf("%s: no %s= line", path, req.key)
+		}
+	}
+	if len(c.triples) == 0 {
+		return conf{}, fmt.Errorf("%s: no triples= line", path)
+	}
+	return c, nil
+}
+
+// load lists every (toolchain x target) the cache directory describes,
+// without probing the assemblers. Toolchains come in version order.
+func load() ([]Toolchain, error) {
+	root := filepath.Join(CacheDir(), "toolchains")
+	confs, err := filepath.Glob(filepath.Join(root, "binutils-*", "toolchain.conf"))
+	if err != nil {
+		return nil, err
+	}
+	if len(confs) == 0 {
+		return nil, fmt.Errorf("no GNU toolchains under %s: %w", root, ErrNotProvisioned)
+	}
+	var all []Toolchain
+	var errs []error
+	for _, path := range confs {
+		c, err := readConf(path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		dir := filepath.Dir(path)
+		for _, triple := range c.triples {
+			targets := targetsOf(triple)
+			if targets == nil {
+				errs = append(errs, fmt.Errorf("%s: unknown triple %q", path, triple))
+				continue
+			}
+			bin := filepath.Join(dir, "bin", triple+"-")
+			for _, t := range targets {
+				t.Name, t.Version, t.Suite, t.Triple = c.name, c.version, c.suite, triple
+				t.AS, t.LD, t.Objdump, t.Readelf = bin+"as", bin+"ld", bin+"objdump", bin+"readelf"
+				t.dir, t.pkg = dir, c.pkg
+				if missing := t.missingTools(); len(missing) > 0 {
+					errs = append(errs, fmt.Errorf("%s for %s: missing %s: %w",
+						t.Name, t.Target.Name(), strings.Join(missing, ", "), ErrNotProvisioned))
+					continue
+				}
+				all = append(all, t)
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b Toolchain) int {
+		if c := compareVersions(a.Version, b.Version); c != 0 {
+			return c
+		}
+		return slices.Index(sframe.Targets, a.Target) - slices.Index(sframe.Targets, b.Target)
+	})
+	return all, errors.Join(errs...)
+}
+
+func (t Toolchain) missingTools() []string {
+	var missing []string
+	for _, p := range []string{t.AS, t.LD, t.Objdump, t.Readelf} {
+		if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			missing = append(missing, p)
+		}
+	}
+	return missing
+}
+
+// compareVersions orders dotted version numbers numerically: 2.9 < 2.40.
+func compareVersions(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) || i < len(bs); i++ {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return strings.Compare(a, b)
+}
+
+// All returns every provisioned (toolchain x target), in version and then
+// target order, each with its measured SFrameVersion. A toolchain that is
+// incomplete or whose probe fails is left out and named in the error, so
+// the result can be non-empty together with a non-nil error. With nothing
+// provisioned, the error wraps ErrNotProvisioned.
+func All() ([]Toolchain, error) {
+	all, err := load()
+	errs := []error{err}
+	out := all[:0]
+	for _, t := range all {
+		if perr := (&t).probe(); perr != nil {
+			errs = append(errs, perr)
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, errors.Join(errs...)
+}
+
+// Find returns the toolchain called name for target. name is a Toolchain's
+// Name ("gas-2.44"), "gas-" followed by its full Version, or "gas-" followed
+// by its Debian suite ("gas-sid").
+func Find(name string, target sframe.ABI) (Toolchain, error) {
+	all, loadErr := load()
+	var have []string
+	for _, t := range all {
+		if !slices.Contains(have, t.Name) {
+			have = append(have, t.Name)
+		}
+		if t.Target != target || !t.matches(name) {
+			continue
+		}
+		if err := (&t).probe(); err != nil {
+			return Toolchain{}, err
+		}
+		return t, nil
+	}
+	msg := fmt.Sprintf("toolchain %s for %s is not in %s", name, target.Name(), filepath.Join(CacheDir(), "toolchains"))
+	if len(have) > 0 {
+		msg += " (provisioned: " + strings.Join(have, ", ") + ")"
+	}
+	if loadErr != nil && !errors.Is(loadErr, ErrNotProvisioned) {
+		return Toolchain{}, fmt.Errorf("%s: %w; also: %v", msg, ErrNotProvisioned, loadErr)
+	}
+	return Toolchain{}, fmt.Errorf("%s: %w", msg, ErrNotProvisioned)
+}
+
+func (t Toolchain) matches(name string) bool {
+	return name == t.Name || name == "gas-"+t.Version || name == "gas-"+t.Suite
+}

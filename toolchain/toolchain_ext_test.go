@@ -1,0 +1,178 @@
+package toolchain
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// These tests run the toolchains that ci/setup.sh provisioned; each one
+// that is not there is skipped with a message saying so.
+
+// knownSFrameVersion is what Debian's binutils of each suite emit, from
+// their release notes and the SFrame spec's version history: bookworm 2.40
+// writes v1, trixie 2.44 writes v2, sid (2.46 and later) writes v3. Before
+// v3 gas refuses --gsframe for s390x.
+func knownSFrameVersion(suite string, target sframe.ABI) (int, bool) {
+	v, ok := map[string]int{"bookworm": 1, "trixie": 2, "sid": 3}[suite]
+	if ok && target == sframe.ABIS390XBE && v < 3 {
+		return 0, true
+	}
+	return v, ok
+}
+
+var elfMachine = map[sframe.ABI]elf.Machine{
+	sframe.ABIAMD64LE:   elf.EM_X86_64,
+	sframe.ABIAArch64LE: elf.EM_AARCH64,
+	sframe.ABIAArch64BE: elf.EM_AARCH64,
+	sframe.ABIS390XBE:   elf.EM_S390,
+}
+
+func provisioned(t *testing.T) []Toolchain {
+	t.Helper()
+	all, err := All()
+	if len(all) == 0 && errors.Is(err, ErrNotProvisioned) {
+		t.Skipf("no toolchains provisioned under %s (run 'make setup'): %v", CacheDir(), err)
+	}
+	if err != nil {
+		t.Fatalf("All: %v", err)
+	}
+	return all
+}
+
+func TestEverySuiteIsProvisioned(t *testing.T) {
+	all := provisioned(t)
+	for _, suite := range []string{"bookworm", "trixie", "sid"} {
+		n := 0
+		for _, tc := range all {
+			if tc.Suite == suite {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Logf("binutils of Debian %s are not provisioned under %s: run 'make setup'", suite, CacheDir())
+			continue
+		}
+		if n != len(sframe.Targets) {
+			t.Errorf("Debian %s: %d toolchains, want one per target (%d)", suite, n, len(sframe.Targets))
+		}
+	}
+}
+
+func TestToolsRunAndReportTheirVersion(t *testing.T) {
+	for _, tc := range provisioned(t) {
+		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			// The Debian package version comes from the archive's
+			// metadata, the tool's version from the binary itself.
+			if tc.pkg != "" && !strings.HasPrefix(tc.pkg, tc.Version+"-") {
+				t.Errorf("Debian package %s does not carry version %s", tc.pkg, tc.Version)
+			}
+			for _, tool := range []string{tc.AS, tc.LD, tc.Objdump, tc.Readelf} {
+				out, err := runTool(tool, "--version")
+				if err != nil {
+					t.Errorf("%s --version: %v: %s", tool, err, out)
+					continue
+				}
+				first, _, _ := strings.Cut(out, "\n")
+				if !strings.HasPrefix(first, "GNU ") || !strings.HasSuffix(first, " "+tc.Version) {
+					t.Errorf("%s --version says %q, want GNU ... %s", tool, first, tc.Version)
+				}
+			}
+		})
+	}
+}
+
+func TestSFrameVersionIsTheSuitesOwn(t *testing.T) {
+	for _, tc := range provisioned(t) {
+		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			want, ok := knownSFrameVersion(tc.Suite, tc.Target)
+			if !ok {
+				t.Skipf("no known SFrame version for Debian suite %q", tc.Suite)
+			}
+			if tc.SFrameVersion != want {
+				t.Errorf("gas %s (Debian %s) for %s emits SFrame v%d, want v%d (reason: %q)",
+					tc.Version, tc.Suite, tc.Target.Name(), tc.SFrameVersion, want, tc.SFrameUnsupportedReason())
+			}
+			if want == 0 && !strings.Contains(tc.SFrameUnsupportedReason(), "not supported") {
+				t.Errorf("reason for no SFrame is %q, want the assembler's 'not supported'", tc.SFrameUnsupportedReason())
+			}
+			cache := filepath.Join(tc.dir, "sframe-probe."+tc.Target.Name())
+			if data, err := os.ReadFile(cache); err == nil && !strings.Contains(string(data), fmt.Sprintf("version=%d\n", want)) {
+				t.Errorf("probe cache %s holds %q, want version=%d", cache, data, want)
+			}
+		})
+	}
+}
+
+// TestAssembleAndLink builds an executable with each toolchain's flags and
+// checks its ELF machine and byte order, and that GNU objdump reads the
+// same SFrame version the probe measured.
+func TestAssembleAndLink(t *testing.T) {
+	versionLine := regexp.MustCompile(`Version: SFRAME_VERSION_(\d+)`)
+	for _, tc := range provisioned(t) {
+		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(dir, "f.s")
+			if err := os.WriteFile(src, []byte(probeSource), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			obj, exe := filepath.Join(dir, "f.o"), filepath.Join(dir, "f")
+			asArgs := append(append([]string{}, tc.ASFlags...), "-o", obj, src)
+			if tc.SFrameVersion > 0 {
+				asArgs = append(asArgs, "--gsframe")
+			}
+			if out, err := runTool(tc.AS, asArgs...); err != nil {
+				t.Fatalf("%s %q: %v: %s", tc.AS, asArgs, err, out)
+			}
+			ldArgs := append(append([]string{}, tc.LDFlags...), "-e", "sfconform_probe", "-o", exe, obj)
+			if out, err := runTool(tc.LD, ldArgs...); err != nil {
+				t.Fatalf("%s %q: %v: %s", tc.LD, ldArgs, err, out)
+			}
+			f, err := elf.Open(exe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if f.Machine != elfMachine[tc.Target] || f.ByteOrder != tc.Target.ByteOrder() {
+				t.Errorf("linked %s is %v %v, want %v %v", exe, f.Machine, f.ByteOrder, elfMachine[tc.Target], tc.Target.ByteOrder())
+			}
+			if tc.SFrameVersion == 0 {
+				return
+			}
+			out, err := runTool(tc.Objdump, "--sframe", exe)
+			if err != nil {
+				t.Fatalf("%s --sframe: %v: %s", tc.Objdump, err, out)
+			}
+			m := versionLine.FindStringSubmatch(out)
+			if m == nil || m[1] != fmt.Sprint(tc.SFrameVersion) {
+				t.Errorf("objdump --sframe of the linked file shows %q, probe measured v%d", m, tc.SFrameVersion)
+			}
+		})
+	}
+}
+
+func TestFindProvisioned(t *testing.T) {
+	all := provisioned(t)
+	want := all[len(all)-1]
+	for _, name := range []string{want.Name, "gas-" + want.Version, "gas-" + want.Suite} {
+		got, err := Find(name, want.Target)
+		if err != nil {
+			t.Fatalf("Find(%q, %s): %v", name, want.Target.Name(), err)
+		}
+		if got.AS != want.AS || got.Target != want.Target || got.SFrameVersion != want.SFrameVersion {
+			t.Errorf("Find(%q, %s) = %s %s v%d, want %s %s v%d", name, want.Target.Name(),
+				got.AS, got.Target.Name(), got.SFrameVersion, want.AS, want.Target.Name(), want.SFrameVersion)
+		}
+	}
+	_, err := Find("gas-0.1", sframe.ABIAMD64LE)
+	if !errors.Is(err, ErrNotProvisioned) || !strings.Contains(err.Error(), want.Name) {
+		t.Errorf("Find(gas-0.1) error %q should wrap ErrNotProvisioned and list %s", err, want.Name)
+	}
+}
