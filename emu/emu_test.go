@@ -490,3 +490,56 @@ func TestBadRuns(t *testing.T) {
 		t.Errorf("tracking DWARF 99: got %v", err)
 	}
 }
+
+func TestNestedExecuteRefused(t *testing.T) {
+	m := newMachine(t, sframe.ABIAMD64LE)
+	var inner error
+	if _, err := run(m, x86Nop, nil, func(*Step) error {
+		_, inner = run(m, x86Nop, nil, nil)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if inner == nil || !strings.Contains(inner.Error(), "step callback") {
+		t.Fatalf("nested Execute: %v, want a refusal", inner)
+	}
+}
+
+// TestConcurrentMachines runs one machine per goroutine, each with its own
+// loop count, and checks every run counted its own instructions.
+func TestConcurrentMachines(t *testing.T) {
+	errs := make(chan error, len(sframe.Targets))
+	for i, abi := range sframe.Targets {
+		go func() {
+			m, err := New(abi)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer m.Close()
+			l := loops[abi]
+			for round := 0; round < 20; round++ {
+				iters := 100 + 10*i + round
+				steps := 0
+				n, err := m.Execute(&Run{Code: l.code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + uint64(len(l.code)),
+					Regs: map[int]uint64{l.reg: uint64(iters)}, Budget: 10000}, func(s *Step) error {
+					if s.Index != steps {
+						return fmt.Errorf("step index %d, want %d", s.Index, steps)
+					}
+					steps++
+					return nil
+				})
+				if err != nil || n != 2*iters || steps != n {
+					errs <- fmt.Errorf("%s round %d: %d steps (%d delivered), %v; want %d", abi.Name(), round, n, steps, err, 2*iters)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range sframe.Targets {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -25,6 +25,9 @@ func (m *Machine) Execute(r *Run, onStep func(*Step) error) (steps int, err erro
 	if m.u == nil {
 		return 0, fmt.Errorf("emu: %s: machine is closed", m.abi.Name())
 	}
+	if m.onStep != nil {
+		return 0, fmt.Errorf("emu: %s: Execute called from a step callback", m.abi.Name())
+	}
 	if err := m.checkRun(r); err != nil {
 		return 0, fmt.Errorf("emu: %s: %w", m.abi.Name(), err)
 	}
