@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/sfconform/sfconform/toolchain"
+)
+
+func init() {
+	register("toolchains", "list the provisioned GNU toolchains and the SFrame version each emits", cmdToolchains)
+}
+
+// toolchainJSON is one row of "toolchains --json".
+type toolchainJSON struct {
+	Name          string   `json:"name"`
+	Version       string   `json:"version"`
+	Suite         string   `json:"suite"`
+	Target        string   `json:"target"`
+	Triple        string   `json:"triple"`
+	SFrameVersion int      `json:"sframe_version"`
+	NoSFrameWhy   string   `json:"no_sframe_reason,omitempty"`
+	AS            string   `json:"as"`
+	LD            string   `json:"ld"`
+	Objdump       string   `json:"objdump"`
+	Readelf       string   `json:"readelf"`
+	ASFlags       []string `json:"as_flags,omitempty"`
+	LDFlags       []string `json:"ld_flags,omitempty"`
+}
+
+func cmdToolchains(args []string) int {
+	fs := flag.NewFlagSet("toolchains", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: sfconform toolchains [--json]\n\n"+
+			"Lists the GNU toolchains 'make setup' provisioned under %s ($%s),\n"+
+			"one line per toolchain and target, with the SFrame version its assembler emits\n"+
+			"(0: it cannot emit SFrame for that target).\n\n", toolchain.CacheDir(), toolchain.CacheEnv)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitSetup
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "sfconform toolchains: unexpected argument %q\n", fs.Arg(0))
+		return exitSetup
+	}
+	all, err := toolchain.All()
+	if len(all) == 0 {
+		fmt.Fprintf(os.Stderr, "sfconform toolchains: %v\n", err)
+		return exitSetup
+	}
+	if err != nil {
+		// Some are usable: list those, and say what is broken.
+		fmt.Fprintf(os.Stderr, "sfconform toolchains: warning: %v\n", err)
+	}
+	if *asJSON {
+		return printToolchainsJSON(os.Stdout, all)
+	}
+	printToolchainsTable(os.Stdout, all)
+	return exitOK
+}
+
+func printToolchainsJSON(w io.Writer, all []toolchain.Toolchain) int {
+	rows := make([]toolchainJSON, 0, len(all))
+	for _, t := range all {
+		rows = append(rows, toolchainJSON{
+			Name: t.Name, Version: t.Version, Suite: t.Suite, Target: t.Target.Name(), Triple: t.Triple,
+			SFrameVersion: t.SFrameVersion, NoSFrameWhy: t.SFrameUnsupportedReason(),
+			AS: t.AS, LD: t.LD, Objdump: t.Objdump, Readelf: t.Readelf,
+			ASFlags: t.ASFlags, LDFlags: t.LDFlags,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rows); err != nil {
+		fmt.Fprintf(os.Stderr, "sfconform toolchains: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func printToolchainsTable(w io.Writer, all []toolchain.Toolchain) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVERSION\tSUITE\tTARGET\tSFRAME\tAS\tLD\tOBJDUMP")
+	for _, t := range all {
+		sf := fmt.Sprintf("v%d", t.SFrameVersion)
+		if t.SFrameVersion == 0 {
+			sf = "-"
+		}
+		as, ld := t.AS, t.LD
+		for _, f := range t.ASFlags {
+			as += " " + f
+		}
+		for _, f := range t.LDFlags {
+			ld += " " + f
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Version, t.Suite, t.Target.Name(), sf, as, ld, t.Objdump)
+	}
+	tw.Flush()
+}
