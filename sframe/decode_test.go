@@ -8,8 +8,12 @@ package sframe
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -638,6 +642,68 @@ func TestCheckStrictAcceptsKernelShape(t *testing.T) {
 		tab := decodeOK(t, o.String(), secV3(o))
 		if errs := tab.Check(true); len(errs) != 0 {
 			t.Errorf("%v: Check(true) on a sorted PCREL version 3 section: %v", o, errs)
+		}
+	}
+}
+
+// readHexFile reads a testdata/handmade file: hex digits, whitespace, and
+// comments from '#' to the end of the line.
+func readHexFile(t testing.TB, path string) []byte {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var digits strings.Builder
+	for _, line := range strings.Split(string(text), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		digits.WriteString(strings.Join(strings.Fields(line), ""))
+	}
+	b, err := hex.DecodeString(digits.String())
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b
+}
+
+func TestDecodeHandmadeFiles(t *testing.T) {
+	keyB := PAuthKeyB
+	cases := []struct {
+		file  string
+		base  uint64
+		abi   ABI
+		order binary.ByteOrder
+		want  []FDE
+	}{
+		{"v3-aarch64_be-pauth.hex", 0x3f0000, ABIAArch64BE, binary.BigEndian, []FDE{
+			{Start: 0x400000, Size: 0x30, PAuthKey: keyB, Offset: 28, Rows: []Row{
+				{Start: 0, CFA: dExpr(RegAArch64SP, 0), RA: dSame, FP: dSame, PAuthKey: keyB},
+				{Start: 4, CFA: dExpr(RegAArch64SP, 16), RA: dSaved(-8), FP: dSaved(-16), MangledRA: true, PAuthKey: keyB},
+			}},
+			{Start: 0x400040, Size: 0x10, Type: FDETypeFlex, Offset: 44, Rows: []Row{
+				{Start: 0, CFA: dExpr(RegAArch64SP, 0), RA: dInReg(RegAArch64LR), FP: dSame},
+			}},
+		}},
+		{"v3-x86-64-drap.hex", 0x400000, ABIAMD64LE, binary.LittleEndian, []FDE{
+			{Start: 0x401000, Size: 0x40, Type: FDETypeFlex, Offset: 28, Rows: []Row{
+				{Start: 0, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSame},
+				{Start: 9, CFA: Rule{Kind: RuleExpr, Reg: RegAMD64FP, Offset: -8, Deref: true}, RA: dSaved(-8), FP: dSaved(-16)},
+				{Start: 0x3f, CFA: dUndef, RA: dUndef, FP: dSame},
+			}},
+		}},
+	}
+	for _, c := range cases {
+		buf := readHexFile(t, filepath.Join("testdata", "handmade", c.file))
+		tab, err := Decode(buf, c.base)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if tab.ABI != c.abi || tab.Order != c.order || len(tab.Sections) != 1 || tab.Sections[0].Size != len(buf) {
+			t.Errorf("%s: ABI %v order %v, %d sections", c.file, tab.ABI, tab.Order, len(tab.Sections))
+		}
+		checkFDEs(t, c.file, tab.Sections[0].FDEs, c.want)
+		if errs := tab.Check(true); len(errs) != 0 {
+			t.Errorf("%s: Check(true) = %v", c.file, errs)
 		}
 	}
 }
