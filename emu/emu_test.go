@@ -543,3 +543,34 @@ func TestConcurrentMachines(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistersReset checks a run starts from zeroed registers and clear
+// flags whatever the previous run left.
+func TestRegistersReset(t *testing.T) {
+	m := newMachine(t, sframe.ABIAMD64LE)
+	m.Track(0, 3)
+	dirty := []byte{
+		0xf9,                         // stc
+		0xbb, 0x07, 0x00, 0x00, 0x00, // mov $7,%ebx
+	}
+	if _, err := run(m, dirty, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rbx, _ := m.Reg(3); rbx != 7 {
+		t.Fatalf("rbx after the first run = %d, want 7", rbx)
+	}
+	probe := cat([]byte{
+		0x0f, 0x92, 0xc0, // setb %al
+	}, x86Nop)
+	var rax, rbx uint64
+	if _, err := run(m, probe, nil, func(s *Step) error {
+		rax, _ = s.Regs.Get(0)
+		rbx, _ = s.Regs.Get(3)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if rax != 0 || rbx != 0 {
+		t.Errorf("second run: carry %d, rbx %d; want both reset to 0", rax, rbx)
+	}
+}

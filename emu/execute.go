@@ -145,6 +145,7 @@ func (m *Machine) resetState(r *Run) error {
 		vals[d] = v
 	}
 	vals[m.t.base[0]] = InitialSP
+	vals[len(vals)-1] = uint64(m.t.flagsInit)
 	return ucErr(C.emu_write_regs(m.h, &m.resetIDs[0], (*C.uint64_t)(&vals[0]), C.int(len(vals))))
 }
 

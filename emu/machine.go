@@ -43,8 +43,9 @@ type Machine struct {
 	regsDirty bool
 	trackErr  error
 
-	// register reset: every register the target numbers in DWARF, zeroed
-	// before each run, then the run's argument registers and the SP.
+	// register reset: every register the target numbers in DWARF (index =
+	// DWARF number), zeroed before each run, then the run's argument
+	// registers and the SP; last, the flags register.
 	resetIDs  []C.int
 	resetVals []uint64
 
@@ -251,7 +252,8 @@ func (m *Machine) setup() error {
 	for d := range m.t.regs {
 		m.resetIDs = append(m.resetIDs, C.int(m.t.regs[d]))
 	}
-	m.resetVals = make([]uint64, len(m.resetIDs), len(m.resetIDs)+1)
+	m.resetIDs = append(m.resetIDs, C.int(m.t.flags))
+	m.resetVals = make([]uint64, len(m.resetIDs))
 
 	switch m.abi {
 	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:

@@ -51,16 +51,21 @@ type target struct {
 	pc         int   // Unicorn id of the PC
 	bigEndian  bool  // data byte order
 	maxInsn    int   // longest instruction in bytes
+	// flags is the condition-code register and the value each run starts
+	// with, so no run sees another's flags.
+	flags, flagsInit int
 }
 
 func targetOf(abi sframe.ABI) (*target, error) {
 	switch abi {
 	case sframe.ABIAMD64LE:
 		return &target{arch: uc.ARCH_X86, mode: uc.MODE_64, regs: amd64Regs,
-			base: []int{sframe.RegAMD64SP, sframe.RegAMD64FP}, pc: uc.X86_REG_RIP, maxInsn: 15}, nil
+			base: []int{sframe.RegAMD64SP, sframe.RegAMD64FP}, pc: uc.X86_REG_RIP, maxInsn: 15,
+			flags: uc.X86_REG_RFLAGS, flagsInit: 0x2}, nil // bit 1 always reads as one
 	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
 		t := &target{arch: uc.ARCH_ARM64, mode: uc.MODE_ARM, regs: arm64Regs,
-			base: []int{sframe.RegAArch64SP, sframe.RegAArch64FP, sframe.RegAArch64LR}, pc: uc.ARM64_REG_PC, maxInsn: 4}
+			base: []int{sframe.RegAArch64SP, sframe.RegAArch64FP, sframe.RegAArch64LR}, pc: uc.ARM64_REG_PC, maxInsn: 4,
+			flags: uc.ARM64_REG_NZCV}
 		if abi == sframe.ABIAArch64BE {
 			t.mode |= uc.MODE_BIG_ENDIAN
 			t.bigEndian = true
@@ -69,7 +74,7 @@ func targetOf(abi sframe.ABI) (*target, error) {
 	case sframe.ABIS390XBE:
 		return &target{arch: uc.ARCH_S390X, mode: uc.MODE_BIG_ENDIAN, regs: s390xRegs,
 			base: []int{sframe.RegS390XSP, sframe.RegS390XFP, sframe.RegS390XRA}, pc: uc.S390X_REG_PC,
-			bigEndian: true, maxInsn: 6}, nil
+			bigEndian: true, maxInsn: 6, flags: uc.S390X_REG_PSWM, flagsInit: pswAMode64}, nil
 	}
 	return nil, fmt.Errorf("emu: no emulator for ABI %d (%s)", uint8(abi), abi)
 }
