@@ -1,6 +1,9 @@
 package cbf
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Decode reads one CBF version 0 backtrace that fills b exactly. The stream
 // may stop without an "end" instruction at an instruction boundary: the
@@ -51,9 +54,10 @@ func (d *decoder) fail(off int, err error, format string, args ...any) error {
 }
 
 // value reads n big-endian bytes after the instruction at op.
-func (d *decoder) value(op int, what string, n int) (uint64, bool, error) {
+func (d *decoder) value(op int, n int) (uint64, bool, error) {
 	if len(d.buf)-d.off < n {
-		return 0, false, d.fail(op, ErrTruncated, "%s needs %d value bytes, %d remain", what, n, len(d.buf)-d.off)
+		return 0, false, d.fail(op, ErrTruncated, "%s instruction needs %d value bytes, %d remain",
+			mnemonic(d.buf[op]), n, len(d.buf)-d.off)
 	}
 	b := d.buf[d.off : d.off+n]
 	d.off += n
@@ -86,6 +90,10 @@ func (d *decoder) run() (Backtrace, error) {
 	w := d.bt.Size
 	mask, wbytes := w.mask(), w.bytes()
 
+	// Every frame takes at least two bytes, so this never over-allocates
+	// by more than the input justifies.
+	d.bt.Frames = make([]Frame, 0, min((len(d.buf)-1)/2, MaxEntries))
+
 	var prev uint64
 	last := lastNone
 	for d.off < len(d.buf) {
@@ -104,7 +112,7 @@ func (d *decoder) run() (Backtrace, error) {
 			if n > wbytes {
 				return Backtrace{}, d.fail(at, ErrAddressOverflow, "%v instruction %#02x has %d value bytes, %v", kind, op, n, w)
 			}
-			v, neg, err := d.value(at, kind.String()+" instruction", n)
+			v, neg, err := d.value(at, n)
 			if err != nil {
 				return Backtrace{}, err
 			}
@@ -131,7 +139,7 @@ func (d *decoder) run() (Backtrace, error) {
 					return Backtrace{}, d.fail(at, ErrCountOverflow, "omit instruction %#02x has %d count bytes, %v", op, n, w)
 				}
 				var err error
-				if count, _, err = d.value(at, "omit instruction", n); err != nil {
+				if count, _, err = d.value(at, n); err != nil {
 					return Backtrace{}, err
 				}
 				if count == 0 {
@@ -152,7 +160,7 @@ func (d *decoder) run() (Backtrace, error) {
 				// Swift writes the count in as many bytes as it needs,
 				// whatever the word size, so no word-size limit here.
 				var err error
-				if times, _, err = d.value(at, "rep instruction", int(times)); err != nil {
+				if times, _, err = d.value(at, int(times)); err != nil {
 					return Backtrace{}, err
 				}
 				if times == 0 {
@@ -165,11 +173,13 @@ func (d *decoder) run() (Backtrace, error) {
 			switch last {
 			case lastFrame:
 				f := d.bt.Frames[len(d.bt.Frames)-1]
+				d.bt.Frames = slices.Grow(d.bt.Frames, int(times))
 				for range times {
 					d.bt.Frames = append(d.bt.Frames, f)
 				}
 			case lastOmit:
 				r := d.bt.Omitted[len(d.bt.Omitted)-1]
+				d.bt.Omitted = slices.Grow(d.bt.Omitted, int(times))
 				for range times {
 					d.bt.Omitted = append(d.bt.Omitted, r)
 				}
@@ -188,4 +198,17 @@ func (d *decoder) room(at int, n uint64) error {
 		return d.fail(at, ErrTooLarge, "%d entries decoded, %d more would pass %d", have, n, MaxEntries)
 	}
 	return nil
+}
+
+// mnemonic names the instruction an opcode starts, for error messages.
+func mnemonic(op byte) string {
+	switch {
+	case op >= 0x10 && op <= 0x3f:
+		return Kind(op >> 4).String()
+	case op >= opOmit && op <= 0x7f:
+		return "omit"
+	case op >= opRep && op <= 0x8f:
+		return "rep"
+	}
+	return fmt.Sprintf("%#02x", op)
 }

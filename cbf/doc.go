@@ -61,7 +61,7 @@
 // Decode accepts untrusted input. It reads the buffer once, front to back,
 // with every read bounds-checked. Because "rep" lets a few bytes ask for up
 // to 2^64 frames, a backtrace is limited to MaxEntries frames plus omitted
-// runs (ErrTooLarge), which bounds memory to about 1 MiB. Malformed input
+// runs (ErrTooLarge), which bounds its memory to a few MiB. Malformed input
 // yields a *FormatError carrying the byte offset of the instruction (or of
 // the info byte) at fault and wrapping one of the Err* sentinels.
 package cbf
