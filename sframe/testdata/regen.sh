@@ -1,9 +1,10 @@
 #!/bin/sh
-# regen.sh rebuilds the golden SFrame fixtures under gas-<version>/ from the
+# regen.sh rebuilds the golden SFrame fixtures under gas-<tc>/ from the
 # assembly sources in src/, with every GNU binutils it can find:
 #
 #   - each $SFCONFORM_TOOLCHAINS/binutils-<version>/bin/<triple>-{as,ld,objdump,readelf}
-#     (default /var/cache/sfconform/toolchains), and <triple>-objcopy if there
+#     (default /var/cache/sfconform/toolchains), and <triple>-objcopy if there;
+#     the output directory is gas-<name> after toolchain.conf's name=gas-<name>
 #   - the host's cross binutils (/usr/bin/<triple>-as etc.), unless a
 #     toolchain directory already has the same version
 #
@@ -206,9 +207,15 @@ version_of() {
 done_versions=" "
 for dir in "$toolchains"/binutils-*/bin; do
 	[ -x "$dir/x86_64-linux-gnu-as" ] || continue
-	# The directory names the version (binutils-2.44 -> gas-2.44).
-	v=$(basename "$(dirname "$dir")")
-	v=${v#binutils-}
+	# The fixtures directory takes the toolchain's name from its
+	# toolchain.conf (name=gas-2.47.50), as producers and test labels
+	# call it; else the directory's version (binutils-2.44 -> gas-2.44).
+	conf=$(dirname "$dir")/toolchain.conf
+	v=$(sed -n 's/^name=gas-//p' "$conf" 2>/dev/null | head -n 1)
+	if [ -z "$v" ]; then
+		v=$(basename "$(dirname "$dir")")
+		v=${v#binutils-}
+	fi
 	toolchain "$dir" "$v"
 	done_versions="$done_versions$v "
 done
