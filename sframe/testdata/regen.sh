@@ -3,17 +3,17 @@
 # assembly sources in src/, with every GNU binutils it can find:
 #
 #   - each $SFCONFORM_TOOLCHAINS/binutils-<version>/bin/<triple>-{as,ld,objdump,readelf}
-#     (default /var/cache/sfconform/toolchains), and <triple>-objcopy if there;
-#     the output directory is gas-<name> after toolchain.conf's name=gas-<name>
+#     (default $SFCONFORM_CACHE/toolchains, else /var/cache/sfconform/toolchains,
+#     as ci/setup.sh provisions them), and <triple>-objcopy if there; the
+#     output directory is gas-<tc> after toolchain.conf's name=gas-<tc>
 #   - the host's cross binutils (/usr/bin/<triple>-as etc.), unless a
 #     toolchain directory already has the same version
 #
 # For every toolchain, target and source it writes
 #
-#   <name>.o.sframe       raw .sframe bytes of the relocatable object, as
-#                         objcopy copies them: relocations NOT applied, so
-#                         function start fields hold only the addends gas
-#                         left in place (see README.md)
+#   <name>.o.sframe       raw .sframe bytes of the relocatable object:
+#                         relocations NOT applied, so (RELA targets) every
+#                         function start field is 0 (see README.md)
 #   <name>.o.objdump.txt  objdump --sframe of the object
 #   <name>.sframe         raw .sframe bytes of the linked executable
 #   <name>.sframe.addr    virtual address of that section, hex
@@ -30,7 +30,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-toolchains=${SFCONFORM_TOOLCHAINS:-/var/cache/sfconform/toolchains}
+toolchains=${SFCONFORM_TOOLCHAINS:-${SFCONFORM_CACHE:-/var/cache/sfconform}/toolchains}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 
