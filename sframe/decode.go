@@ -67,7 +67,9 @@ import (
 //     FRE sub-section.
 //   - ErrCountMismatch: more FREs than the FRE sub-section can hold, or the
 //     FDEs' FRE counts not adding up to the header's.
-//   - ErrFDEOutOfBounds: a version 3 attribute outside the FRE sub-section.
+//   - ErrFDEOutOfBounds: a version 3 attribute outside the FRE sub-section;
+//     a function whose last byte would lie past 2^64-1 (with the base
+//     given, its start field puts it there).
 //   - ErrFREOutOfBounds: an FRE outside the FRE sub-section.
 //   - ErrBadFREType (> 2), ErrBadFDEType (> 1, version 3),
 //     ErrBadRepSize (PCMASK with rep_size 0, versions 2 and 3),
@@ -330,6 +332,9 @@ func (r *fdeReader) fde(i int) error {
 		fde.Start = r.d.base + uint64(fo) + uint64(start)
 	} else {
 		fde.Start = r.s.Base + uint64(start)
+	}
+	if size > 0 && fde.Start+uint64(size)-1 < fde.Start {
+		return failAt(fo, ErrFDEOutOfBounds, "FDE %d: function at %#x of %d bytes runs past the top of the address space", i, fde.Start, size)
 	}
 	fde.FREType = FREType(info & 0xf)
 	if fde.FREType > FREAddr4 {

@@ -2,8 +2,8 @@ package sframe
 
 import "math"
 
-// satEnd is f.End(), or the top of the address space when Start+Size
-// wraps around it.
+// satEnd is f.End(), or 2^64-1 for a function that ends at the top of the
+// address space (Decode refuses functions that would wrap around it).
 func satEnd(f *FDE) uint64 {
 	e := f.Start + uint64(f.Size)
 	if e < f.Start {
@@ -48,7 +48,7 @@ func (t *Table) FindFDE(pc uint64) (*FDE, error) {
 	if t.ends != nil {
 		// An earlier, longer function may enclose pc; ends[j] bounds what
 		// any of index[0..j] can cover.
-		for j := i - 1; j >= 0 && t.ends[j] > pc; j-- {
+		for j := i - 1; j >= 0 && (t.ends[j] > pc || t.ends[j] == math.MaxUint64); j-- {
 			if covers(idx[j], pc) {
 				return idx[j], nil
 			}

@@ -144,25 +144,30 @@ func TestFindRowNoRow(t *testing.T) {
 	}
 }
 
-// TestFindRowTopOfAddressSpace: a function whose end wraps past 2^64
-// covers up to the last address and nothing after the wrap.
+// TestFindRowTopOfAddressSpace: a function may end at 2^64 exactly;
+// one that would wrap past it is refused.
 func TestFindRowTopOfAddressSpace(t *testing.T) {
 	for _, o := range bothOrders {
 		// Version 3, PCREL: start = base + 28 + value = 2^64 - 0x10.
-		h := newHB(o).header(3, 0x5, 3, 0, -8, 0, 1, 1, 8, 0, 16)
-		h.u64(-0x10-testBase-28).u32(0x20, 0)
-		h.u16(1).u8(0, 0, 0)
-		h.u8(0, 0x03, 8)
-		tab := decodeOK(t, o.String(), h.b)
+		sec := func(size int64) []byte {
+			h := newHB(o).header(3, 0x5, 3, 0, -8, 0, 1, 1, 8, 0, 16)
+			h.u64(-0x10-testBase-28).u32(size, 0)
+			h.u16(1).u8(0, 0, 0)
+			h.u8(0, 0x03, 8)
+			return h.b
+		}
+		tab := decodeOK(t, o.String(), sec(0x10))
 		top := ^uint64(0)
-		if f, _, err := tab.FindRow(top); err != nil || f.Start != top-0xf {
-			t.Errorf("%v: FindRow(2^64-1) = %v, %v", o, f, err)
-		}
-		if _, _, err := tab.FindRow(top - 0x10); err != ErrNoFDE {
-			t.Errorf("%v: FindRow below the function = %v", o, err)
-		}
-		if _, _, err := tab.FindRow(0); err != ErrNoFDE {
-			t.Errorf("%v: FindRow(0) after the wrap = %v", o, err)
+		checkLookups(t, o.String(), tab, []lookupCase{
+			{pc: top - 0x10, err: ErrNoFDE},
+			{pc: top - 0xf, fdeStart: top - 0xf},
+			{pc: top, fdeStart: top - 0xf},
+			{pc: 0, err: ErrNoFDE},
+		})
+		_, err := Decode(sec(0x11), testBase)
+		var fe *FormatError
+		if !errors.Is(err, ErrFDEOutOfBounds) || !errors.As(err, &fe) || fe.Off != 28 {
+			t.Errorf("%v: function wrapping past 2^64: %v; want ErrFDEOutOfBounds at 28", o, err)
 		}
 	}
 }

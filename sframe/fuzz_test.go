@@ -1,0 +1,222 @@
+package sframe
+
+// Fuzz targets for Decode and the lookups. Seeds: the hand-written
+// sections of decode_test.go in both byte orders, testdata/handmade/*.hex
+// and every .sframe file under testdata/gas-*. Crashers found by the fuzzer
+// are kept under testdata/fuzz/<target>/ and replay in every go test run.
+//
+//	go test ./sframe -run '^$' -fuzz FuzzDecode -fuzztime 10m -parallel 1
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fuzzSeeds returns the seed sections with the base each one decodes at.
+func fuzzSeeds(f *testing.F) [][]byte {
+	var seeds [][]byte
+	for _, o := range bothOrders {
+		seeds = append(seeds, secV2AMD64(o, false), secV2AMD64(o, true), secV1AMD64(o),
+			secV2AArch64(o), secV2S390X(o), secV3(o), secV3S390XFlex(o), secNoRows(o))
+		seeds = append(seeds, append(append(secV2AMD64(o, false), secV1AMD64(o)...), 0, 0, 0, 0, 0, 0))
+	}
+	hexes, _ := filepath.Glob(filepath.Join("testdata", "handmade", "*.hex"))
+	for _, p := range hexes {
+		seeds = append(seeds, readHexFile(f, p))
+	}
+	_ = filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && path != "testdata" && filepath.Dir(path) == "testdata" && !strings.HasPrefix(d.Name(), "gas-") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".sframe") {
+			if b, err := os.ReadFile(path); err == nil {
+				seeds = append(seeds, b)
+			}
+		}
+		return nil
+	})
+	return seeds
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s, uint64(testBase))
+	}
+	f.Fuzz(func(t *testing.T, buf []byte, base uint64) {
+		tab, err := Decode(buf, base)
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) || fe.Off < 0 || fe.Off > len(buf) || fe.Err == nil {
+				t.Fatalf("error %v (%T) is not a FormatError with an offset in [0, %d]", err, err, len(buf))
+			}
+			return
+		}
+		checkInvariants(t, tab, buf)
+	})
+}
+
+// checkInvariants asserts what every successfully decoded table must
+// satisfy.
+func checkInvariants(t *testing.T, tab *Table, buf []byte) {
+	t.Helper()
+	if len(tab.Sections) == 0 {
+		t.Fatal("no sections")
+	}
+	nFDEs, nRows := 0, 0
+	prevEnd := 0
+	for si, s := range tab.Sections {
+		if s.Offset < prevEnd || s.Size < HeaderSize || s.Offset+s.Size > len(buf) {
+			t.Fatalf("section %d at %d, %d bytes, in a %d-byte buffer after %d", si, s.Offset, s.Size, len(buf), prevEnd)
+		}
+		prevEnd = s.Offset + s.Size
+		nFDEs += len(s.FDEs)
+		for i := range s.FDEs {
+			fde := &s.FDEs[i]
+			nRows += len(fde.Rows)
+			for j, r := range fde.Rows {
+				if r.Start >= fde.Size || (j > 0 && r.Start <= fde.Rows[j-1].Start) {
+					t.Fatalf("section %d FDE %d row %d starts at %#x (size %#x)", si, i, j, r.Start, fde.Size)
+				}
+				if (r.CFA.Kind == RuleUndefined) != (r.RA.Kind == RuleUndefined) || (r.CFA.Kind != RuleUndefined && (r.CFA.Kind != RuleExpr || r.CFA.Reg < 0)) {
+					t.Fatalf("section %d FDE %d row %d: CFA %+v RA %+v", si, i, j, r.CFA, r.RA)
+				}
+			}
+			checkFDELookups(t, tab, fde)
+		}
+	}
+	if nRows > len(buf)/2 {
+		t.Fatalf("%d rows from %d bytes", nRows, len(buf))
+	}
+	if len(tab.index) != nFDEs {
+		t.Fatalf("index has %d FDEs, sections %d", len(tab.index), nFDEs)
+	}
+	for i := 1; i < len(tab.index); i++ {
+		if tab.index[i].Start < tab.index[i-1].Start {
+			t.Fatalf("index not sorted at %d", i)
+		}
+	}
+	for _, strict := range []bool{false, true} {
+		for _, e := range tab.Check(strict) {
+			var fe *FormatError
+			if !errors.As(e, &fe) || fe.Off < 0 || fe.Off >= len(buf) {
+				t.Fatalf("Check: %v is not a FormatError inside the buffer", e)
+			}
+		}
+	}
+}
+
+// checkFDELookups: lookups at the function's start and at each row's start.
+func checkFDELookups(t *testing.T, tab *Table, fde *FDE) {
+	t.Helper()
+	if fde.Size == 0 {
+		return
+	}
+	g, err := tab.FindFDE(fde.Start)
+	if err != nil || !covers(g, fde.Start) || g.Start < fde.Start {
+		t.Fatalf("FindFDE(%#x) of the FDE at offset %d = %+v, %v", fde.Start, fde.Offset, g, err)
+	}
+	row, err := fde.FindRow(fde.Start)
+	switch {
+	case len(fde.Rows) == 0:
+		outermost := fde.version == Version3 && fde.Type == FDETypeDefault
+		if outermost != (err == nil) || (err == nil && row.RA.Kind != RuleUndefined) {
+			t.Fatalf("FindRow at the start of an FDE without rows: %+v, %v", row, err)
+		}
+	case fde.Rows[0].Start == 0:
+		if err != nil || row != fde.Rows[0] {
+			t.Fatalf("FindRow(%#x) = %+v, %v; want the first row %+v", fde.Start, row, err, fde.Rows[0])
+		}
+	case fde.PCType == PCMask && fde.version == Version1:
+	default:
+		if err != ErrNoRow {
+			t.Fatalf("FindRow(%#x) before the first row (at %#x) = %+v, %v", fde.Start, fde.Rows[0].Start, row, err)
+		}
+	}
+	if fde.PCType == PCInc || fde.version != Version1 {
+		for _, r := range fde.Rows {
+			if fde.PCType == PCMask && uint32(r.Start) >= uint32(fde.RepSize) {
+				continue // never reached: offsets are reduced below RepSize
+			}
+			got, err := fde.FindRow(fde.Start + uint64(r.Start))
+			if err != nil || got != r {
+				t.Fatalf("FindRow at row start %#x = %+v, %v; want %+v", r.Start, got, err, r)
+			}
+		}
+	}
+}
+
+func FuzzLookup(f *testing.F) {
+	for i, s := range fuzzSeeds(f) {
+		f.Add(s, uint64(testBase), uint64(i)*0x9e3779b97f4a7c15)
+	}
+	f.Fuzz(func(t *testing.T, buf []byte, base, pc uint64) {
+		tab, err := Decode(buf, base)
+		if err != nil {
+			return
+		}
+		pcs := []uint64{pc, base + pc%uint64(len(buf)+1)}
+		if n := len(tab.index); n > 0 {
+			f := tab.index[pc%uint64(n)]
+			pcs = append(pcs, f.Start+(pc>>16)%(uint64(f.Size)+2), f.Start-1, f.Start+uint64(f.Size))
+		}
+		for _, pc := range pcs {
+			checkLookupAgainstScan(t, tab, pc)
+		}
+	})
+}
+
+// checkLookupAgainstScan compares FindRow with a linear scan over every FDE
+// and row.
+func checkLookupAgainstScan(t *testing.T, tab *Table, pc uint64) {
+	t.Helper()
+	var want *FDE
+	for _, s := range tab.Sections {
+		for i := range s.FDEs {
+			g := &s.FDEs[i]
+			if covers(g, pc) && (want == nil || g.Start > want.Start) {
+				want = g
+			}
+		}
+	}
+	f, row, err := tab.FindRow(pc)
+	if want == nil {
+		if err != ErrNoFDE || f != nil {
+			t.Fatalf("FindRow(%#x) = %+v, %v; no FDE covers it", pc, f, err)
+		}
+		return
+	}
+	if f == nil || f.Start != want.Start || !covers(f, pc) {
+		t.Fatalf("FindRow(%#x) found %+v, %v; the scan finds the FDE at %#x", pc, f, err, want.Start)
+	}
+	if f.PCType != PCInc {
+		return
+	}
+	off := uint32(pc - f.Start)
+	var wantRow *Row
+	for i := range f.Rows {
+		if f.Rows[i].Start <= off {
+			wantRow = &f.Rows[i]
+		}
+	}
+	switch {
+	case wantRow != nil:
+		if err != nil || row != *wantRow {
+			t.Fatalf("FindRow(%#x) row %+v, %v; the scan finds %+v", pc, row, err, *wantRow)
+		}
+	case len(f.Rows) == 0 && f.version == Version3 && f.Type == FDETypeDefault:
+		if err != nil || row.RA.Kind != RuleUndefined {
+			t.Fatalf("FindRow(%#x) in an outermost FDE: %+v, %v", pc, row, err)
+		}
+	default:
+		if err != ErrNoRow {
+			t.Fatalf("FindRow(%#x) before any row: %+v, %v", pc, row, err)
+		}
+	}
+}
