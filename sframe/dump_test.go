@@ -3,7 +3,6 @@ package sframe
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,9 +39,8 @@ func tableOfHeader(h Header, fdes ...FDE) *Table {
 			f.Rows[j].Signal = f.Signal
 			f.Rows[j].PAuthKey = f.PAuthKey
 		}
-		t.index = append(t.index, f)
 	}
-	sort.Slice(t.index, func(i, j int) bool { return t.index[i].Start < t.index[j].Start })
+	t.buildIndex(len(s.FDEs))
 	return t
 }
 

@@ -127,35 +127,28 @@ func (u *Unwinder) Backtrace(regs *RegisterFile, mem Memory, dst []Frame) ([]Fra
 		maxFrames = DefaultMaxFrames
 	}
 	abi := u.Table.ABI
-	f := Frame{PC: regs.PC}
 	sp, ok := regs.Get(abi.SPRegister())
 	if !ok {
-		return dst, unwindErr(&f, 0, ErrBadRule, "the register file has no stack pointer (DWARF %d)", abi.SPRegister())
+		return dst, unwindErr(&Frame{PC: regs.PC}, 0, ErrBadRule, "the register file has no stack pointer (DWARF %d)", abi.SPRegister())
 	}
-	f.SP = sp
-	f.FP, _ = regs.Get(abi.FPRegister())
-	for i := 0; i < maxFrames; i++ {
-		caller, err := u.Step(&f, i, regs, mem)
-		if err != nil {
-			// f's PC, SP and FP are known even when its row is not;
-			// a caller that failed a check is never appended.
-			dst = append(dst, f)
+	fp, _ := regs.Get(abi.FPRegister())
+	dst = append(dst, Frame{PC: regs.PC, SP: sp, FP: fp})
+	for i := 0; ; i++ {
+		// The frame stays in dst even when Step fails: its PC, SP and FP
+		// are known; a caller that failed a check is never appended.
+		pc, sp, fp, err := u.Step(&dst[i], i, regs, mem)
+		if err != nil || dst[i].Outermost || i+1 >= maxFrames {
 			return dst, err
 		}
-		dst = append(dst, f)
-		if f.Outermost {
-			return dst, nil
-		}
-		f = caller
+		dst = append(dst, Frame{PC: pc, SP: sp, FP: fp})
 	}
-	return dst, nil
 }
 
 // Step unwinds one frame. On entry f.PC, f.SP and f.FP are set and index
 // is the frame's depth (0 = topmost, whose registers regs holds). Step
 // fills f.FDE, f.Row, f.CFA and f.Outermost and, unless f is outermost,
-// returns the caller's frame with PC, SP and FP set.
-func (u *Unwinder) Step(f *Frame, index int, regs *RegisterFile, mem Memory) (Frame, error) {
+// returns the caller's PC, SP and FP. Errors are *UnwindError.
+func (u *Unwinder) Step(f *Frame, index int, regs *RegisterFile, mem Memory) (pc, sp, fp uint64, err error) {
 	top := index == 0
 	lookup := f.PC
 	if !top {
@@ -163,35 +156,34 @@ func (u *Unwinder) Step(f *Frame, index int, regs *RegisterFile, mem Memory) (Fr
 		// end of the calling function.
 		lookup--
 	}
-	fde, row, err := u.Table.FindRow(lookup)
+	f.FDE, f.Row, err = u.Table.FindRow(lookup)
 	if err != nil {
-		return Frame{}, &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf("looking up %#x", lookup), Err: err}
+		return 0, 0, 0, &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf("looking up %#x", lookup), Err: err}
 	}
-	f.FDE = fde
-	f.Row = row
+	row := &f.Row
 	if row.Signal {
-		return Frame{}, unwindErr(f, index, ErrSignalFrame, "the function at %#x is a signal trampoline; its caller's registers are in a signal frame SFrame does not describe", fde.Start)
+		return 0, 0, 0, unwindErr(f, index, ErrSignalFrame, "the function at %#x is a signal trampoline; its caller's registers are in a signal frame SFrame does not describe", f.FDE.Start)
 	}
 	if row.RA.Kind == RuleUndefined {
 		f.Outermost = true
-		return Frame{}, nil
+		return 0, 0, 0, nil
 	}
 
 	abi := u.Table.ABI
 	// CFA.
 	c := row.CFA
 	if c.Kind != RuleExpr || c.Reg == RegCFA {
-		return Frame{}, unwindErr(f, index, ErrBadRule, "CFA rule %s has no base register", c.kindString())
+		return 0, 0, 0, unwindErr(f, index, ErrBadRule, "CFA rule %s has no base register", c.kindString())
 	}
 	base, err := u.regValue(f, index, regs, c.Reg, "CFA")
 	if err != nil {
-		return Frame{}, err
+		return 0, 0, 0, err
 	}
 	cfa := base + uint64(c.Offset)
 	if c.Deref {
 		v, ok := mem.ReadWord(cfa)
 		if !ok {
-			return Frame{}, unwindErr(f, index, ErrUnreadable, "loading the CFA from %#x", cfa)
+			return 0, 0, 0, unwindErr(f, index, ErrUnreadable, "loading the CFA from %#x", cfa)
 		}
 		cfa = v
 	}
@@ -203,7 +195,7 @@ func (u *Unwinder) Step(f *Frame, index int, regs *RegisterFile, mem Memory) (Fr
 		callerSP = cfa - s390xCFAAboveSP
 	}
 	if callerSP < f.SP || (callerSP == f.SP && !top) {
-		return Frame{}, unwindErr(f, index, ErrCFANotAbove, "caller SP %#x (CFA %#x) not above SP %#x", callerSP, cfa, f.SP)
+		return 0, 0, 0, unwindErr(f, index, ErrCFANotAbove, "caller SP %#x (CFA %#x) not above SP %#x", callerSP, cfa, f.SP)
 	}
 
 	// Return address.
@@ -212,37 +204,37 @@ func (u *Unwinder) Step(f *Frame, index int, regs *RegisterFile, mem Memory) (Fr
 	case RuleSame:
 		lr := linkRegister(abi)
 		if lr < 0 {
-			return Frame{}, unwindErr(f, index, ErrBadRule, "%s has no link register to hold the return address", abi)
+			return 0, 0, 0, unwindErr(f, index, ErrBadRule, "%s has no link register to hold the return address", abi)
 		}
 		if !top {
-			return Frame{}, unwindErr(f, index, ErrBadRule, "return address in the link register (DWARF %d) is known in the topmost frame only", lr)
+			return 0, 0, 0, unwindErr(f, index, ErrBadRule, "return address in the link register (DWARF %d) is known in the topmost frame only", lr)
 		}
 		v, ok := regs.Get(lr)
 		if !ok {
-			return Frame{}, unwindErr(f, index, ErrBadRule, "the register file has no link register (DWARF %d)", lr)
+			return 0, 0, 0, unwindErr(f, index, ErrBadRule, "the register file has no link register (DWARF %d)", lr)
 		}
 		ra = v
 	case RuleExpr:
 		ra, err = u.apply(f, index, regs, mem, row.RA, cfa, "RA")
 		if err != nil {
-			return Frame{}, err
+			return 0, 0, 0, err
 		}
 	default:
-		return Frame{}, unwindErr(f, index, ErrBadRule, "RA rule kind %d", row.RA.Kind)
+		return 0, 0, 0, unwindErr(f, index, ErrBadRule, "RA rule kind %d", row.RA.Kind)
 	}
 	if row.MangledRA {
 		ra = u.stripPAC(ra)
 	}
 
 	// Frame pointer.
-	fp := f.FP
+	callerFP := f.FP
 	if row.FP.Kind == RuleExpr {
-		fp, err = u.apply(f, index, regs, mem, row.FP, cfa, "FP")
+		callerFP, err = u.apply(f, index, regs, mem, row.FP, cfa, "FP")
 		if err != nil {
-			return Frame{}, err
+			return 0, 0, 0, err
 		}
 	}
-	return Frame{PC: ra, SP: callerSP, FP: fp}, nil
+	return ra, callerSP, callerFP, nil
 }
 
 // apply evaluates an RA or FP expression rule.
