@@ -1,0 +1,367 @@
+package gen
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// x86-64 hardware register numbers (ModRM order).
+const (
+	xRAX = 0
+	xRCX = 1
+	xRDX = 2
+	xRBX = 3
+	xRSP = 4
+	xRBP = 5
+	xRSI = 6
+	xRDI = 7
+	xR10 = 10
+	xR11 = 11
+	xR12 = 12
+	xR13 = 13
+	xR14 = 14
+	xR15 = 15
+)
+
+var x86Names64 = [16]string{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"}
+var x86Names32 = [16]string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d"}
+
+// x86 argument registers: DWARF rdi, rsi, rdx, rcx and their hardware numbers.
+var x86ArgDwarf = []int{5, 4, 1, 2}
+var x86ArgHW = []int{xRDI, xRSI, xRDX, xRCX}
+
+func amd64Target() *target {
+	t := &target{
+		abi: sframe.ABIAMD64LE, sp: sframe.RegAMD64SP, fp: sframe.RegAMD64FP, ra: 16,
+		entrySPOff: 8,
+		entryRA:    savedAt(-8),
+		argRegs:    x86ArgDwarf,
+		testBits:   31, // bit 31 would print as a negative immediate
+		codeAlign:  1,
+
+		typeDirective: "@function",
+		regName: func(r int) string {
+			switch r {
+			case sframe.RegAMD64FP:
+				return "%rbp"
+			case sframe.RegAMD64SP:
+				return "%rsp"
+			case 16:
+				return "%rip"
+			}
+			return fmt.Sprintf("%d", r)
+		},
+		callOK: func(st *frame) error {
+			// SP is 16-byte aligned at a call: CFA = SP at the caller's call + 8 + 8.
+			return alignErr(st.spOff, 16)
+		},
+		testBranch: x86TestBranch,
+		call: func(b *builder, fn string) {
+			b.jump(&branch{target: fn, text: "call " + fn, size: func(bool) int { return 5 },
+				enc: func(pc, tgt uint64, _ bool) ([]byte, error) { return x86Rel32([]byte{0xe8}, pc, tgt) }})
+		},
+		stub: func(b *builder, root string) {
+			b.insn([]byte{0x48, 0x83, 0xe4, 0xf0}, "and $-0x10,%%rsp")
+			x86MovImm(b, xRBP, 0x5fb0f00d)
+			b.t.call(b, root)
+			b.insn([]byte{0xf4}, "hlt").exit = true
+		},
+		filler: x86Filler,
+		loop: func(b *builder, n int) {
+			x86MovImm(b, xRAX, uint32(n))
+			l := b.newLabel()
+			b.place(l)
+			b.insn([]byte{0x83, 0xe8, 0x01}, "sub $0x1,%%eax")
+			x86Jcc(b, 5, l)
+		},
+	}
+	t.patterns = []*pattern{
+		{name: "leaf", build: x86Leaf},
+		{name: "fp-frame", calls: true, build: x86FPFrame},
+		{name: "sp-frame", calls: true, epilogueCalls: true, build: x86SPFrame},
+		{name: "callee-saved", calls: true, epilogueCalls: true, build: x86CalleeSaved},
+		{name: "multi-epilogue", calls: true, build: x86MultiEpilogue},
+		{name: "tail-call", calls: true, tail: true, build: x86TailCall},
+	}
+	return t
+}
+
+func x86Rel32(opc []byte, pc, tgt uint64) ([]byte, error) {
+	rel := int64(tgt - (pc + uint64(len(opc)) + 4))
+	if rel < math.MinInt32 || rel > math.MaxInt32 {
+		return nil, fmt.Errorf("displacement %d does not fit 32 bits", rel)
+	}
+	return binary.LittleEndian.AppendUint32(append([]byte(nil), opc...), uint32(int32(rel))), nil
+}
+
+func x86Rel8(opc byte, pc, tgt uint64) ([]byte, error) {
+	rel := int64(tgt - (pc + 2))
+	if rel < math.MinInt8 || rel > math.MaxInt8 {
+		return nil, fmt.Errorf("displacement %d does not fit 8 bits", rel)
+	}
+	return []byte{opc, byte(int8(rel))}, nil
+}
+
+var x86CondNames = map[byte]string{4: "je", 5: "jne"}
+
+// x86Jcc emits a conditional jump (cc 4 = e, 5 = ne), relaxed like GNU as.
+func x86Jcc(b *builder, cc byte, label string) {
+	b.jump(&branch{target: label, text: x86CondNames[cc] + " " + label, relax: true,
+		size: func(short bool) int {
+			if short {
+				return 2
+			}
+			return 6
+		},
+		enc: func(pc, tgt uint64, short bool) ([]byte, error) {
+			if short {
+				return x86Rel8(0x70+cc, pc, tgt)
+			}
+			return x86Rel32([]byte{0x0f, 0x80 + cc}, pc, tgt)
+		}})
+}
+
+func x86Jmp(b *builder, target string) {
+	b.jump(&branch{target: target, text: "jmp " + target, relax: true,
+		size: func(short bool) int {
+			if short {
+				return 2
+			}
+			return 5
+		},
+		enc: func(pc, tgt uint64, short bool) ([]byte, error) {
+			if short {
+				return x86Rel8(0xeb, pc, tgt)
+			}
+			return x86Rel32([]byte{0xe9}, pc, tgt)
+		}})
+}
+
+func x86TestBranch(b *builder, arg, bit int, set bool, label string) {
+	r := x86ArgHW[arg]
+	imm := uint32(1) << bit
+	b.insn(binary.LittleEndian.AppendUint32([]byte{0xf7, 0xc0 | byte(r)}, imm), "test $0x%x,%%%s", imm, x86Names32[r])
+	if set {
+		x86Jcc(b, 5, label)
+	} else {
+		x86Jcc(b, 4, label)
+	}
+}
+
+func x86Rex(r int) []byte {
+	if r >= 8 {
+		return []byte{0x41}
+	}
+	return nil
+}
+
+// x86MovImm emits mov $imm,%r32 (zero-extending into the 64-bit register).
+func x86MovImm(b *builder, r int, imm uint32) {
+	bytes := append(x86Rex(r), 0xb8+byte(r&7))
+	b.insn(binary.LittleEndian.AppendUint32(bytes, imm), "mov $0x%x,%%%s", imm, x86Names32[r])
+}
+
+func x86Push(b *builder, r int) {
+	b.insn(append(x86Rex(r), 0x50+byte(r&7)), "push %%%s", x86Names64[r])
+	b.sp(-8)
+	if r == xRBP {
+		b.saveFP(0)
+	}
+}
+
+func x86Pop(b *builder, r int) {
+	b.insn(append(x86Rex(r), 0x58+byte(r&7)), "pop %%%s", x86Names64[r])
+	if r == xRBP {
+		b.restoreFP()
+	}
+	b.sp(8)
+}
+
+// x86AdjSP emits sub (delta < 0) or add (delta > 0) of an immediate to %rsp.
+func x86AdjSP(b *builder, delta int64) {
+	if delta == 0 {
+		return
+	}
+	op, name, n := byte(0xc4), "add", delta
+	if delta < 0 {
+		op, name, n = 0xec, "sub", -delta
+	}
+	if n <= 127 {
+		b.insn([]byte{0x48, 0x83, op, byte(n)}, "%s $0x%x,%%rsp", name, n)
+	} else {
+		b.insn(binary.LittleEndian.AppendUint32([]byte{0x48, 0x81, op}, uint32(n)), "%s $0x%x,%%rsp", name, n)
+	}
+	b.sp(delta)
+}
+
+func x86FrameSetup(b *builder) {
+	x86Push(b, xRBP)
+	b.insn([]byte{0x48, 0x89, 0xe5}, "mov %%rsp,%%rbp")
+	b.fpFromSP(0)
+}
+
+func x86Leave(b *builder) {
+	b.insn([]byte{0xc9}, "leave")
+	b.spFromFP(0)
+	b.restoreFP()
+	b.sp(8)
+}
+
+func x86Ret(b *builder) { b.insn([]byte{0xc3}, "ret") }
+
+func x86Filler(b *builder) {
+	switch b.rng.IntN(5) {
+	case 0:
+		x86MovImm(b, xRAX, b.rng.Uint32())
+	case 1:
+		x86MovImm(b, []int{xR10, xR11}[b.rng.IntN(2)], b.rng.Uint32())
+	case 2:
+		n := 1 + b.rng.IntN(127)
+		b.insn([]byte{0x48, 0x83, 0xc0, byte(n)}, "add $0x%x,%%rax", n)
+	case 3:
+		b.insn([]byte{0x31, 0xc0}, "xor %%eax,%%eax")
+	default:
+		b.insn([]byte{0x90}, "nop")
+	}
+}
+
+// x86Leaf: no frame, no calls; sometimes a second ret behind a branch.
+func x86Leaf(b *builder, f *plan) {
+	b.body()
+	if b.rng.IntN(2) == 0 {
+		l := b.newLabel()
+		b.cond(l)
+		x86Filler(b)
+		x86Ret(b)
+		b.place(l)
+	}
+	x86Ret(b)
+}
+
+// x86FPFrame: push %rbp; mov %rsp,%rbp; [sub $N,%rsp]; ...; leave or pop %rbp; ret.
+func x86FPFrame(b *builder, f *plan) {
+	x86FrameSetup(b)
+	n := int64(16 * b.rng.IntN(3))
+	x86AdjSP(b, -n)
+	b.calls(posPrologue)
+	b.body()
+	b.calls(posBody)
+	if n > 0 || b.rng.IntN(2) == 0 {
+		x86Leave(b)
+	} else {
+		x86Pop(b, xRBP)
+	}
+	x86Ret(b)
+}
+
+// x86SPFrame: CFA from %rsp only, through two allocations and two releases.
+func x86SPFrame(b *builder, f *plan) {
+	a := int64(8 + 16*b.rng.IntN(3))
+	x86AdjSP(b, -a)
+	b.calls(posPrologue)
+	x86Filler(b)
+	c := int64(16 * (1 + b.rng.IntN(9)))
+	x86AdjSP(b, -c)
+	b.body()
+	b.calls(posBody)
+	x86AdjSP(b, c)
+	b.calls(posEpilogue)
+	x86AdjSP(b, a)
+	x86Ret(b)
+}
+
+// x86CalleeSaved: pushes of callee-saved registers (sometimes %rbp among
+// them, saved but not used as a frame pointer), writes to them, pops.
+func x86CalleeSaved(b *builder, f *plan) {
+	pool := []int{xRBX, xR12, xR13, xR14, xR15}
+	b.rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	regs := pool[:1+b.rng.IntN(3)]
+	if b.rng.IntN(2) == 0 {
+		at := b.rng.IntN(len(regs) + 1)
+		regs = append(regs[:at:at], append([]int{xRBP}, regs[at:]...)...)
+	}
+	for _, r := range regs {
+		x86Push(b, r)
+	}
+	n := int64(16 * b.rng.IntN(2))
+	if len(regs)%2 == 0 {
+		n += 8
+	}
+	x86AdjSP(b, -n)
+	b.calls(posPrologue)
+	for _, r := range regs {
+		if r != xRBP {
+			x86MovImm(b, r, b.rng.Uint32())
+		}
+	}
+	b.body()
+	b.calls(posBody)
+	if len(regs)%2 == 0 {
+		// After the release SP would be misaligned: call before it.
+		b.calls(posEpilogue)
+		x86AdjSP(b, n)
+	} else {
+		x86AdjSP(b, n)
+		b.calls(posEpilogue)
+	}
+	for i := len(regs) - 1; i >= 0; i-- {
+		x86Pop(b, regs[i])
+	}
+	x86Ret(b)
+}
+
+// x86MultiEpilogue: a frame with %rbx saved and two epilogues, one taken
+// early on an argument bit; one releases with add/pop, the other with
+// mov/leave.
+func x86MultiEpilogue(b *builder, f *plan) {
+	x86FrameSetup(b)
+	x86Push(b, xRBX)
+	x86AdjSP(b, -8)
+	b.calls(posPrologue)
+	x86MovImm(b, xRBX, b.rng.Uint32())
+	early := b.newLabel()
+	b.cond(early)
+	saved := b.st
+	b.body()
+	b.calls(posBody)
+	popStyle := b.rng.IntN(2) == 0
+	epilogue := func(pop bool) {
+		if pop {
+			x86AdjSP(b, 8)
+			x86Pop(b, xRBX)
+			x86Pop(b, xRBP)
+		} else {
+			b.insn([]byte{0x48, 0x8b, 0x5d, 0xf8}, "mov -0x8(%%rbp),%%rbx")
+			x86Leave(b)
+		}
+		x86Ret(b)
+	}
+	epilogue(popStyle)
+	b.st = saved
+	b.place(early)
+	epilogue(!popStyle)
+}
+
+// x86TailCall: tear the frame down and jmp to a deeper function.
+func x86TailCall(b *builder, f *plan) {
+	if len(f.calls) == 0 && b.rng.IntN(3) == 0 {
+		b.body()
+		x86Jmp(b, f.tail)
+		return
+	}
+	x86FrameSetup(b)
+	n := int64(16 * b.rng.IntN(2))
+	x86AdjSP(b, -n)
+	b.calls(posPrologue)
+	b.body()
+	b.calls(posBody)
+	if n > 0 {
+		x86Leave(b)
+	} else {
+		x86Pop(b, xRBP)
+	}
+	x86Jmp(b, f.tail)
+}

@@ -1,0 +1,354 @@
+package gen
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// AArch64 register numbers (hardware = DWARF for x0-x30; 31 is sp or xzr by context).
+const (
+	aX9  = 9
+	aX10 = 10
+	aX19 = 19
+	aX20 = 20
+	aX21 = 21
+	aFP  = 29
+	aLR  = 30
+	aSP  = 31
+)
+
+func arm64Target(abi sframe.ABI) *target {
+	t := &target{
+		abi: abi, sp: sframe.RegAArch64SP, fp: sframe.RegAArch64FP, ra: sframe.RegAArch64LR,
+		entrySPOff: 0,
+		entryRA:    sframe.Rule{Kind: sframe.RuleSame},
+		argRegs:    []int{0, 1, 2, 3},
+		testBits:   64,
+		codeAlign:  4,
+
+		typeDirective: "%function",
+		regName:       a64Name,
+		callOK: func(st *frame) error {
+			if st.ra.Kind != sframe.RuleExpr {
+				return errNoRA
+			}
+			return alignErr(st.spOff, 16)
+		},
+		testBranch: func(b *builder, arg, bit int, set bool, label string) {
+			r := b.t.argRegs[arg]
+			a64TestBit(b, set, r, bit, label)
+		},
+		call: func(b *builder, fn string) { a64Branch26(b, 0x94000000, "bl", fn) },
+		stub: func(b *builder, root string) {
+			a64(b, 0xd2a00000|0xfb5f<<5|aFP, "mov x29, #0xfb5f0000")
+			b.t.call(b, root)
+			a64(b, 0xd4200000, "brk #0x0").exit = true
+		},
+		filler: a64Filler,
+		loop: func(b *builder, n int) {
+			a64Movz(b, aX9, uint16(n))
+			l := b.newLabel()
+			b.place(l)
+			a64(b, 0xf1000000|1<<10|aX9<<5|aX9, "subs x9, x9, #0x1")
+			a64Cond(b, 1, "ne", l)
+		},
+	}
+	t.patterns = []*pattern{
+		{name: "leaf", build: a64Leaf},
+		{name: "fp-frame", calls: true, build: a64FPFrame},
+		{name: "sp-frame", calls: true, epilogueCalls: true, build: a64SPFrame},
+		{name: "callee-saved", calls: true, epilogueCalls: true, build: a64CalleeSaved},
+		{name: "multi-epilogue", calls: true, build: a64MultiEpilogue},
+		{name: "tail-call", calls: true, tail: true, build: a64TailCall},
+	}
+	return t
+}
+
+func a64Name(r int) string {
+	if r == aSP {
+		return "sp"
+	}
+	return fmt.Sprintf("x%d", r)
+}
+
+// a64 emits one instruction word; AArch64 code is little-endian in both
+// data byte orders.
+func a64(b *builder, word uint32, format string, args ...any) *op {
+	return b.insn(binary.LittleEndian.AppendUint32(nil, word), format, args...)
+}
+
+func a64Word(w uint32) []byte { return binary.LittleEndian.AppendUint32(nil, w) }
+
+// a64Disp checks a branch displacement for an imm field of bits and
+// returns it in words.
+func a64Disp(pc, tgt uint64, bits uint) (uint32, error) {
+	d := int64(tgt - pc)
+	lim := int64(1) << (bits + 1) // bytes: imm is in words, signed
+	if d%4 != 0 || d < -lim || d >= lim {
+		return 0, fmt.Errorf("displacement %d out of range for a %d-bit branch", d, bits)
+	}
+	return uint32(d/4) & (1<<bits - 1), nil
+}
+
+func a64Branch26(b *builder, opc uint32, mnem, target string) {
+	b.jump(&branch{target: target, text: mnem + " " + target, size: func(bool) int { return 4 },
+		enc: func(pc, tgt uint64, _ bool) ([]byte, error) {
+			imm, err := a64Disp(pc, tgt, 26)
+			return a64Word(opc | imm), err
+		}})
+}
+
+// a64Cond emits b.<cond> to label.
+func a64Cond(b *builder, cond uint32, name, label string) {
+	b.jump(&branch{target: label, text: "b." + name + " " + label, size: func(bool) int { return 4 },
+		enc: func(pc, tgt uint64, _ bool) ([]byte, error) {
+			imm, err := a64Disp(pc, tgt, 19)
+			return a64Word(0x54000000 | imm<<5 | cond), err
+		}})
+}
+
+// a64TestBit emits tbnz (set) or tbz to label on bit of register r.
+func a64TestBit(b *builder, set bool, r, bit int, label string) {
+	opc, mnem := uint32(0x36000000), "tbz"
+	if set {
+		opc, mnem = 0x37000000, "tbnz"
+	}
+	reg := fmt.Sprintf("x%d", r)
+	if bit < 32 {
+		reg = fmt.Sprintf("w%d", r)
+	}
+	opc |= uint32(bit>>5)<<31 | uint32(bit&31)<<19 | uint32(r)
+	b.jump(&branch{target: label, text: fmt.Sprintf("%s %s, #%d, %s", mnem, reg, bit, label), size: func(bool) int { return 4 },
+		enc: func(pc, tgt uint64, _ bool) ([]byte, error) {
+			imm, err := a64Disp(pc, tgt, 14)
+			return a64Word(opc | imm<<5), err
+		}})
+}
+
+func a64Movz(b *builder, r int, imm uint16) {
+	a64(b, 0xd2800000|uint32(imm)<<5|uint32(r), "mov x%d, #0x%x", r, imm)
+}
+
+// a64Pair emits stp/ldp of x29, x30 or another pair with sp as base.
+// mode: 0 signed offset, 1 pre-index (stp), 2 post-index (ldp).
+func a64Pair(b *builder, load bool, mode int, rt, rt2 int, off int64) {
+	var opc uint32
+	mnem := "stp"
+	switch {
+	case !load && mode == 0:
+		opc = 0xa9000000
+	case !load && mode == 1:
+		opc = 0xa9800000
+	case load && mode == 0:
+		opc, mnem = 0xa9400000, "ldp"
+	case load && mode == 2:
+		opc, mnem = 0xa8c00000, "ldp"
+	default:
+		panic("gen: unsupported stp/ldp form")
+	}
+	w := opc | uint32(off/8)&0x7f<<15 | uint32(rt2)<<10 | aSP<<5 | uint32(rt)
+	switch mode {
+	case 0:
+		a64(b, w, "%s x%d, x%d, [sp, #%d]", mnem, rt, rt2, off)
+	case 1:
+		a64(b, w, "%s x%d, x%d, [sp, #%d]!", mnem, rt, rt2, off)
+	case 2:
+		a64(b, w, "%s x%d, x%d, [sp], #%d", mnem, rt, rt2, off)
+	}
+}
+
+// a64Record stores the frame record (x29, x30): pre-indexed allocating n
+// bytes when pre, else at sp+off.
+func a64SaveRecord(b *builder, pre bool, n int64) {
+	if pre {
+		a64Pair(b, false, 1, aFP, aLR, -n)
+		b.sp(-n)
+		b.saveFP(0)
+		b.saveRA(8)
+		return
+	}
+	a64Pair(b, false, 0, aFP, aLR, n)
+	b.saveFP(n)
+	b.saveRA(n + 8)
+}
+
+func a64LoadRecord(b *builder, post bool, n int64) {
+	if post {
+		a64Pair(b, true, 2, aFP, aLR, n)
+	} else {
+		a64Pair(b, true, 0, aFP, aLR, n)
+	}
+	b.restoreFP()
+	b.restoreRA()
+	if post {
+		b.sp(n)
+	}
+}
+
+// a64LdSt emits str/ldr xt, [xn, #off] (unsigned scaled offset).
+func a64LdSt(b *builder, load bool, rt, rn int, off int64) {
+	opc, mnem := uint32(0xf9000000), "str"
+	if load {
+		opc, mnem = 0xf9400000, "ldr"
+	}
+	a64(b, opc|uint32(off/8)<<10|uint32(rn)<<5|uint32(rt), "%s x%d, [%s, #%d]", mnem, rt, a64Name(rn), off)
+}
+
+// a64AdjSP emits sub sp, sp, #n (delta < 0) or add sp, sp, #n.
+func a64AdjSP(b *builder, delta int64) {
+	if delta == 0 {
+		return
+	}
+	opc, mnem, n := uint32(0x91000000), "add", delta
+	if delta < 0 {
+		opc, mnem, n = 0xd1000000, "sub", -delta
+	}
+	a64(b, opc|uint32(n)<<10|aSP<<5|aSP, "%s sp, sp, #0x%x", mnem, n)
+	b.sp(delta)
+}
+
+func a64SetFP(b *builder) {
+	a64(b, 0x910003fd, "mov x29, sp")
+	b.fpFromSP(0)
+}
+
+func a64Ret(b *builder) { a64(b, 0xd65f03c0, "ret") }
+
+func a64Filler(b *builder) {
+	switch b.rng.IntN(4) {
+	case 0:
+		a64Movz(b, aX9, uint16(1+b.rng.IntN(0xfffe)))
+	case 1:
+		a64Movz(b, aX10, uint16(1+b.rng.IntN(0xfffe)))
+	case 2:
+		n := 1 + b.rng.IntN(4095)
+		a64(b, 0x91000000|uint32(n)<<10|aX9<<5|aX9, "add x9, x9, #0x%x", n)
+	default:
+		a64(b, 0xd503201f, "nop")
+	}
+}
+
+// a64Leaf: no frame, RA stays in x30; sometimes a second ret behind a branch.
+func a64Leaf(b *builder, f *plan) {
+	b.body()
+	if b.rng.IntN(2) == 0 {
+		l := b.newLabel()
+		b.cond(l)
+		a64Filler(b)
+		a64Ret(b)
+		b.place(l)
+	}
+	a64Ret(b)
+}
+
+// a64FPFrame: stp x29, x30, [sp, #-N]!; mov x29, sp; [sub sp]; ...; ldp; ret.
+func a64FPFrame(b *builder, f *plan) {
+	n := int64(16 * (1 + b.rng.IntN(3)))
+	a64SaveRecord(b, true, n)
+	a64SetFP(b)
+	locals := int64(16 * b.rng.IntN(3))
+	a64AdjSP(b, -locals)
+	b.calls(posPrologue)
+	b.body()
+	b.calls(posBody)
+	if locals > 0 {
+		if b.rng.IntN(2) == 0 {
+			a64AdjSP(b, locals)
+		} else {
+			a64(b, 0x910003bf, "mov sp, x29")
+			b.spFromFP(0)
+		}
+	}
+	a64LoadRecord(b, true, n)
+	a64Ret(b)
+}
+
+// a64SPFrame: CFA from sp only; the frame record stored at the top of the
+// frame without setting x29; two allocations and two releases.
+func a64SPFrame(b *builder, f *plan) {
+	a := int64(16 * (1 + b.rng.IntN(3)))
+	a64AdjSP(b, -a)
+	a64SaveRecord(b, false, a-16)
+	b.calls(posPrologue)
+	a64Filler(b)
+	c := int64(16 * (1 + b.rng.IntN(4)))
+	a64AdjSP(b, -c)
+	b.body()
+	b.calls(posBody)
+	a64AdjSP(b, c)
+	b.calls(posEpilogue)
+	a64LoadRecord(b, false, a-16)
+	a64AdjSP(b, a)
+	a64Ret(b)
+}
+
+// a64CalleeSaved: frame record plus x19-x21 saved, written and restored;
+// x29 set up or not.
+func a64CalleeSaved(b *builder, f *plan) {
+	a64SaveRecord(b, true, 48)
+	if b.rng.IntN(2) == 0 {
+		a64SetFP(b)
+	}
+	a64Pair(b, false, 0, aX19, aX20, 16)
+	a64LdSt(b, false, aX21, aSP, 32)
+	b.calls(posPrologue)
+	for _, r := range []int{aX19, aX20, aX21} {
+		a64Movz(b, r, uint16(1+b.rng.IntN(0xfffe)))
+	}
+	b.body()
+	b.calls(posBody)
+	a64LdSt(b, true, aX21, aSP, 32)
+	a64Pair(b, true, 0, aX19, aX20, 16)
+	b.calls(posEpilogue)
+	a64LoadRecord(b, true, 48)
+	a64Ret(b)
+}
+
+// a64MultiEpilogue: a frame with x19 saved and two epilogues, one taken
+// early on an argument bit; they restore x19 through sp or through x29.
+func a64MultiEpilogue(b *builder, f *plan) {
+	a64SaveRecord(b, true, 32)
+	a64SetFP(b)
+	a64LdSt(b, false, aX19, aSP, 16)
+	b.calls(posPrologue)
+	a64Movz(b, aX19, uint16(1+b.rng.IntN(0xfffe)))
+	early := b.newLabel()
+	b.cond(early)
+	saved := b.st
+	b.body()
+	b.calls(posBody)
+	viaSP := b.rng.IntN(2) == 0
+	epilogue := func(sp bool) {
+		if sp {
+			a64LdSt(b, true, aX19, aSP, 16)
+		} else {
+			a64LdSt(b, true, aX19, aFP, 16)
+		}
+		a64LoadRecord(b, true, 32)
+		a64Ret(b)
+	}
+	epilogue(viaSP)
+	b.st = saved
+	b.place(early)
+	epilogue(!viaSP)
+}
+
+// a64TailCall: tear the frame down and branch to a deeper function with
+// x30 holding this function's return address.
+func a64TailCall(b *builder, f *plan) {
+	if len(f.calls) == 0 && b.rng.IntN(3) == 0 {
+		b.body()
+		a64Branch26(b, 0x14000000, "b", f.tail)
+		return
+	}
+	n := int64(16 * (1 + b.rng.IntN(2)))
+	a64SaveRecord(b, true, n)
+	a64SetFP(b)
+	b.calls(posPrologue)
+	b.body()
+	b.calls(posBody)
+	a64LoadRecord(b, true, n)
+	a64Branch26(b, 0x14000000, "b", f.tail)
+}

@@ -1,0 +1,185 @@
+package gen
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// op is one instruction before layout. A fixed instruction has its bytes
+// and text; a branch (call, jump, conditional branch) is encoded by Layout
+// once every address is known.
+type op struct {
+	text  string
+	bytes []byte
+	br    *branch
+	labels []string   // local labels defined at this instruction
+	row   sframe.Row // rule that holds before the instruction executes
+	exit  bool       // the entry stub's exit point
+	off   uint32     // set by Layout
+}
+
+// branch is a PC-relative control transfer to a symbol or local label.
+type branch struct {
+	target string
+	// text renders the instruction with the target's name.
+	text string
+	// relax: the instruction has a short and a long form (x86-64), chosen
+	// by Layout as GNU as relaxes it: short unless the displacement does
+	// not fit.
+	relax bool
+	short bool
+	size  func(short bool) int
+	// enc returns the bytes for the branch at pc to target.
+	enc func(pc, target uint64, short bool) ([]byte, error)
+}
+
+func (o *op) size() int {
+	if o.br != nil {
+		return o.br.size(o.br.short)
+	}
+	return len(o.bytes)
+}
+
+// frame is the unwind state the builder tracks while it emits a function:
+// where the CFA is, how far SP is below it, where the frame pointer
+// points, and where the caller's RA and FP are.
+type frame struct {
+	cfaReg    int
+	cfaOff    int64
+	spOff     int64 // CFA - SP
+	fpOff     int64 // CFA - FP, valid while cfaReg is the FP register
+	ra, fp    sframe.Rule
+	outermost bool
+}
+
+// builder emits one function's instructions, recording the frame state
+// before each one. Pattern constructors drive it through the target's
+// instruction helpers, which update the state from the instruction's
+// semantics.
+type builder struct {
+	t      *target
+	name   string
+	rng    *rand.Rand
+	ops    []*op
+	st     frame
+	labels int
+	next   []string // labels to attach to the next emitted op
+	prog   *Program
+	plan   *plan
+}
+
+func newBuilder(t *target, name string, rng *rand.Rand, p *Program) *builder {
+	b := &builder{t: t, name: name, rng: rng, prog: p}
+	b.st = frame{
+		cfaReg: t.sp, cfaOff: t.entrySPOff, spOff: t.entrySPOff,
+		ra: t.entryRA, fp: sframe.Rule{Kind: sframe.RuleSame},
+	}
+	return b
+}
+
+func (b *builder) row() sframe.Row {
+	if b.st.outermost {
+		return sframe.Row{
+			CFA: sframe.Rule{Kind: sframe.RuleUndefined},
+			RA:  sframe.Rule{Kind: sframe.RuleUndefined},
+			FP:  sframe.Rule{Kind: sframe.RuleSame},
+		}
+	}
+	return sframe.Row{
+		CFA: sframe.Rule{Kind: sframe.RuleExpr, Reg: b.st.cfaReg, Offset: b.st.cfaOff},
+		RA:  b.st.ra,
+		FP:  b.st.fp,
+	}
+}
+
+// insn emits a fixed instruction.
+func (b *builder) insn(bytes []byte, format string, args ...any) *op {
+	return b.add(&op{bytes: bytes, text: fmt.Sprintf(format, args...)})
+}
+
+// jump emits a branch.
+func (b *builder) jump(br *branch) *op {
+	return b.add(&op{br: br, text: br.text})
+}
+
+func (b *builder) add(o *op) *op {
+	o.row = b.row()
+	o.labels, b.next = b.next, nil
+	b.ops = append(b.ops, o)
+	return o
+}
+
+// newLabel returns a fresh local label name.
+func (b *builder) newLabel() string {
+	b.labels++
+	return fmt.Sprintf(".L%s_%d", b.name, b.labels)
+}
+
+// place defines label at the next emitted instruction.
+func (b *builder) place(label string) { b.next = append(b.next, label) }
+
+// sp records SP += delta.
+func (b *builder) sp(delta int64) {
+	b.st.spOff -= delta
+	if b.st.cfaReg == b.t.sp {
+		b.st.cfaOff = b.st.spOff
+	}
+}
+
+// fpFromSP records FP = SP + add and makes FP the CFA base.
+func (b *builder) fpFromSP(add int64) {
+	b.st.fpOff = b.st.spOff - add
+	b.st.cfaReg, b.st.cfaOff = b.t.fp, b.st.fpOff
+}
+
+// spFromFP records SP = FP + add and makes SP the CFA base again.
+func (b *builder) spFromFP(add int64) {
+	if b.st.cfaReg != b.t.fp {
+		panic(fmt.Sprintf("gen: %s: SP restored from FP without a frame pointer", b.name))
+	}
+	b.st.spOff = b.st.fpOff - add
+	b.st.cfaReg, b.st.cfaOff = b.t.sp, b.st.spOff
+}
+
+// spReload records SP reloaded with its value at entry (s390x lmg of %r15).
+func (b *builder) spReload() {
+	b.st.spOff = b.t.entrySPOff
+	b.st.cfaReg, b.st.cfaOff = b.t.sp, b.st.spOff
+}
+
+func savedAt(off int64) sframe.Rule {
+	return sframe.Rule{Kind: sframe.RuleExpr, Reg: sframe.RegCFA, Offset: off, Deref: true}
+}
+
+// saveRA and saveFP record the caller's RA or FP stored at SP + spOffset.
+func (b *builder) saveRA(spOffset int64) { b.st.ra = savedAt(spOffset - b.st.spOff) }
+func (b *builder) saveFP(spOffset int64) { b.st.fp = savedAt(spOffset - b.st.spOff) }
+
+// restoreRA and restoreFP record the caller's value back in its register.
+func (b *builder) restoreRA() { b.st.ra = b.t.entryRA }
+//
+// Once the FP register holds the caller's value again it no longer
+// locates this frame, so a CFA based on it moves to SP.
+func (b *builder) restoreFP() {
+	b.st.fp = sframe.Rule{Kind: sframe.RuleSame}
+	if b.st.cfaReg == b.t.fp {
+		b.st.cfaReg, b.st.cfaOff = b.t.sp, b.st.spOff
+	}
+}
+
+// checkCall panics unless a call is legal here: the RA of this frame is
+// safe from the call and the stack meets the target's ABI.
+func (b *builder) checkCall() {
+	if err := b.t.callOK(&b.st); err != nil {
+		panic(fmt.Sprintf("gen: %s: call at instruction %d: %v", b.name, len(b.ops), err))
+	}
+}
+
+// cond emits a test of a random bit of a random argument register and a
+// branch to label taken when the bit has the value taken.
+func (b *builder) cond(label string) {
+	i := b.rng.IntN(len(b.t.argRegs))
+	b.t.testBranch(b, i, b.rng.IntN(b.t.testBits), b.rng.IntN(2) == 0, label)
+}

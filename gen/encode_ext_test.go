@@ -1,0 +1,178 @@
+package gen
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// gasCommand returns the host GNU as for abi (binutils of the build
+// machine, e.g. Debian bookworm's 2.40) with the flags the target needs,
+// or skips the test.
+func gasCommand(t *testing.T, abi sframe.ABI) []string {
+	t.Helper()
+	name := map[sframe.ABI]string{
+		sframe.ABIAMD64LE:   "x86_64-linux-gnu-as",
+		sframe.ABIAArch64LE: "aarch64-linux-gnu-as",
+		sframe.ABIAArch64BE: "aarch64-linux-gnu-as",
+		sframe.ABIS390XBE:   "s390x-linux-gnu-as",
+	}[abi]
+	path, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not found (install binutils-%s): cannot check %s encodings against GNU as", name, strings.TrimSuffix(name, "-as"), abi.Name())
+	}
+	if abi == sframe.ABIAArch64BE {
+		return []string{path, "-EB"}
+	}
+	return []string{path}
+}
+
+// assemble runs GNU as over src and returns the object's .text bytes.
+func assemble(t *testing.T, as []string, dir, src string, extra ...string) (text []byte, obj string) {
+	t.Helper()
+	s := filepath.Join(dir, "p.s")
+	obj = filepath.Join(dir, "p.o")
+	if err := os.WriteFile(s, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append(append(append([]string(nil), as[1:]...), extra...), "-o", obj, s)
+	if out, err := exec.Command(as[0], args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s\n--- source ---\n%s", as[0], strings.Join(args, " "), err, out, numbered(src))
+	}
+	f, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sec := f.Section(".text")
+	if sec == nil {
+		t.Fatalf("%s: no .text", obj)
+	}
+	text, err = sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range f.Sections {
+		if rs.Type == elf.SHT_RELA && rs.Info < uint32(len(f.Sections)) && f.Sections[rs.Info] == sec && rs.Size > 0 {
+			t.Fatalf("%s: .text has relocations (%s, %d bytes): gen's branches should all resolve inside the section", obj, rs.Name, rs.Size)
+		}
+	}
+	return text, obj
+}
+
+func numbered(src string) string {
+	var sb strings.Builder
+	for i, l := range strings.Split(src, "\n") {
+		fmt.Fprintf(&sb, "%4d %s\n", i+1, l)
+	}
+	return sb.String()
+}
+
+// checkSameCode compares gen's code with the object's .text: equal, apart
+// from the padding GNU as appends to align the section's end (s390x nopr).
+func checkSameCode(t *testing.T, p *Program, text []byte) {
+	t.Helper()
+	if len(text) < len(p.Code) {
+		t.Fatalf("GNU as made %d bytes of .text, gen %d", len(text), len(p.Code))
+	}
+	for _, f := range p.Funcs {
+		for _, in := range f.Insns {
+			at := f.Addr - p.Base + uint64(in.Off)
+			if got := text[at : at+uint64(len(in.Bytes))]; !bytes.Equal(got, in.Bytes) {
+				t.Fatalf("%s seed %d: %s+0x%x %q: gen % x, GNU as % x", p.ABI.Name(), p.Seed, f.Name, in.Off, in.Text, in.Bytes, got)
+			}
+		}
+	}
+	pad := text[len(p.Code):]
+	if len(pad) >= 8 || !(allBytes(pad, 0) || (p.ABI == sframe.ABIS390XBE && allPairs(pad, 0x07, 0x07))) {
+		t.Fatalf("unexpected bytes after the code: % x", pad)
+	}
+}
+
+func allBytes(b []byte, v byte) bool {
+	for _, c := range b {
+		if c != v {
+			return false
+		}
+	}
+	return true
+}
+
+func allPairs(b []byte, hi, lo byte) bool {
+	if len(b)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(b); i += 2 {
+		if b[i] != hi || b[i+1] != lo {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEncodingMatchesGNUAs assembles the rendered assembly of many
+// programs, all patterns mixed and each pattern alone, with GNU as and
+// requires its bytes to equal gen's own encoding.
+func TestEncodingMatchesGNUAs(t *testing.T) {
+	seeds := int64(40)
+	if testing.Short() {
+		seeds = 8
+	}
+	for _, abi := range sframe.Targets {
+		t.Run(abi.Name(), func(t *testing.T) {
+			as := gasCommand(t, abi)
+			dir := t.TempDir()
+			opts := []Options{{}, {Funcs: 16, MaxDepth: 6}}
+			for _, name := range Patterns(abi) {
+				opts = append(opts, Options{Patterns: []string{name}})
+			}
+			for seed := int64(1); seed <= seeds; seed++ {
+				for _, opt := range opts {
+					p, err := Generate(abi, seed, opt)
+					if err != nil {
+						t.Fatalf("seed %d %+v: %v", seed, opt, err)
+					}
+					if err := p.Layout(0); err != nil {
+						t.Fatal(err)
+					}
+					text, _ := assemble(t, as, dir, p.Assembly())
+					checkSameCode(t, p, text)
+				}
+			}
+		})
+	}
+}
+
+// TestLongBranches forces x86-64 jumps past the 8-bit range so that the
+// relaxation to 32-bit displacements is checked against GNU as too.
+func TestLongBranches(t *testing.T) {
+	abi := sframe.ABIAMD64LE
+	as := gasCommand(t, abi)
+	dir := t.TempDir()
+	long := 0
+	for seed := int64(1); seed <= 6; seed++ {
+		p, err := Generate(abi, seed, Options{Funcs: 60, MaxDepth: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range p.Funcs {
+			for _, o := range f.ops {
+				if o.br != nil && o.br.relax && !o.br.short {
+					long++
+				}
+			}
+		}
+		text, _ := assemble(t, as, dir, p.Assembly())
+		checkSameCode(t, p, text)
+	}
+	if long == 0 {
+		t.Fatal("no relaxed jump took the long form: the test does not exercise relaxation")
+	}
+}

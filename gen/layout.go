@@ -1,0 +1,192 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// Layout places the functions contiguously from base, in order, and encodes
+// every instruction. All control flow is PC-relative, so laying out again
+// at another base relocates the program.
+func (p *Program) Layout(base uint64) error {
+	if a := uint64(p.t.codeAlign); base%a != 0 {
+		return fmt.Errorf("gen: layout base 0x%x is not %d-byte aligned for %s", base, a, p.ABI.Name())
+	}
+	for _, f := range p.Funcs {
+		for _, o := range f.ops {
+			if o.br != nil {
+				o.br.short = o.br.relax
+			}
+		}
+	}
+	// Grow short branches whose displacement does not fit until nothing
+	// changes, as GNU as relaxes them.
+	var addrs map[string]uint64
+	for {
+		addrs = p.place(base)
+		changed := false
+		for _, f := range p.Funcs {
+			for _, o := range f.ops {
+				if o.br == nil || !o.br.short {
+					continue
+				}
+				pc := f.Addr + uint64(o.off)
+				tgt, ok := addrs[o.br.target]
+				if !ok {
+					return fmt.Errorf("gen: %s: branch to undefined %q", f.Name, o.br.target)
+				}
+				if _, err := o.br.enc(pc, tgt, true); err != nil {
+					o.br.short, changed = false, true
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	p.Base = base
+	p.Code = p.Code[:0]
+	for _, f := range p.Funcs {
+		f.Insns = f.Insns[:0]
+		f.Rows = f.Rows[:0]
+		for _, o := range f.ops {
+			pc := f.Addr + uint64(o.off)
+			bytes := o.bytes
+			if o.br != nil {
+				var err error
+				bytes, err = o.br.enc(pc, addrs[o.br.target], o.br.short)
+				if err != nil {
+					return fmt.Errorf("gen: %s+0x%x %s: %w", f.Name, o.off, o.text, err)
+				}
+			}
+			row := o.row
+			row.Start = o.off
+			f.Insns = append(f.Insns, Insn{Off: o.off, Bytes: bytes, Text: o.text, Row: row})
+			if n := len(f.Rows); n == 0 || !sameRule(f.Rows[n-1], row) {
+				f.Rows = append(f.Rows, row)
+			}
+			if o.exit {
+				p.Exit = pc
+			}
+			p.Code = append(p.Code, bytes...)
+		}
+	}
+	p.Entry = p.Funcs[0].Addr
+	return nil
+}
+
+// place assigns offsets and addresses with the current branch sizes and
+// returns every symbol and label address.
+func (p *Program) place(base uint64) map[string]uint64 {
+	addrs := make(map[string]uint64)
+	pc := base
+	for _, f := range p.Funcs {
+		f.Addr = pc
+		addrs[f.Name] = pc
+		off := uint32(0)
+		for _, o := range f.ops {
+			o.off = off
+			for _, l := range o.labels {
+				addrs[l] = pc + uint64(off)
+			}
+			off += uint32(o.size())
+		}
+		f.Size = off
+		pc += uint64(off)
+	}
+	return addrs
+}
+
+// sameRule compares rows ignoring Start.
+func sameRule(a, b sframe.Row) bool {
+	a.Start, b.Start = 0, 0
+	return a == b
+}
+
+// FDEs returns one FDE per function, the stub included, with compressed rows.
+func (p *Program) FDEs() []sframe.FDE {
+	out := make([]sframe.FDE, len(p.Funcs))
+	for i, f := range p.Funcs {
+		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, Rows: append([]sframe.Row(nil), f.Rows...)}
+	}
+	return out
+}
+
+// Symbols returns the function symbols in address order.
+func (p *Program) Symbols() []Symbol {
+	out := make([]Symbol, len(p.Funcs))
+	for i, f := range p.Funcs {
+		out[i] = Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size}
+	}
+	return out
+}
+
+// Assembly renders the program as GNU as source. Its CFI directives are
+// derived from the rows, so `as --gsframe` describes the same rules; the
+// stub marks the RA column undefined (outermost frame). Function symbols
+// are local, so GNU as resolves every branch itself.
+func (p *Program) Assembly() string {
+	t := p.t
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "# sfconform program: target %s, seed %d\n", p.ABI.Name(), p.Seed)
+	sb.WriteString("\t.text\n")
+	for _, f := range p.Funcs {
+		fmt.Fprintf(&sb, "\t.type %s, %s\n%s:\n\t.cfi_startproc\n", f.Name, t.typeDirective, f.Name)
+		prev := t.initialRow()
+		for _, o := range f.ops {
+			for _, l := range o.labels {
+				fmt.Fprintf(&sb, "%s:\n", l)
+			}
+			for _, d := range t.cfiDiff(prev, o.row) {
+				fmt.Fprintf(&sb, "\t%s\n", d)
+			}
+			prev = o.row
+			fmt.Fprintf(&sb, "\t%s\n", o.text)
+		}
+		fmt.Fprintf(&sb, "\t.cfi_endproc\n\t.size %s, .-%s\n", f.Name, f.Name)
+	}
+	return sb.String()
+}
+
+// initialRow is the rule at a function's first instruction, as the CIE
+// GNU as writes for .cfi_startproc states it.
+func (t *target) initialRow() sframe.Row {
+	return sframe.Row{
+		CFA: sframe.Rule{Kind: sframe.RuleExpr, Reg: t.sp, Offset: t.entrySPOff},
+		RA:  t.entryRA,
+		FP:  sframe.Rule{Kind: sframe.RuleSame},
+	}
+}
+
+// cfiDiff returns the directives that turn rule prev into next.
+func (t *target) cfiDiff(prev, next sframe.Row) []string {
+	var out []string
+	if next.CFA.Kind == sframe.RuleExpr && prev.CFA != next.CFA {
+		switch {
+		case prev.CFA.Kind == sframe.RuleExpr && prev.CFA.Offset == next.CFA.Offset:
+			out = append(out, fmt.Sprintf(".cfi_def_cfa_register %s", t.regName(next.CFA.Reg)))
+		case prev.CFA.Kind == sframe.RuleExpr && prev.CFA.Reg == next.CFA.Reg:
+			out = append(out, fmt.Sprintf(".cfi_def_cfa_offset %d", next.CFA.Offset))
+		default:
+			out = append(out, fmt.Sprintf(".cfi_def_cfa %s, %d", t.regName(next.CFA.Reg), next.CFA.Offset))
+		}
+	}
+	col := func(reg int, a, b sframe.Rule) {
+		if a == b {
+			return
+		}
+		switch b.Kind {
+		case sframe.RuleUndefined:
+			out = append(out, fmt.Sprintf(".cfi_undefined %s", t.regName(reg)))
+		case sframe.RuleSame:
+			out = append(out, fmt.Sprintf(".cfi_restore %s", t.regName(reg)))
+		case sframe.RuleExpr:
+			out = append(out, fmt.Sprintf(".cfi_offset %s, %d", t.regName(reg), b.Offset))
+		}
+	}
+	col(t.ra, prev.RA, next.RA)
+	col(t.fp, prev.FP, next.FP)
+	return out
+}
