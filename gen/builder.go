@@ -11,13 +11,13 @@ import (
 // and text; a branch (call, jump, conditional branch) is encoded by Layout
 // once every address is known.
 type op struct {
-	text  string
-	bytes []byte
-	br    *branch
+	text   string
+	bytes  []byte
+	br     *branch
 	labels []string   // local labels defined at this instruction
-	row   sframe.Row // rule that holds before the instruction executes
-	exit  bool       // the entry stub's exit point
-	off   uint32     // set by Layout
+	row    sframe.Row // rule that holds before the instruction executes
+	exit   bool       // the entry stub's exit point
+	off    uint32     // set by Layout
 }
 
 // branch is a PC-relative control transfer to a symbol or local label.
@@ -159,7 +159,7 @@ func (b *builder) saveFP(spOffset int64) { b.st.fp = savedAt(spOffset - b.st.spO
 
 // restoreRA and restoreFP record the caller's value back in its register.
 func (b *builder) restoreRA() { b.st.ra = b.t.entryRA }
-//
+
 // Once the FP register holds the caller's value again it no longer
 // locates this frame, so a CFA based on it moves to SP.
 func (b *builder) restoreFP() {
