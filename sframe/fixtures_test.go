@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -668,5 +669,49 @@ func TestFixturesAArch64TwinsSwap(t *testing.T) {
 	}
 	if pairs == 0 {
 		t.Fatal("no AArch64 fixture pairs found")
+	}
+}
+
+// TestFixturesCheck runs Table.Check over the linked sections. They are
+// what ld really writes, so they pass, with one known exception: ld 2.40
+// with -z ibtplt describes .plt.sec with the lazy .plt template and its
+// second FDE runs 16 bytes into .text (see testdata/README.md). Version 3
+// sections also pass the strict checks of the Linux unwinder.
+func TestFixturesCheck(t *testing.T) {
+	const overlapping = "testdata/gas-2.40/x86-64/plt_ibt"
+	seen := false
+	for _, f := range loadGoldenFixtures(t) {
+		if f.object {
+			continue // unrelocated function starts
+		}
+		t.Run(f.String(), func(t *testing.T) {
+			tab := decodeFixture(t, f)
+			errs := tab.Check(false)
+			if filepath.ToSlash(f.path) == overlapping {
+				seen = true
+				if len(errs) != 1 || !errors.Is(errs[0], ErrOverlappingFDEs) {
+					t.Fatalf("%s: Check = %v, want one ErrOverlappingFDEs (ld 2.40's .plt.sec FDE overlaps .text)", f, errs)
+				}
+				return
+			}
+			if len(errs) != 0 {
+				t.Errorf("%s: Check: %v", f, errs)
+			}
+			if tab.Sections[0].Header.Version == Version3 {
+				if errs := tab.Check(true); len(errs) != 0 {
+					t.Errorf("%s: Check(strict): %v", f, errs)
+				}
+			}
+			for i := range tab.Sections[0].FDEs {
+				fde := &tab.Sections[0].FDEs[i]
+				// Version 1 FDEs have no repetition size field.
+				if tab.Sections[0].Header.Version != Version1 && fde.PCType == PCMask && (fde.RepSize == 0 || fde.Size%uint32(fde.RepSize) != 0) {
+					t.Errorf("%s: func idx [%d]: PCMASK over %d bytes with repetition size %d", f, i, fde.Size, fde.RepSize)
+				}
+			}
+		})
+	}
+	if !seen {
+		t.Errorf("fixture %s is missing", overlapping)
 	}
 }
