@@ -23,6 +23,8 @@
 #   SFCONFORM_DEBIAN_MIRROR  Debian archive URI to use for trixie and sid
 #   SFCONFORM_SKIP_LLVM=1    do not provision sid's llvm-mc
 set -euo pipefail
+# Fail inside $(...) too: a helper that dies must stop the whole setup.
+shopt -s inherit_errexit
 
 CACHE=${SFCONFORM_CACHE:-/var/cache/sfconform}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,8 +34,9 @@ TOOLS=(as ld objdump readelf)
 LAYOUT=1
 HOST_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
 
-HOST_PACKAGES=(gcc make pkg-config binutils binutils-x86-64-linux-gnu
-	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu dpkg-dev ca-certificates)
+# libc6-dev: cgo needs the C headers, which gcc only recommends.
+HOST_PACKAGES=(gcc libc6-dev make pkg-config binutils binutils-x86-64-linux-gnu
+	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu ca-certificates)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() {
@@ -172,10 +175,18 @@ Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled "false";
 #clear DPkg::Post-Invoke;
 EOF
 	fi
-	if [[ -z $(find "$d/lists" -maxdepth 1 -name '*_Packages*' -print -quit) ]]; then
+	# Lists older than six hours are fetched again: sid moves daily, and
+	# an old list names .debs the archive no longer has. This only runs
+	# when something is missing, never on a warm setup.
+	if [[ -z $(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -360 -print -quit) ]]; then
 		log "fetching the package lists of Debian $suite (private apt state in $d)"
-		APT_CONFIG="$d/apt.conf" apt-get update -qq >"$d/update.log" 2>&1 ||
-			die "cannot fetch the package lists of Debian '$suite' from $(debian_mirror): $(tail -n3 "$d/update.log")"
+		# apt-get update exits 0 when an index fails to download: look at
+		# its messages and at what it left.
+		if ! APT_CONFIG="$d/apt.conf" apt-get update -qq >"$d/update.log" 2>&1 ||
+			grep -q -E '^(E:|W: Failed)' "$d/update.log" ||
+			[[ -z $(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -360 -print -quit) ]]; then
+			die "cannot fetch the package lists of Debian '$suite' from $(debian_mirror): $(grep -E '^(E|W):' "$d/update.log" | head -n3)"
+		fi
 	fi
 	echo "$d/apt.conf"
 }
@@ -184,7 +195,7 @@ EOF
 suite_version() {
 	local conf
 	conf=$(apt_for "$1")
-	APT_CONFIG=$conf apt-cache show --no-all-versions "$2" 2>/dev/null | awk '/^Version:/ { print $2; exit }'
+	{ APT_CONFIG=$conf apt-cache show --no-all-versions "$2" 2>/dev/null || true; } | awk '/^Version:/ { print $2; exit }'
 }
 
 # fetch_debs SUITE DIR PACKAGE... downloads the packages' .debs into DIR,
@@ -193,10 +204,10 @@ fetch_debs() {
 	local suite=$1 dir=$2 conf p
 	shift 2
 	conf=$(apt_for "$suite")
+	local v
 	for p in "$@"; do
-		if [[ -z $(suite_version "$suite" "$p") ]]; then
-			die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
-		fi
+		v=$(suite_version "$suite" "$p")
+		[[ -n $v ]] || die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
 	done
 	mkdir -p "$dir"
 	(cd "$dir" && APT_CONFIG=$conf apt-get download -qq "$@" >"$dir/download.log" 2>&1) ||
@@ -303,22 +314,29 @@ dep_closure() {
 	printf '%s\n' "${!seen[@]}" | sort
 }
 
-# extract_root SUITE ROOT PACKAGE... downloads the packages with their
-# dependencies and unpacks them all into ROOT (no maintainer scripts run).
+# extract_root SUITE ROOT PACKAGE... downloads the packages (with their
+# dependencies unless NODEPS=1) and unpacks them all into ROOT; no
+# maintainer scripts run. The .debs are not kept.
 extract_root() {
 	local suite=$1 root=$2
 	shift 2
-	local pkgs
-	pkgs=$(dep_closure "$suite" "$@")
+	local pkgs debs="$CACHE/apt/$suite/debs.$$"
+	if [[ ${NODEPS:-} == 1 ]]; then
+		pkgs=$*
+	else
+		pkgs=$(dep_closure "$suite" "$@")
+	fi
+	rm -rf "$debs"
 	# shellcheck disable=SC2086
-	fetch_debs "$suite" "$CACHE/apt/$suite/debs" $pkgs
+	fetch_debs "$suite" "$debs" $pkgs
 	mkdir -p "$root"
 	local p deb
 	for p in $pkgs; do
-		deb=$(find "$CACHE/apt/$suite/debs" -maxdepth 1 -name "${p}_*.deb" -print -quit)
+		deb=$(find "$debs" -maxdepth 1 -name "${p}_*.deb" -print -quit)
 		[[ -n $deb ]] || die "download of '$p' from Debian '$suite' left no .deb"
 		dpkg-deb -x "$deb" "$root"
 	done
+	rm -rf "$debs"
 }
 
 # root_loader ROOT prints the dynamic loader inside ROOT.
@@ -496,8 +514,7 @@ setup_llvm() {
 	# Only the llvm-$major package itself, without the runtime and linker
 	# tools it depends on: llvm-mc needs libllvm$major alone.
 	extract_root sid "$root" "libllvm$major"
-	fetch_debs sid "$CACHE/apt/sid/debs" "llvm-$major"
-	dpkg-deb -x "$(find "$CACHE/apt/sid/debs" -maxdepth 1 -name "llvm-${major}_*.deb" -print -quit)" "$root"
+	NODEPS=1 extract_root sid "$root" "llvm-$major"
 	local mc="$root/usr/lib/llvm-$major/bin/llvm-mc"
 	[[ -x $mc ]] || die "llvm-$major from Debian sid has no bin/llvm-mc"
 	check_libs sid "$root" "$mc"
