@@ -547,6 +547,10 @@ func (t *Table) buildIndex(n int) {
 	if !slices.IsSortedFunc(t.index, byStart) {
 		slices.SortStableFunc(t.index, byStart)
 	}
+	t.starts = make([]uint64, len(t.index))
+	for i, f := range t.index {
+		t.starts[i] = f.Start
+	}
 	t.ends = nil
 	var maxEnd uint64
 	for i, f := range t.index {

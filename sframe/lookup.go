@@ -28,14 +28,26 @@ func covers(f *FDE, pc uint64) bool { return pc >= f.Start && pc-f.Start < uint6
 // FindFDE does not allocate.
 func (t *Table) FindFDE(pc uint64) (*FDE, error) {
 	idx := t.index
-	// Last entry with Start <= pc.
+	// Last entry with Start <= pc. Tables built in memory rather than by
+	// Decode have no starts array.
 	lo, hi := 0, len(idx)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if idx[m].Start <= pc {
-			lo = m + 1
-		} else {
-			hi = m
+	if starts := t.starts; len(starts) == len(idx) {
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if starts[m] <= pc {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+	} else {
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if idx[m].Start <= pc {
+				lo = m + 1
+			} else {
+				hi = m
+			}
 		}
 	}
 	i := lo - 1

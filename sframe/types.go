@@ -237,6 +237,9 @@ type Table struct {
 	// ends[i] is the largest End() of index[0..i]; set by Decode only when
 	// some functions overlap, so that FindFDE can find an enclosing one.
 	ends []uint64
+	// starts[i] is index[i].Start, set by Decode: FindFDE searches this
+	// contiguous array instead of chasing a pointer per step.
+	starts []uint64
 }
 
 // Errors. Every decode error is a *FormatError wrapping one of these.
