@@ -715,3 +715,52 @@ func TestFixturesCheck(t *testing.T) {
 		t.Errorf("fixture %s is missing", overlapping)
 	}
 }
+
+// TestFixturesFindRow looks up every row objdump lists in a linked
+// section, at its first byte and at the byte before the next row (or the
+// function's end), and expects that row back. PCMASK rows are also looked
+// up one repetition further on.
+func TestFixturesFindRow(t *testing.T) {
+	for _, f := range loadGoldenFixtures(t) {
+		if f.object || filepath.ToSlash(f.path) == "testdata/gas-2.40/x86-64/plt_ibt" {
+			continue // unrelocated starts; overlapping functions (see TestFixturesCheck)
+		}
+		t.Run(f.String(), func(t *testing.T) {
+			tab := decodeFixture(t, f)
+			want, err := parseObjdumpSFrame(f.objdump, f.abi)
+			if err != nil {
+				t.Fatalf("%s.objdump.txt: %v", f, err)
+			}
+			for i, wf := range want.funcs {
+				fde := &tab.Sections[0].FDEs[i]
+				for j, wr := range wf.rows {
+					first := wr.startPC
+					if wf.mask {
+						first += wf.pc
+					}
+					last := wf.pc + wf.size - 1
+					if j+1 < len(wf.rows) {
+						last = wf.rows[j+1].startPC - 1
+						if wf.mask {
+							last += wf.pc
+						}
+					}
+					pcs := []uint64{first, last}
+					if wf.mask && fde.RepSize != 0 && first+uint64(fde.RepSize) < wf.pc+wf.size {
+						pcs = append(pcs, first+uint64(fde.RepSize))
+					}
+					for _, pc := range pcs {
+						gf, row, err := tab.FindRow(pc)
+						if err != nil {
+							t.Errorf("%s: FindRow(%#x) (func idx [%d] row %d): %v", f, pc, i, j, err)
+							continue
+						}
+						if gf.Start != wf.pc || row != fde.Rows[j] {
+							t.Errorf("%s: FindRow(%#x) = function %#x row %+v, want function %#x row %d %+v", f, pc, gf.Start, row, wf.pc, j, fde.Rows[j])
+						}
+					}
+				}
+			}
+		})
+	}
+}
