@@ -149,12 +149,14 @@ func a64Pair(b *builder, load bool, mode int, rt, rt2 int, off int64) {
 		panic("gen: unsupported stp/ldp form")
 	}
 	w := opc | uint32(off/8)&0x7f<<15 | uint32(rt2)<<10 | aSP<<5 | uint32(rt)
-	switch mode {
-	case 0:
+	switch {
+	case mode == 0 && off == 0:
+		a64(b, w, "%s x%d, x%d, [sp]", mnem, rt, rt2)
+	case mode == 0:
 		a64(b, w, "%s x%d, x%d, [sp, #%d]", mnem, rt, rt2, off)
-	case 1:
+	case mode == 1:
 		a64(b, w, "%s x%d, x%d, [sp, #%d]!", mnem, rt, rt2, off)
-	case 2:
+	case mode == 2:
 		a64(b, w, "%s x%d, x%d, [sp], #%d", mnem, rt, rt2, off)
 	}
 }
@@ -193,7 +195,12 @@ func a64LdSt(b *builder, load bool, rt, rn int, off int64) {
 	if load {
 		opc, mnem = 0xf9400000, "ldr"
 	}
-	a64(b, opc|uint32(off/8)<<10|uint32(rn)<<5|uint32(rt), "%s x%d, [%s, #%d]", mnem, rt, a64Name(rn), off)
+	w := opc | uint32(off/8)<<10 | uint32(rn)<<5 | uint32(rt)
+	if off == 0 {
+		a64(b, w, "%s x%d, [%s]", mnem, rt, a64Name(rn))
+		return
+	}
+	a64(b, w, "%s x%d, [%s, #%d]", mnem, rt, a64Name(rn), off)
 }
 
 // a64AdjSP emits sub sp, sp, #n (delta < 0) or add sp, sp, #n.
