@@ -142,7 +142,9 @@ func (bt Backtrace) String() string {
 // sentinels; errors from Encode wrap one of the sentinels with the frame or
 // run at fault. Test with errors.Is.
 var (
-	// Decode.
+	// From Decode; Encode also reports ErrReservedSize, ErrAddressOverflow,
+	// ErrCountOverflow, ErrZeroCount and ErrTooLarge for a Backtrace it
+	// cannot write.
 	ErrBadVersion      = errors.New("cbf: unsupported version")
 	ErrReservedSize    = errors.New("cbf: reserved word size")
 	ErrTruncated       = errors.New("cbf: truncated")
@@ -153,7 +155,7 @@ var (
 	ErrNothingToRepeat = errors.New("cbf: rep with no earlier frame")
 	ErrTrailingData    = errors.New("cbf: data after the end instruction")
 	ErrTooLarge        = errors.New("cbf: more than MaxEntries frames and omitted runs")
-	// Encode only.
+	// From Encode only.
 	ErrBadKind  = errors.New("cbf: frame kind is not pc, ra or async")
 	ErrBadOrder = errors.New("cbf: omitted run out of order or out of range")
 )
