@@ -27,6 +27,10 @@ func Instruction(abi sframe.ABI, code []byte, pc uint64) (text string, length in
 		if err != nil {
 			return "", 0, fmt.Errorf("disasm: x86-64 at pc 0x%x (% x): %w", pc, head(code, 8), err)
 		}
+		if inst.Op == 0 {
+			// x86asm reports a cut-off instruction as a bare prefix.
+			return "", 0, fmt.Errorf("%w: x86-64 at pc 0x%x (% x)", ErrTruncated, pc, head(code, 8))
+		}
 		return x86asm.GNUSyntax(inst, pc, nil), inst.Len, nil
 	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
 		if len(code) < 4 {
@@ -38,6 +42,11 @@ func Instruction(abi sframe.ABI, code []byte, pc uint64) (text string, length in
 		}
 		return arm64Text(inst, pc), 4, nil
 	case sframe.ABIS390XBE:
+		// s390xasm indexes past short input; the length is in the first
+		// two bits of the opcode.
+		if n := [4]int{2, 4, 4, 6}[code[0]>>6]; len(code) < n {
+			return "", 0, fmt.Errorf("%w: s390x needs %d bytes at pc 0x%x, have %d", ErrTruncated, n, pc, len(code))
+		}
 		inst, err := s390xasm.Decode(code)
 		if err != nil {
 			return "", 0, fmt.Errorf("disasm: s390x at pc 0x%x (% x): %w", pc, head(code, 6), err)

@@ -1,0 +1,106 @@
+package disasm
+
+import (
+	"bufio"
+	"encoding/hex"
+	"errors"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+var (
+	spaces    = regexp.MustCompile(`\s+`)
+	afterComa = regexp.MustCompile(`,\s*`)
+	x86Suffix = map[string]string{"callq": "call", "retq": "ret", "leaveq": "leave"}
+)
+
+// canon removes the differences between objdump's and x/arch's spelling
+// that carry no meaning: spacing, AT&T q suffixes on suffix-free
+// mnemonics, and a negative immediate printed as its 64-bit pattern.
+func canon(s string) string {
+	s = afterComa.ReplaceAllString(strings.TrimSpace(spaces.ReplaceAllString(s, " ")), ",")
+	m, rest, _ := strings.Cut(s, " ")
+	if a, ok := x86Suffix[m]; ok {
+		m = a
+	}
+	if strings.HasPrefix(rest, "$0xffffffff") {
+		if v, err := strconv.ParseUint(rest[3:strings.IndexByte(rest, ',')], 16, 64); err == nil {
+			rest = "$-0x" + strconv.FormatUint(-v, 16) + rest[strings.IndexByte(rest, ','):]
+		}
+	}
+	return strings.TrimSpace(m + " " + rest)
+}
+
+func TestObjdumpGolden(t *testing.T) {
+	f, err := os.Open("testdata/objdump-2.40.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for line := 1; sc.Scan(); line++ {
+		l := sc.Text()
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		fields := strings.Split(l, "|")
+		if len(fields) != 4 {
+			t.Fatalf("line %d: want 4 fields: %q", line, l)
+		}
+		abi, err := sframe.ParseTarget(strings.TrimSpace(fields[0]))
+		if err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		pc, err := strconv.ParseUint(strings.TrimSpace(fields[1]), 16, 64)
+		if err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		code, err := hex.DecodeString(strings.ReplaceAll(fields[2], " ", ""))
+		if err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		want := strings.TrimSpace(fields[3])
+		for _, a := range []sframe.ABI{abi, sframe.ABIAArch64BE} {
+			if a == sframe.ABIAArch64BE && abi != sframe.ABIAArch64LE {
+				continue
+			}
+			// Trailing bytes must not change the result.
+			text, length, err := Instruction(a, append(code, 0, 0, 0, 0), pc)
+			if err != nil {
+				t.Errorf("line %d %s: %v", line, a.Name(), err)
+				continue
+			}
+			if length != len(code) {
+				t.Errorf("line %d %s: length %d, objdump %d", line, a.Name(), length, len(code))
+			}
+			if canon(text) != canon(want) {
+				t.Errorf("line %d %s: got %q, objdump %q", line, a.Name(), text, want)
+			}
+			n++
+		}
+	}
+	if n < 40 {
+		t.Fatalf("only %d golden instructions", n)
+	}
+}
+
+func TestTruncated(t *testing.T) {
+	if _, _, err := Instruction(sframe.ABIAArch64LE, []byte{0xc0, 0x03, 0x5f}, 0x100); !errors.Is(err, ErrTruncated) {
+		t.Errorf("3 bytes of aarch64: err = %v, want ErrTruncated", err)
+	}
+	if _, _, err := Instruction(sframe.ABIAMD64LE, nil, 0); !errors.Is(err, ErrTruncated) {
+		t.Errorf("no bytes: err = %v, want ErrTruncated", err)
+	}
+	if _, _, err := Instruction(sframe.ABIS390XBE, []byte{0xc0, 0xe5, 0x00}, 0); err == nil {
+		t.Error("half a brasl decoded without error")
+	}
+	if _, _, err := Instruction(sframe.ABIAMD64LE, []byte{0xe8, 0x00}, 0); err == nil {
+		t.Error("half a call decoded without error")
+	}
+}
