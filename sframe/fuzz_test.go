@@ -1,6 +1,6 @@
 package sframe
 
-// Fuzz targets for Decode and the lookups. Seeds: the hand-written
+// Fuzz targets for Decode, the lookups and the Unwinder built on them. Seeds: the hand-written
 // sections of decode_test.go in both byte orders, testdata/handmade/*.hex
 // and every .sframe file under testdata/gas-*. Crashers found by the fuzzer
 // are kept under testdata/fuzz/<target>/ and replay in every go test run.
@@ -169,7 +169,68 @@ func FuzzLookup(f *testing.F) {
 		for _, pc := range pcs {
 			checkLookupAgainstScan(t, tab, pc)
 		}
+		top := pcs[0]
+		if len(pcs) > 2 {
+			top = pcs[2] // inside (or at the edge of) a function
+		}
+		checkBacktrace(t, tab, top, pc)
 	})
+}
+
+// fuzzMem is a fake address space: every word is readable except one in
+// eight, and holds a value mixed from its address and a seed, so that
+// unwinds read arbitrary but repeatable stack contents.
+type fuzzMem struct{ seed uint64 }
+
+func mix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	return x ^ x>>33
+}
+
+func (m fuzzMem) ReadWord(addr uint64) (uint64, bool) {
+	v := mix64(addr ^ m.seed)
+	return v, v&7 != 0
+}
+
+// checkBacktrace unwinds from pc with a register file and memory derived
+// from seed. Whatever the rows say, the walk must end within MaxFrames,
+// fail only with an *UnwindError wrapping a documented sentinel, and keep
+// every caller's stack pointer above its callee's.
+func checkBacktrace(t *testing.T, tab *Table, pc, seed uint64) {
+	t.Helper()
+	var regs RegisterFile
+	regs.PC = pc
+	for r := 0; r < 32; r++ {
+		if mix64(seed+uint64(r))&3 != 0 {
+			regs.Set(r, mix64(seed^uint64(r)<<40))
+		}
+	}
+	u := Unwinder{Table: tab, MaxFrames: 16}
+	frames, err := u.Backtrace(&regs, fuzzMem{seed}, nil)
+	if len(frames) > 16 {
+		t.Fatalf("%d frames, MaxFrames 16", len(frames))
+	}
+	if err != nil {
+		var ue *UnwindError
+		if !errors.As(err, &ue) {
+			t.Fatalf("Backtrace error %v (%T) is not an *UnwindError", err, err)
+		}
+		known := false
+		for _, s := range []error{ErrNoFDE, ErrNoRow, ErrUnreadable, ErrCFANotAbove, ErrBadRule, ErrSignalFrame} {
+			known = known || errors.Is(err, s)
+		}
+		if !known {
+			t.Fatalf("Backtrace error %v wraps no documented sentinel", err)
+		}
+	}
+	for i := 1; i < len(frames); i++ {
+		if frames[i].SP < frames[i-1].SP || (i > 1 && frames[i].SP == frames[i-1].SP) {
+			t.Fatalf("frame %d SP %#x not above frame %d SP %#x", i, frames[i].SP, i-1, frames[i-1].SP)
+		}
+	}
 }
 
 // checkLookupAgainstScan compares FindRow with a linear scan over every FDE
