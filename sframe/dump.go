@@ -16,7 +16,9 @@ import (
 //   - version 1: binutils 2.40 (gas 2.40 emits v1). No fixed-offset
 //     header lines; an RA that is not tracked prints "u", on x86-64 too.
 //   - version 2: binutils 2.41-2.44. Fixed CFA offsets in the header; an
-//     ABI with a fixed RA offset (x86-64) prints "f".
+//     ABI with a fixed RA offset (x86-64) prints "f". A version 2 section
+//     with FlagFuncStartPCRel (binutils 2.45, LLVM) gets the layout below,
+//     as the old objdump misreads its function starts.
 //   - version 3: binutils 2.46 and later. One header line per flag, "RA
 //     undefined" rows, function attributes ("S" signal, "F" flexible),
 //     "U" for RA padding, and the flexible notation: "reg+off" for a
@@ -55,11 +57,16 @@ const (
 	styleV3                   // binutils 2.46+, SFrame v3
 )
 
-func styleFor(v Version) dumpStyle {
-	switch v {
-	case Version1:
+// styleFor picks the objdump whose layout a section gets: the one of the
+// binutils release that produces it. A version 2 section with PC-relative
+// starts (erratum 1) comes from binutils 2.45 or LLVM, and only objdump
+// 2.45 and later read those starts right; their layout is the version 3
+// one.
+func styleFor(h *Header) dumpStyle {
+	switch {
+	case h.Version == Version1:
 		return style240
-	case Version2:
+	case h.Version == Version2 && h.Flags&FlagFuncStartPCRel == 0:
 		return style244
 	}
 	return styleV3
@@ -67,7 +74,7 @@ func styleFor(v Version) dumpStyle {
 
 func dumpSection(w *bufio.Writer, s *Section, name string) {
 	h := &s.Header
-	st := styleFor(h.Version)
+	st := styleFor(h)
 	fmt.Fprintf(w, "Contents of the SFrame section %s:", name)
 	w.WriteString("\n  Header :\n\n")
 	fmt.Fprintf(w, "    Version: %s\n", versionName(h.Version, st))

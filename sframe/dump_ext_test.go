@@ -15,8 +15,8 @@ import (
 
 // Cross-checks of Dump against GNU objdump --sframe: small programs are
 // assembled with --gsframe and linked by each GNU toolchain found, and the
-// tool's dump of the executable must equal Dump of ReadELF's table, byte
-// for byte, from "Contents of the SFrame section" on.
+// tool's dump of the executable and of the object must equal Dump of
+// ReadELF's table, byte for byte, from "Contents of the SFrame section" on.
 //
 // Toolchains: the host's binutils (x86_64-linux-gnu-as, ...; objdump) and
 // every $SFCONFORM_TOOLCHAINS/binutils-<version>/bin/<triple>-{as,ld,objdump}
@@ -316,17 +316,20 @@ func TestDumpMatchesObjdump(t *testing.T) {
 					if out, err := exec.Command(ld, args...).CombinedOutput(); err != nil {
 						t.Fatalf("%s %v: %v\n%s", ld, args, err, out)
 					}
-					want := runObjdumpSFrame(t, od, exe)
-					tab, err := ReadELF(exe)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var b bytes.Buffer
-					if err := Dump(&b, tab, ".sframe"); err != nil {
-						t.Fatal(err)
-					}
-					if got := b.String(); got != want {
-						t.Errorf("Dump differs from %s --sframe:\n%s\nobjdump:\n%s", od, dumpLineDiff(got, want), want)
+					// The executable, and the object with its relocations.
+					for _, file := range []string{exe, o} {
+						want := runObjdumpSFrame(t, od, file)
+						tab, err := ReadELF(file)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var b bytes.Buffer
+						if err := Dump(&b, tab, ".sframe"); err != nil {
+							t.Fatal(err)
+						}
+						if got := b.String(); got != want {
+							t.Errorf("%s: Dump differs from %s --sframe:\n%s\nobjdump:\n%s", filepath.Base(file), od, dumpLineDiff(got, want), want)
+						}
 					}
 				})
 				ran++
@@ -400,5 +403,51 @@ func TestReadELFErrors(t *testing.T) {
 		!strings.Contains(err.Error(), "section byte offset 2 ") ||
 		!strings.Contains(err.Error(), fmt.Sprintf("file offset %d ", secOff+2)) {
 		t.Errorf("bad version at file offset %d: %v", secOff+2, err)
+	}
+}
+
+// TestDumpMatchesObjdumpLLVM dumps the version 2 objects of LLVM's
+// assembler (llvm-mc --gsframe, x86-64; PC-relative starts) and compares
+// with the newest binutils objdump found, the only kind that reads them.
+func TestDumpMatchesObjdumpLLVM(t *testing.T) {
+	root := os.Getenv("SFCONFORM_TOOLCHAINS")
+	if root == "" {
+		root = "/var/cache/sfconform/toolchains"
+	}
+	mcs, _ := filepath.Glob(filepath.Join(root, "llvm-*", "bin", "llvm-mc"))
+	ods, _ := filepath.Glob(filepath.Join(root, "binutils-2.4[5-9]*", "bin", "x86_64-linux-gnu-objdump"))
+	if len(mcs) == 0 || len(ods) == 0 {
+		t.Skipf("no llvm-mc or no objdump 2.45+ under %s: skipping the LLVM cross-check", root)
+	}
+	sort.Strings(ods)
+	od := ods[len(ods)-1]
+	for _, mc := range mcs {
+		for _, name := range []string{"frames", "signal"} {
+			t.Run(filepath.Base(filepath.Dir(filepath.Dir(mc)))+"/"+name, func(t *testing.T) {
+				dir := t.TempDir()
+				s, o := filepath.Join(dir, "p.s"), filepath.Join(dir, "p.o")
+				if err := os.WriteFile(s, []byte(extSources["x86_64-linux-gnu"][name]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := exec.Command(mc, "-triple=x86_64-linux-gnu", "-filetype=obj", "--gsframe", "-o", o, s).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", mc, err, out)
+				}
+				want := runObjdumpSFrame(t, od, o)
+				tab, err := ReadELF(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := tab.Sections[0].Header.Version; v != Version2 {
+					t.Logf("llvm-mc wrote version %d", v)
+				}
+				var b bytes.Buffer
+				if err := Dump(&b, tab, ".sframe"); err != nil {
+					t.Fatal(err)
+				}
+				if got := b.String(); got != want {
+					t.Errorf("Dump differs from %s --sframe:\n%s\nobjdump:\n%s", od, dumpLineDiff(got, want), want)
+				}
+			})
+		}
 	}
 }

@@ -252,7 +252,10 @@ func TestDumpFlagsBeforeV3(t *testing.T) {
 	}{
 		{Version1, 0, "    Flags: NONE\n"},
 		{Version2, FlagFDESorted | FlagFramePointer, "    Flags: SFRAME_F_FRAME_POINTER\n"},
-		{Version2, FlagFuncStartPCRel, "    Flags: \n"},
+		// With PC-relative starts, the layout of objdump 2.45+ (as objdump
+		// 2.47.50 prints LLVM's v2 objects).
+		{Version2, FlagFuncStartPCRel, "    Flags: SFRAME_F_FDE_FUNC_START_PCREL\n"},
+		{Version2, FlagFDESorted | FlagFramePointer | FlagFuncStartPCRel, "    Flags: SFRAME_F_FDE_SORTED,\n           SFRAME_F_FRAME_POINTER,\n           SFRAME_F_FDE_FUNC_START_PCREL\n"},
 	} {
 		tab := tableOfHeader(Header{Version: c.v, Flags: c.flags, ABI: ABIAArch64LE})
 		var b bytes.Buffer

@@ -34,8 +34,16 @@ func (e *ELFError) Error() string {
 func (e *ELFError) Unwrap() error { return e.Err }
 
 // ReadELF decodes the .sframe section of the ELF file at path, with the
-// section's address (sh_addr) as the base of its function addresses. In a
-// relocatable object the address is 0 and function starts stay unrelocated.
+// section's address (sh_addr) as the base of its function addresses.
+//
+// In a relocatable object (ET_REL) the function start fields are left to
+// relocations against the text sections. When the section declares
+// PC-relative starts (FlagFuncStartPCRel: version 3, version 2 erratum 1)
+// ReadELF applies them, so starts read as offsets in their text section,
+// as objdump 2.45 and later print them. Without the flag the fields stay
+// as stored (gas fills them with PC-relative relocations that mean nothing
+// under the section-relative reading), which is what objdump 2.40-2.44
+// print too.
 func ReadELF(path string) (*Table, error) {
 	f, err := elf.Open(path)
 	if err != nil {
@@ -53,6 +61,11 @@ func ReadELF(path string) (*Table, error) {
 	if err != nil {
 		return nil, &ELFError{Path: path, FileOff: -1, Err: fmt.Errorf("reading %s at file offset %d (0x%x): %w", SectionName, sec.Offset, sec.Offset, err)}
 	}
+	if f.Type == elf.ET_REL && len(data) > 3 && Flags(data[3])&FlagFuncStartPCRel != 0 {
+		if data, err = relocate(f, sec, data); err != nil {
+			return nil, &ELFError{Path: path, FileOff: -1, Err: err}
+		}
+	}
 	t, err := Decode(data, sec.Addr)
 	if err != nil {
 		e := &ELFError{Path: path, FileOff: -1, Err: err}
@@ -63,4 +76,108 @@ func ReadELF(path string) (*Table, error) {
 		return nil, e
 	}
 	return t, nil
+}
+
+// relocate applies the RELA relocations that target sec to a copy of data.
+// It knows the data relocations GNU as emits into .sframe on the four
+// SFrame targets.
+func relocate(f *elf.File, sec *elf.Section, data []byte) ([]byte, error) {
+	var rela *elf.Section
+	for _, r := range f.Sections {
+		if r.Type == elf.SHT_RELA && int(r.Info) < len(f.Sections) && f.Sections[r.Info] == sec {
+			rela = r
+		}
+		if r.Type == elf.SHT_REL && int(r.Info) < len(f.Sections) && f.Sections[r.Info] == sec {
+			return nil, fmt.Errorf("%s: REL relocations (%s) are not supported", SectionName, r.Name)
+		}
+	}
+	if rela == nil {
+		return data, nil
+	}
+	if f.Class != elf.ELFCLASS64 {
+		return nil, fmt.Errorf("%s: relocations of a 32-bit ELF file are not supported", SectionName)
+	}
+	relData, err := rela.Data()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", rela.Name, err)
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, fmt.Errorf("reading the symbol table for %s: %w", rela.Name, err)
+	}
+	out := append([]byte(nil), data...)
+	bo := f.ByteOrder
+	const entSize = 24 // Elf64_Rela
+	for i := 0; i+entSize <= len(relData); i += entSize {
+		e := relData[i:]
+		off, info, addend := bo.Uint64(e), bo.Uint64(e[8:]), int64(bo.Uint64(e[16:]))
+		symIdx, typ := info>>32, uint32(info)
+		where := fmt.Sprintf("%s entry %d (%s offset %d (0x%x))", rela.Name, i/entSize, SectionName, off, off)
+		if symIdx == 0 || symIdx > uint64(len(syms)) {
+			return nil, fmt.Errorf("%s: bad symbol index %d", where, symIdx)
+		}
+		sym := syms[symIdx-1] // Symbols omits the null symbol
+		S := sym.Value
+		if int(sym.Section) > 0 && int(sym.Section) < len(f.Sections) {
+			S += f.Sections[sym.Section].Addr
+		}
+		P := sec.Addr + off
+		v := S + uint64(addend)
+		size, pcrel, ok := relocKind(f.Machine, typ)
+		if !ok {
+			return nil, fmt.Errorf("%s: unsupported relocation type %d for %v", where, typ, f.Machine)
+		}
+		if pcrel {
+			v -= P
+		}
+		if off+uint64(size) > uint64(len(out)) {
+			return nil, fmt.Errorf("%s: relocation past the section end (%d bytes)", where, len(out))
+		}
+		if size == 4 {
+			bo.PutUint32(out[off:], uint32(v))
+		} else {
+			bo.PutUint64(out[off:], v)
+		}
+	}
+	return out, nil
+}
+
+// relocKind gives the width and PC-relativity of a data relocation.
+func relocKind(m elf.Machine, typ uint32) (size int, pcrel, ok bool) {
+	switch m {
+	case elf.EM_X86_64:
+		switch elf.R_X86_64(typ) {
+		case elf.R_X86_64_PC32:
+			return 4, true, true
+		case elf.R_X86_64_PC64:
+			return 8, true, true
+		case elf.R_X86_64_32, elf.R_X86_64_32S:
+			return 4, false, true
+		case elf.R_X86_64_64:
+			return 8, false, true
+		}
+	case elf.EM_AARCH64:
+		switch elf.R_AARCH64(typ) {
+		case elf.R_AARCH64_PREL32:
+			return 4, true, true
+		case elf.R_AARCH64_PREL64:
+			return 8, true, true
+		case elf.R_AARCH64_ABS32:
+			return 4, false, true
+		case elf.R_AARCH64_ABS64:
+			return 8, false, true
+		}
+	case elf.EM_S390:
+		switch elf.R_390(typ) {
+		case elf.R_390_PC32:
+			return 4, true, true
+		case elf.R_390_PC64:
+			return 8, true, true
+		case elf.R_390_32:
+			return 4, false, true
+		case elf.R_390_64:
+			return 8, false, true
+		}
+	}
+	return 0, false, false
 }
