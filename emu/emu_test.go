@@ -372,10 +372,11 @@ func TestFaults(t *testing.T) {
 		sframe.ABIS390XBE:   s390Nop,
 	}
 	a64 := []fault{
-		{"read", cat(a64Nop, []byte{0x20, 0x00, 0x40, 0xf9}), nil, CodeBase + 4, 1, "ldr", "unmapped read at 0x0", ErrFault},                                                 // ldr x0, [x1]
-		{"write", []byte{0x20, 0x00, 0x00, 0xf9}, map[int]uint64{1: 0x5000}, CodeBase, 0, "str", "unmapped write at 0x5000", ErrFault},                                       // str x0, [x1]
-		{"fetch", []byte{0x00, 0x00, 0x1f, 0xd6}, map[int]uint64{0: 0x4000}, 0x4000, 1, "", "unmapped fetch at 0x4000", ErrFault},                                            // br x0
-		{"brk", []byte{0x00, 0x00, 0x20, 0xd4}, nil, CodeBase, 0, "brk", "interrupt", ErrFault},                                                                              // brk #0
+		{"read", cat(a64Nop, []byte{0x20, 0x00, 0x40, 0xf9}), nil, CodeBase + 4, 1, "ldr", "unmapped read at 0x0", ErrFault},           // ldr x0, [x1]
+		{"write", []byte{0x20, 0x00, 0x00, 0xf9}, map[int]uint64{1: 0x5000}, CodeBase, 0, "str", "unmapped write at 0x5000", ErrFault}, // str x0, [x1]
+		{"fetch", []byte{0x00, 0x00, 0x1f, 0xd6}, map[int]uint64{0: 0x4000}, 0x4000, 1, "", "unmapped fetch at 0x4000", ErrFault},      // br x0
+		{"brk", []byte{0x00, 0x00, 0x20, 0xd4}, nil, CodeBase, 0, "brk", "interrupt", ErrFault},
+		{"svc", []byte{0x01, 0x00, 0x00, 0xd4}, nil, CodeBase, 0, "svc", "supervisor call", ErrFault},                                                                        // svc #0                                                                              // brk #0
 		{"udf", cat(a64Nop, []byte{0x00, 0x00, 0x00, 0x00}), nil, CodeBase + 4, 1, "", "", ErrFault},                                                                         // udf #0
 		{"stack guard", []byte{0xe0, 0x0f, 0x1f, 0xf8, 0xff, 0xff, 0xff, 0x17}, nil, CodeBase, 2 * (StackSize - 4096) / 16, "str", "unmapped write at 0x6ffffff0", ErrFault}, // str x0,[sp,#-16]!; b .-4
 		{"budget", []byte{0x00, 0x00, 0x00, 0x14}, nil, CodeBase, 1000, "b", "1000 instructions", ErrBudget},                                                                 // b .
@@ -386,10 +387,12 @@ func TestFaults(t *testing.T) {
 			{"write", cat(x86Nop, []byte{0x48, 0x89, 0x04, 0x25, 0x00, 0x10, 0x00, 0x00}), nil, CodeBase + 1, 1, "mov %rax,0x1000", "unmapped write at 0x1000", ErrFault}, // mov %rax,0x1000
 			{"fetch", []byte{0xff, 0xe0}, map[int]uint64{0: 0x3000}, 0x3000, 1, "", "unmapped fetch at 0x3000", ErrFault},                                                 // jmp *%rax
 			{"stack fetch", []byte{0xff, 0xe0}, map[int]uint64{0: StackBase}, StackBase, 1, "", "fetch from non-executable memory", ErrFault},                             // jmp *%rax
-			{"int3", []byte{0xcc}, nil, CodeBase, 0, "int3", "interrupt 3", ErrFault},                                                                                     // int3
-			{"ud2", []byte{0x0f, 0x0b}, nil, CodeBase, 0, "ud2", "", ErrFault},                                                                                            // ud2
-			{"stack guard", []byte{0x50, 0xeb, 0xfd}, nil, CodeBase, 2 * (StackSize - 4096) / 8, "push %rax", "unmapped write at 0x6ffffff8", ErrFault},                   // push %rax; jmp .-3
-			{"budget", []byte{0xeb, 0xfe}, nil, CodeBase, 1000, "jmp", "1000 instructions", ErrBudget},                                                                    // jmp .
+			{"int3", []byte{0xcc}, nil, CodeBase, 0, "int3", "interrupt 3", ErrFault},
+			{"hlt", cat(x86Nop, []byte{0xf4}, x86Nop), nil, CodeBase + 1, 1, "hlt", "before reaching exit", ErrFault},                                   // hlt
+			{"syscall", cat(x86Nop, []byte{0x0f, 0x05}, x86Nop), nil, CodeBase + 1, 1, "syscall", "system call", ErrFault},                              // syscall                                                                                     // int3
+			{"ud2", []byte{0x0f, 0x0b}, nil, CodeBase, 0, "ud2", "", ErrFault},                                                                          // ud2
+			{"stack guard", []byte{0x50, 0xeb, 0xfd}, nil, CodeBase, 2 * (StackSize - 4096) / 8, "push %rax", "unmapped write at 0x6ffffff8", ErrFault}, // push %rax; jmp .-3
+			{"budget", []byte{0xeb, 0xfe}, nil, CodeBase, 1000, "jmp", "1000 instructions", ErrBudget},                                                  // jmp .
 		},
 		sframe.ABIAArch64LE: a64,
 		sframe.ABIAArch64BE: a64,
@@ -398,6 +401,7 @@ func TestFaults(t *testing.T) {
 			{"write", cat(s390Nop, []byte{0xe3, 0x20, 0x10, 0x00, 0x00, 0x24}), map[int]uint64{1: 0x8000}, CodeBase + 2, 1, "stg", "program interruption", ErrFault}, // stg %r2,0(%r1)
 			{"fetch", []byte{0x07, 0xf1}, map[int]uint64{1: 0x6000}, 0x6000, 1, "", "fetching from unmapped 0x6000", ErrFault},                                       // br %r1
 			{"invalid", []byte{0x00, 0x00}, nil, CodeBase, 0, "", "", ErrFault},
+			{"svc", []byte{0x0a, 0x00}, nil, CodeBase, 0, "svc", "supervisor call", ErrFault},                                                                                                                 // svc 0
 			{"stack guard", []byte{0xa7, 0xfb, 0xff, 0xf8, 0xe3, 0x20, 0xf0, 0x00, 0x00, 0x24, 0xa7, 0xf4, 0xff, 0xfb}, nil, CodeBase + 4, 3*(StackSize-4096)/8 + 1, "stg", "program interruption", ErrFault}, // aghi %r15,-8; stg %r2,0(%r15); j .-10                                                                                          // (illegal opcode 0x0000)
 			{"budget", []byte{0xa7, 0xf4, 0x00, 0x00}, nil, CodeBase, 1000, "j", "1000 instructions", ErrBudget},                                                                                              // j .
 		},

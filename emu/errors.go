@@ -1,5 +1,10 @@
 package emu
 
+/*
+#include "hook.h"
+*/
+import "C"
+
 import (
 	"errors"
 	"fmt"
@@ -115,6 +120,9 @@ func Disassemble(abi sframe.ABI, pc uint64, code []byte) ([]byte, string) {
 // interruptText names an interrupt number as the target's Unicorn port
 // reports it.
 func (m *Machine) interruptText(n uint32) string {
+	if n == C.EMU_INTNO_SYSCALL {
+		return "system call instruction"
+	}
 	var name string
 	switch m.abi {
 	case sframe.ABIAMD64LE:

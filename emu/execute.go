@@ -196,7 +196,8 @@ func (m *Machine) outcome(r *Run, runErr error) *RunError {
 		return m.runError(pc, steps, &cause{ErrFault, "reading the final pc: " + err.Error()})
 	}
 	if end != r.Exit {
-		return m.runError(end, steps, &cause{ErrFault, fmt.Sprintf("emulation stopped at pc %#x before reaching exit %#x", end, r.Exit)})
+		// Stopped by the last instruction hooked (x86 hlt, for one).
+		return m.runError(pc, started(), &cause{ErrFault, fmt.Sprintf("emulation stopped at pc %#x before reaching exit %#x", end, r.Exit)})
 	}
 	return nil
 }

@@ -52,6 +52,17 @@ static void emu_on_intr(uc_engine *uc, uint32_t intno, void *user)
 	uc_emu_stop(uc);
 }
 
+static void emu_on_syscall(uc_engine *uc, void *user)
+{
+	emu_state *s = user;
+	if (s->stop == EMU_STOP_NONE) {
+		s->stop = EMU_STOP_INTR;
+		s->intno = EMU_INTNO_SYSCALL;
+		s->fault_addr = s->pc;
+	}
+	uc_emu_stop(uc);
+}
+
 static bool emu_on_insn_invalid(uc_engine *uc, void *user)
 {
 	emu_state *s = user;
@@ -97,7 +108,17 @@ uc_err emu_add_hooks(emu_state *s)
 	err = uc_hook_add(s->uc, &s->intr_hook, UC_HOOK_INTR, (void *)emu_on_intr, s, 1, 0);
 	if (err)
 		return err;
-	return uc_hook_add(s->uc, &s->insn_hook, UC_HOOK_INSN_INVALID, (void *)emu_on_insn_invalid, s, 1, 0);
+	err = uc_hook_add(s->uc, &s->insn_hook, UC_HOOK_INSN_INVALID, (void *)emu_on_insn_invalid, s, 1, 0);
+	if (err)
+		return err;
+	if (s->x86) {
+		// Unicorn skips syscall and sysenter silently unless hooked.
+		err = uc_hook_add(s->uc, &s->syscall_hook, UC_HOOK_INSN, (void *)emu_on_syscall, s, 1, 0, UC_X86_INS_SYSCALL);
+		if (err)
+			return err;
+		err = uc_hook_add(s->uc, &s->sysenter_hook, UC_HOOK_INSN, (void *)emu_on_syscall, s, 1, 0, UC_X86_INS_SYSENTER);
+	}
+	return err;
 }
 
 uc_err emu_run(emu_state *s, uint64_t begin, uint64_t until)

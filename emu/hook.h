@@ -19,6 +19,9 @@ enum {
 	EMU_STOP_INVALID = 5,  // an undecodable instruction
 };
 
+// intno of a syscall or sysenter instruction: above any real vector.
+#define EMU_INTNO_SYSCALL 0x10000
+
 typedef struct emu_state {
 	uc_engine *uc;
 	int slot;    // the Machine's index in the Go slot table
@@ -41,7 +44,8 @@ typedef struct emu_state {
 	int fault_size;
 	uint32_t intno;
 
-	uc_hook code_hook, mem_hook, intr_hook, insn_hook;
+	int x86; // hook syscall and sysenter too
+	uc_hook code_hook, mem_hook, intr_hook, insn_hook, syscall_hook, sysenter_hook;
 } emu_state;
 
 uc_err emu_init(emu_state *s, uc_engine *uc);

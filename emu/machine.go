@@ -247,6 +247,9 @@ func (m *Machine) setup() error {
 	m.slot = addSlot(m)
 	m.st.slot = C.int(m.slot)
 	m.st.pc_reg = C.int(m.t.pc)
+	if m.t.arch == uc.ARCH_X86 {
+		m.st.x86 = 1
+	}
 	m.step.m = m
 
 	for d := range m.t.regs {
