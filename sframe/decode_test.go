@@ -707,3 +707,23 @@ func TestDecodeHandmadeFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckStrictEqualStarts(t *testing.T) {
+	for _, o := range bothOrders {
+		// Sorted version 3 section, two FDEs at 0x14000 (index at 28 and
+		// 44), the second of size 0 so that they do not overlap.
+		h := newHB(o).header(3, 0x5, 3, 0, -8, 0, 2, 1, 13, 0, 32)
+		h.u64(0x14000-28).u32(0x10, 0)
+		h.u64(0x14000-44).u32(0, 8)
+		h.u16(1).u8(0, 0, 0)
+		h.u8(0, 0x03, 8)
+		h.u16(0).u8(0, 0, 0)
+		tab := decodeOK(t, o.String(), h.b)
+		if errs := tab.Check(false); len(errs) != 0 {
+			t.Errorf("%v: Check(false) = %v, want none", o, errs)
+		}
+		if errs := tab.Check(true); len(errs) != 1 || !hasErr(errs, ErrNotSorted, 44) {
+			t.Errorf("%v: Check(true) = %v, want ErrNotSorted at 44", o, errs)
+		}
+	}
+}

@@ -153,12 +153,16 @@ func (t *Table) FindRow(pc uint64) (*FDE, Row, error) {
 // Always (libsframe relies on these for its binary search):
 //
 //   - ErrNotSorted: FlagFDESorted is set but the stored FDEs are not in
-//     increasing start order.
-//   - ErrOverlappingFDEs: two functions share addresses.
+//     non-decreasing start order.
+//   - ErrOverlappingFDEs: two functions (of non-zero size) share
+//     addresses, in one section or across sections.
 //
 // With strict, also what the Linux user-space unwinder refuses when a
-// section is registered:
+// section is registered (its check that functions lie inside the text
+// segment needs the ELF file and is not made here):
 //
+//   - ErrNotSorted: two FDEs with the same start in a sorted section (the
+//     kernel wants strictly increasing starts).
 //   - ErrBadVersion: version other than 3.
 //   - ErrBadFlags: FlagFuncStartPCRel clear.
 //   - ErrNotSorted: FlagFDESorted clear.
@@ -173,8 +177,9 @@ func (t *Table) Check(strict bool) []error {
 		sorted := h.Flags&FlagFDESorted != 0
 		if sorted {
 			for i := 1; i < len(s.FDEs); i++ {
-				if s.FDEs[i].Start < s.FDEs[i-1].Start {
-					errs = append(errs, failAt(s.FDEs[i].Offset, ErrNotSorted, "FDE %d starts at %#x, before FDE %d at %#x, in a section flagged sorted", i, s.FDEs[i].Start, i-1, s.FDEs[i-1].Start))
+				cur, prev := s.FDEs[i].Start, s.FDEs[i-1].Start
+				if cur < prev || (strict && cur == prev) {
+					errs = append(errs, failAt(s.FDEs[i].Offset, ErrNotSorted, "FDE %d starts at %#x, FDE %d before it at %#x, in a section flagged sorted", i, cur, i-1, prev))
 					break
 				}
 			}
