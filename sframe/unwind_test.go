@@ -2,6 +2,8 @@ package sframe
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -560,4 +562,63 @@ func BenchmarkBacktrace(b *testing.B) {
 			b.Fatalf("%d frames, %v", len(dst), err)
 		}
 	}
+}
+
+// hashMem is a Memory of pseudo-random words; some addresses are
+// unreadable.
+type hashMem uint64
+
+func (m hashMem) ReadWord(a uint64) (uint64, bool) {
+	x := a ^ uint64(m)
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x, a%97 != 0
+}
+
+// FuzzBacktrace unwinds with any decodable section, registers and memory:
+// no panic, no more than MaxFrames frames, the SP never going down from
+// one frame to the next and strictly up below the topmost, errors always
+// *UnwindError naming the last frame.
+func FuzzBacktrace(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "gas-*", "*", "*.sframe"))
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint64(0x401000), uint64(0x401004), uint64(0x7ff0), uint64(0x8000), uint64(0x401010))
+	}
+	f.Fuzz(func(t *testing.T, sec []byte, base, pc, sp, fp, lr uint64) {
+		tab, err := Decode(sec, base)
+		if err != nil {
+			return
+		}
+		regs := &RegisterFile{PC: pc}
+		regs.Set(tab.ABI.SPRegister(), sp)
+		regs.Set(tab.ABI.FPRegister(), fp)
+		regs.Set(RegAArch64LR, lr)
+		regs.Set(RegS390XRA, lr)
+		u := Unwinder{Table: tab, MaxFrames: 16}
+		frames, err := u.Backtrace(regs, hashMem(sp^lr), nil)
+		if len(frames) == 0 || len(frames) > 16 {
+			t.Fatalf("%d frames", len(frames))
+		}
+		for i := 1; i < len(frames); i++ {
+			if frames[i].SP < frames[i-1].SP || (i > 1 && frames[i].SP == frames[i-1].SP) {
+				t.Fatalf("frame %d SP %#x after %#x", i, frames[i].SP, frames[i-1].SP)
+			}
+		}
+		last := len(frames) - 1
+		if err != nil {
+			var ue *UnwindError
+			if !errors.As(err, &ue) || ue.Frame != last || ue.PC != frames[last].PC {
+				t.Fatalf("error %v does not name the last frame %d at %#x", err, last, frames[last].PC)
+			}
+		} else if !frames[last].Outermost && len(frames) != 16 {
+			t.Fatalf("stopped after %d frames without error or outermost frame", len(frames))
+		}
+	})
 }
