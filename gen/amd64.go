@@ -83,7 +83,7 @@ func amd64Target() *target {
 		{name: "fp-frame", calls: true, build: x86FPFrame},
 		{name: "sp-frame", calls: true, epilogueCalls: true, build: x86SPFrame},
 		{name: "callee-saved", calls: true, epilogueCalls: true, build: x86CalleeSaved},
-		{name: "multi-epilogue", calls: true, build: x86MultiEpilogue},
+		{name: "multi-epilogue", calls: true, earlyExit: true, build: x86MultiEpilogue},
 		{name: "tail-call", calls: true, tail: true, build: x86TailCall},
 	}
 	return t

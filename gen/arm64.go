@@ -60,7 +60,7 @@ func arm64Target(abi sframe.ABI) *target {
 		{name: "fp-frame", calls: true, build: a64FPFrame},
 		{name: "sp-frame", calls: true, epilogueCalls: true, build: a64SPFrame},
 		{name: "callee-saved", calls: true, epilogueCalls: true, build: a64CalleeSaved},
-		{name: "multi-epilogue", calls: true, build: a64MultiEpilogue},
+		{name: "multi-epilogue", calls: true, earlyExit: true, build: a64MultiEpilogue},
 		{name: "tail-call", calls: true, tail: true, build: a64TailCall},
 	}
 	return t

@@ -115,7 +115,7 @@ func (f *plan) hasPos(pos callPos) bool {
 }
 
 // budget bounds the estimated instructions one run executes.
-const budget = 1500
+const budget = 2000
 
 // ownCost estimates a function's own executed instructions.
 func (f *plan) ownCost() int { return 14 + f.fillers + 2*f.loop + 3*len(f.calls) }
@@ -221,9 +221,13 @@ func planGraph(t *target, pats []*pattern, rng *rand.Rand, n, depth int) []*plan
 				lvl = 2 + rng.IntN(depth-1)
 			}
 		}
-		plans[i] = &plan{level: lvl, fillers: 1 + rng.IntN(3)}
-		if rng.IntN(3) == 0 {
-			plans[i].loop = 2 + rng.IntN(4)
+		plans[i] = &plan{level: lvl, fillers: 2 + rng.IntN(5)}
+		// Loops on the depth chain give every run a floor of executed
+		// instructions; elsewhere they are a coin toss.
+		if i < depth {
+			plans[i].loop = 8 + rng.IntN(9)
+		} else if rng.IntN(2) == 0 {
+			plans[i].loop = 3 + rng.IntN(8)
 		}
 	}
 	// Patterns: deal from a shuffled deck so that every chosen pattern
@@ -261,7 +265,12 @@ func planGraph(t *target, pats []*pattern, rng *rand.Rand, n, depth int) []*plan
 	}
 	// The depth chain.
 	for i := 0; i+1 < depth; i++ {
-		plans[i].calls = append(plans[i].calls, callSite{target: plans[i+1].name, pos: callPos(rng.IntN(2)), fixed: true})
+		// Before any early return, so the chain always runs.
+		pos := callPos(rng.IntN(2))
+		if plans[i].pat.earlyExit {
+			pos = posPrologue
+		}
+		plans[i].calls = append(plans[i].calls, callSite{target: plans[i+1].name, pos: pos, fixed: true})
 	}
 	// Every other function gets a caller one level up.
 	for i := depth; i < n; i++ {
@@ -321,7 +330,7 @@ func planGraph(t *target, pats []*pattern, rng *rand.Rand, n, depth int) []*plan
 			continue
 		}
 		d := deeperThan(f)
-		for k := rng.IntN(3); k > 0 && len(d) > 0; k-- {
+		for k := rng.IntN(4); k > 0 && len(d) > 0; k-- {
 			s := callSite{target: d[rng.IntN(len(d))].name, pos: pos(f), cond: rng.IntN(2) == 0}
 			f.calls = append(f.calls, s)
 			if runCost() > budget {

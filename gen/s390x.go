@@ -63,6 +63,7 @@ func s390xTarget() *target {
 			zLghi(b, zR1, int16(n))
 			l := b.newLabel()
 			b.place(l)
+			zAghi(b, zR0, 1)
 			b.jump(&branch{target: l, text: "brctg %r1," + l, size: func(bool) int { return 4 },
 				enc: func(pc, tgt uint64, _ bool) ([]byte, error) { return zRel16([]byte{0xa7, zR1<<4 | 7}, pc, tgt) }})
 		},
@@ -72,7 +73,7 @@ func s390xTarget() *target {
 		{name: "fp-frame", calls: true, build: zFPFrame},
 		{name: "sp-frame", calls: true, epilogueCalls: true, build: zSPFrame},
 		{name: "callee-saved", calls: true, build: zCalleeSaved},
-		{name: "multi-epilogue", calls: true, build: zMultiEpilogue},
+		{name: "multi-epilogue", calls: true, earlyExit: true, build: zMultiEpilogue},
 		{name: "tail-call", calls: true, tail: true, build: zTailCall},
 	}
 	return t

@@ -42,6 +42,7 @@ type pattern struct {
 	calls         bool // may call other functions
 	tail          bool // leaves through a tail call
 	epilogueCalls bool // has a legal call position inside the epilogue
+	earlyExit     bool // may return before its posBody calls
 	build         func(b *builder, f *plan)
 }
 

@@ -1,0 +1,567 @@
+package gen_test
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/disasm"
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// This file checks gen's rows without using them as expected values: a
+// small interpreter executes the program from the disassembler's text (not
+// gen's), records the truth at every function entry (CFA, return address,
+// caller's FP) as the target ABI defines it, and at every executed
+// instruction evaluates gen's row against the machine state.
+
+type machine struct {
+	abi   sframe.ABI
+	reg   map[string]uint64
+	mem   map[uint64]uint64
+	zf    bool // x86 ZF, AArch64 Z, s390x CC == 0
+	pc    uint64
+	steps int
+}
+
+type truth struct {
+	fn          *gen.Func
+	cfa, ra, fp uint64
+}
+
+const stackTop = 0x7fff_0000
+
+var (
+	hexNum = regexp.MustCompile(`^-?(0x[0-9a-fA-F]+|[0-9]+)$`)
+	memRef = regexp.MustCompile(`^(-?(?:0x[0-9a-f]+|[0-9]+))?\(%(\w+)\)$`)
+	a64Mem = regexp.MustCompile(`^\[(\w+)(?:,#(-?\w+))?\](!?)(?:,#(-?\w+))?$`)
+)
+
+func num(s string) uint64 {
+	s = strings.TrimLeft(s, "$#")
+	if !hexNum.MatchString(s) {
+		panic(fmt.Sprintf("not a number: %q", s))
+	}
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var v uint64
+	var err error
+	if strings.HasPrefix(s, "0x") {
+		v, err = strconv.ParseUint(s[2:], 16, 64)
+	} else {
+		v, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil {
+		panic(err)
+	}
+	if neg {
+		return -v
+	}
+	return v
+}
+
+var x86Wide = map[string]string{"eax": "rax", "ebx": "rbx", "ecx": "rcx", "edx": "rdx", "esi": "rsi", "edi": "rdi", "ebp": "rbp", "esp": "rsp"}
+
+// x86Reg returns the 64-bit register an operand names and whether the
+// operand is its 32-bit half.
+func x86Reg(op string) (string, bool) {
+	r := strings.TrimPrefix(op, "%")
+	if w, ok := x86Wide[r]; ok {
+		return w, true
+	}
+	if strings.HasSuffix(r, "d") && strings.HasPrefix(r, "r") {
+		return strings.TrimSuffix(r, "d"), true
+	}
+	return r, false
+}
+
+func (m *machine) spName() string {
+	switch m.abi {
+	case sframe.ABIAMD64LE:
+		return "rsp"
+	case sframe.ABIS390XBE:
+		return "r15"
+	}
+	return "sp"
+}
+
+func (m *machine) fpName() string {
+	switch m.abi {
+	case sframe.ABIAMD64LE:
+		return "rbp"
+	case sframe.ABIS390XBE:
+		return "r11"
+	}
+	return "x29"
+}
+
+func dwarfName(abi sframe.ABI, r int) string {
+	switch abi {
+	case sframe.ABIAMD64LE:
+		return map[int]string{0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp"}[r]
+	case sframe.ABIS390XBE:
+		return fmt.Sprintf("r%d", r)
+	}
+	if r == 31 {
+		return "sp"
+	}
+	return fmt.Sprintf("x%d", r)
+}
+
+// control is what an instruction did to the flow of execution.
+type control int
+
+const (
+	ctlNext control = iota
+	ctlJump
+	ctlCall
+	ctlRet
+	ctlHalt
+)
+
+// step executes one instruction given as text; it returns the control
+// effect and, for jumps and calls, the target.
+func (m *machine) step(text string, next uint64) (control, uint64) {
+	mn, rest, _ := strings.Cut(strings.TrimSpace(text), " ")
+	ops := strings.Split(strings.ReplaceAll(rest, " ", ""), ",")
+	switch m.abi {
+	case sframe.ABIAMD64LE:
+		return m.stepX86(mn, ops, next)
+	case sframe.ABIS390XBE:
+		return m.stepS390x(mn, ops, next)
+	}
+	return m.stepA64(mn, strings.ReplaceAll(rest, " ", ""), ops, next)
+}
+
+func (m *machine) push(v uint64) {
+	m.reg["rsp"] -= 8
+	m.mem[m.reg["rsp"]] = v
+}
+
+func (m *machine) pop() uint64 {
+	v := m.mem[m.reg["rsp"]]
+	m.reg["rsp"] += 8
+	return v
+}
+
+func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64) {
+	switch mn {
+	case "nop":
+	case "hlt":
+		return ctlHalt, 0
+	case "push":
+		r, _ := x86Reg(ops[0])
+		m.push(m.reg[r])
+	case "pop":
+		r, _ := x86Reg(ops[0])
+		m.reg[r] = m.pop()
+	case "leave", "leaveq":
+		m.reg["rsp"] = m.reg["rbp"]
+		m.reg["rbp"] = m.pop()
+	case "ret", "retq":
+		return ctlRet, m.pop()
+	case "call", "callq":
+		m.push(next)
+		return ctlCall, num(ops[0])
+	case "jmp", "jmpq":
+		return ctlJump, num(ops[0])
+	case "je", "jne":
+		if m.zf == (mn == "je") {
+			return ctlJump, num(ops[0])
+		}
+	case "mov", "add", "sub", "and", "xor", "test":
+		dst, half := x86Reg(ops[1])
+		var src uint64
+		switch {
+		case strings.HasPrefix(ops[0], "$"):
+			src = num(ops[0])
+		case memRef.MatchString(ops[0]):
+			mm := memRef.FindStringSubmatch(ops[0])
+			var disp uint64
+			if mm[1] != "" {
+				disp = num(mm[1])
+			}
+			src = m.mem[m.reg[mm[2]]+disp]
+		default:
+			r, _ := x86Reg(ops[0])
+			src = m.reg[r]
+		}
+		v := m.reg[dst]
+		switch mn {
+		case "mov":
+			v = src
+		case "add":
+			v += src
+		case "sub":
+			v -= src
+		case "and":
+			v &= src
+		case "xor":
+			v ^= src
+		case "test":
+			m.zf = v&src&0xffffffff == 0
+			return ctlNext, 0
+		}
+		if half {
+			v &= 0xffffffff
+		}
+		m.zf = v == 0
+		m.reg[dst] = v
+	default:
+		panic("x86-64 instruction the interpreter does not know: " + mn)
+	}
+	return ctlNext, 0
+}
+
+func (m *machine) stepA64(mn, rest string, ops []string, next uint64) (control, uint64) {
+	reg := func(s string) string {
+		if strings.HasPrefix(s, "w") {
+			return "x" + s[1:]
+		}
+		return s
+	}
+	// memory operand: everything after the register list
+	mem := func(nregs int) (addr uint64, writeback func()) {
+		mm := a64Mem.FindStringSubmatch(strings.Join(ops[nregs:], ","))
+		if mm == nil {
+			panic("aarch64 memory operand: " + rest)
+		}
+		base := mm[1]
+		var off, post uint64
+		if mm[2] != "" {
+			off = num(mm[2])
+		}
+		if mm[4] != "" {
+			post = num(mm[4])
+		}
+		addr = m.reg[base] + off
+		return addr, func() {
+			if mm[3] == "!" {
+				m.reg[base] += off
+			}
+			m.reg[base] += post
+		}
+	}
+	switch {
+	case mn == "nop":
+	case mn == "brk":
+		return ctlHalt, 0
+	case mn == "ret":
+		return ctlRet, m.reg["x30"]
+	case mn == "bl":
+		m.reg["x30"] = next
+		return ctlCall, num(ops[0])
+	case mn == "b":
+		return ctlJump, num(ops[0])
+	case mn == "b.ne":
+		if !m.zf {
+			return ctlJump, num(ops[0])
+		}
+	case mn == "tbz" || mn == "tbnz":
+		bit := m.reg[reg(ops[0])] >> num(ops[1]) & 1
+		if (bit == 1) == (mn == "tbnz") {
+			return ctlJump, num(ops[2])
+		}
+	case mn == "stp" || mn == "ldp":
+		a, wb := mem(2)
+		if mn == "stp" {
+			m.mem[a], m.mem[a+8] = m.reg[ops[0]], m.reg[ops[1]]
+		} else {
+			m.reg[ops[0]], m.reg[ops[1]] = m.mem[a], m.mem[a+8]
+		}
+		wb()
+	case mn == "str" || mn == "ldr":
+		a, wb := mem(1)
+		if mn == "str" {
+			m.mem[a] = m.reg[ops[0]]
+		} else {
+			m.reg[ops[0]] = m.mem[a]
+		}
+		wb()
+	case mn == "mov" && strings.HasPrefix(ops[1], "#"):
+		m.reg[ops[0]] = num(ops[1])
+	case mn == "mov":
+		m.reg[ops[0]] = m.reg[ops[1]]
+	case mn == "add" || mn == "sub" || mn == "subs":
+		v := m.reg[ops[1]]
+		if mn == "add" {
+			v += num(ops[2])
+		} else {
+			v -= num(ops[2])
+		}
+		if mn == "subs" {
+			m.zf = v == 0
+		}
+		m.reg[ops[0]] = v
+	default:
+		panic("aarch64 instruction the interpreter does not know: " + mn + " " + rest)
+	}
+	return ctlNext, 0
+}
+
+func (m *machine) stepS390x(mn string, ops []string, next uint64) (control, uint64) {
+	r := func(s string) string { return strings.TrimPrefix(s, "%") }
+	rnum := func(s string) int { n, _ := strconv.Atoi(strings.TrimPrefix(s, "%r")); return n }
+	switch mn {
+	case "nopr":
+	case "svc":
+		return ctlHalt, 0
+	case "br":
+		return ctlRet, m.reg[r(ops[0])]
+	case "brasl":
+		m.reg[r(ops[0])] = next
+		return ctlCall, num(ops[1])
+	case "jg", "j":
+		return ctlJump, num(ops[0])
+	case "je", "jne":
+		if m.zf == (mn == "je") {
+			return ctlJump, num(ops[0])
+		}
+	case "brctg":
+		m.reg[r(ops[0])]--
+		if m.reg[r(ops[0])] != 0 {
+			return ctlJump, num(ops[1])
+		}
+	case "tmll":
+		m.zf = m.reg[r(ops[0])]&num(ops[1])&0xffff == 0
+	case "lghi", "lgfi":
+		m.reg[r(ops[0])] = num(ops[1])
+	case "aghi":
+		m.reg[r(ops[0])] += num(ops[1])
+	case "lgr":
+		m.reg[r(ops[0])] = m.reg[r(ops[1])]
+	case "stmg", "lmg":
+		mm := memRef.FindStringSubmatch(ops[2])
+		a := m.reg[mm[2]] + num(mm[1])
+		for i := rnum(ops[0]); i <= rnum(ops[1]); i++ {
+			name := fmt.Sprintf("r%d", i)
+			if mn == "stmg" {
+				m.mem[a] = m.reg[name]
+			} else {
+				m.reg[name] = m.mem[a]
+			}
+			a += 8
+		}
+	default:
+		panic("s390x instruction the interpreter does not know: " + mn)
+	}
+	return ctlNext, 0
+}
+
+// entryTruth is the frame a function entered at this moment has, by the
+// ABI: x86-64 CFA = SP + 8 with the RA on the stack; AArch64 CFA = SP with
+// the RA in x30; s390x CFA = SP + 160 with the RA in r14.
+func (m *machine) entryTruth(f *gen.Func) truth {
+	switch m.abi {
+	case sframe.ABIAMD64LE:
+		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"]}
+	case sframe.ABIS390XBE:
+		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"]}
+	}
+	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"]}
+}
+
+func (m *machine) raName() string {
+	if m.abi == sframe.ABIS390XBE {
+		return "r14"
+	}
+	return "x30"
+}
+
+// eval applies one rule; ok is false when the rule cannot give a value.
+func (m *machine) eval(r sframe.Rule, cfa uint64, same string) (uint64, bool) {
+	switch r.Kind {
+	case sframe.RuleSame:
+		if same == "" {
+			return 0, false
+		}
+		return m.reg[same], true
+	case sframe.RuleExpr:
+		base := cfa
+		if r.Reg != sframe.RegCFA {
+			base = m.reg[dwarfName(m.abi, r.Reg)]
+		}
+		a := base + uint64(r.Offset)
+		if !r.Deref {
+			return a, true
+		}
+		v, ok := m.mem[a]
+		return v, ok
+	}
+	return 0, false
+}
+
+type runStats struct {
+	steps, maxDepth int
+}
+
+// run executes p and checks every row; it returns execution statistics.
+func run(t *testing.T, p *gen.Program) runStats {
+	t.Helper()
+	m := &machine{abi: p.ABI, reg: map[string]uint64{}, mem: map[uint64]uint64{}, pc: p.Entry}
+	m.reg[m.spName()] = stackTop
+	for i, r := range p.ArgRegs {
+		m.reg[dwarfName(p.ABI, r)] = p.Args[i]
+	}
+	starts := map[uint64]*gen.Func{}
+	for _, f := range p.Funcs {
+		starts[f.Addr] = f
+	}
+	var stack []truth
+	var st runStats
+	raSame := ""
+	if p.ABI != sframe.ABIAMD64LE {
+		raSame = m.raName()
+	}
+	for {
+		if m.steps++; m.steps > 100000 {
+			t.Fatalf("%s seed %d: more than 100000 steps: runaway", p.ABI.Name(), p.Seed)
+		}
+		text, n, err := disasm.Instruction(p.ABI, p.Code[m.pc-p.Base:], m.pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := findFunc(p, m.pc)
+		in := findInsn(f, m.pc)
+		where := fmt.Sprintf("%s seed %d: %s+0x%x %q (gen %q)", p.ABI.Name(), p.Seed, f.Name, m.pc-f.Addr, text, in.Text)
+		if len(stack) == 0 {
+			if in.Row.RA.Kind != sframe.RuleUndefined || in.Row.CFA.Kind != sframe.RuleUndefined {
+				t.Fatalf("%s: the entry stub's row is not outermost: %+v", where, in.Row)
+			}
+		} else {
+			top := stack[len(stack)-1]
+			if top.fn != f {
+				t.Fatalf("%s: executing outside the current function %s", where, top.fn.Name)
+			}
+			row := in.Row
+			if row.CFA.Kind != sframe.RuleExpr || row.CFA.Deref || row.CFA.Reg == sframe.RegCFA {
+				t.Fatalf("%s: CFA rule %+v is not register+offset", where, row.CFA)
+			}
+			cfa := m.reg[dwarfName(p.ABI, row.CFA.Reg)] + uint64(row.CFA.Offset)
+			if cfa != top.cfa {
+				t.Fatalf("%s: row CFA %+v gives 0x%x, true CFA 0x%x", where, row.CFA, cfa, top.cfa)
+			}
+			if ra, ok := m.eval(row.RA, cfa, raSame); !ok || ra != top.ra {
+				t.Fatalf("%s: row RA %+v gives 0x%x (ok %v), true RA 0x%x", where, row.RA, ra, ok, top.ra)
+			}
+			if fp, ok := m.eval(row.FP, cfa, m.fpName()); !ok || fp != top.fp {
+				t.Fatalf("%s: row FP %+v gives 0x%x (ok %v), caller's FP 0x%x", where, row.FP, fp, ok, top.fp)
+			}
+		}
+		next := m.pc + uint64(n)
+		spBefore := m.reg[m.spName()]
+		ctl, tgt := m.step(text, next)
+		switch ctl {
+		case ctlNext:
+			m.pc = next
+		case ctlHalt:
+			if m.pc != p.Exit || len(stack) != 0 {
+				t.Fatalf("%s: halted at 0x%x with %d frames, exit is 0x%x", where, m.pc, len(stack), p.Exit)
+			}
+			st.steps = m.steps
+			return st
+		case ctlRet:
+			if len(stack) == 0 {
+				t.Fatalf("%s: return from the entry stub", where)
+			}
+			if tgt != stack[len(stack)-1].ra {
+				t.Fatalf("%s: returns to 0x%x, entered with RA 0x%x", where, tgt, stack[len(stack)-1].ra)
+			}
+			stack = stack[:len(stack)-1]
+			m.pc = tgt
+		case ctlCall, ctlJump:
+			m.pc = tgt
+			g, isFunc := starts[tgt]
+			if !isFunc {
+				if findFunc(p, tgt) != f {
+					t.Fatalf("%s: jumps into the middle of another function", where)
+				}
+				break
+			}
+			if ctl == ctlCall {
+				if a := callAlign(p.ABI); spBefore%a != 0 {
+					t.Fatalf("%s: SP 0x%x not %d-aligned at a call", where, spBefore, a)
+				}
+				if len(stack) > 0 && g == f {
+					t.Fatalf("%s: recursion", where)
+				}
+				stack = append(stack, m.entryTruth(g))
+				st.maxDepth = max(st.maxDepth, len(stack))
+				break
+			}
+			// A tail call: the new function takes over the frame.
+			nt := m.entryTruth(g)
+			old := stack[len(stack)-1]
+			if nt.cfa != old.cfa || nt.ra != old.ra || nt.fp != old.fp {
+				t.Fatalf("%s: tail call with a frame not torn down: %+v vs %+v", where, nt, old)
+			}
+			stack[len(stack)-1] = nt
+		}
+	}
+}
+
+func callAlign(abi sframe.ABI) uint64 {
+	if abi == sframe.ABIS390XBE {
+		return 8
+	}
+	return 16
+}
+
+func findFunc(p *gen.Program, pc uint64) *gen.Func {
+	for _, f := range p.Funcs {
+		if pc >= f.Addr && pc < f.Addr+uint64(f.Size) {
+			return f
+		}
+	}
+	panic(fmt.Sprintf("pc 0x%x outside every function", pc))
+}
+
+func findInsn(f *gen.Func, pc uint64) gen.Insn {
+	for _, in := range f.Insns {
+		if f.Addr+uint64(in.Off) == pc {
+			return in
+		}
+	}
+	panic(fmt.Sprintf("pc 0x%x is not an instruction start of %s", pc, f.Name))
+}
+
+// TestRowsAgainstExecution runs programs of every target, pattern and many
+// seeds through the interpreter and checks each executed row, the call
+// depth, the instruction count and the stack alignment at calls.
+func TestRowsAgainstExecution(t *testing.T) {
+	for _, abi := range sframe.Targets {
+		t.Run(abi.Name(), func(t *testing.T) {
+			opts := []gen.Options{{}, {Funcs: 20, MaxDepth: 7}}
+			for _, name := range gen.Patterns(abi) {
+				opts = append(opts, gen.Options{Patterns: []string{name}})
+			}
+			minSteps, maxSteps := 1<<30, 0
+			for seed := int64(1); seed <= 60; seed++ {
+				for _, opt := range opts {
+					p, err := gen.Generate(abi, seed, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					st := run(t, p)
+					depth := max(opt.MaxDepth, 4)
+					if opt.MaxDepth == 0 {
+						depth = 4
+					}
+					if st.maxDepth != depth {
+						t.Fatalf("seed %d %+v: reached call depth %d, want %d", seed, opt, st.maxDepth, depth)
+					}
+					if opt.Funcs == 0 && opt.Patterns == nil {
+						minSteps, maxSteps = min(minSteps, st.steps), max(maxSteps, st.steps)
+					}
+				}
+			}
+			t.Logf("default programs execute %d..%d instructions", minSteps, maxSteps)
+			if minSteps < 90 || maxSteps > 2500 {
+				t.Errorf("default programs execute %d..%d instructions, want about 100..2000", minSteps, maxSteps)
+			}
+		})
+	}
+}
