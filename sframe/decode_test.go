@@ -727,3 +727,27 @@ func TestCheckStrictEqualStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeEmptySection: a header without FDEs or FREs (what GNU as
+// writes for a file without functions) decodes; Check(strict) reports it
+// as the Linux unwinder refuses it.
+func TestDecodeEmptySection(t *testing.T) {
+	for _, o := range bothOrders {
+		buf := newHB(o).header(3, 0x5, 3, 0, -8, 0, 0, 0, 0, 0, 0).b
+		buf = append(buf, 0, 0, 0, 0) // padding to 32
+		buf = append(buf, secV3(o)...)
+		tab := decodeOK(t, o.String(), buf)
+		if len(tab.Sections) != 2 || tab.Sections[0].Size != 28 || len(tab.Sections[0].FDEs) != 0 || tab.Sections[1].Offset != 32 {
+			t.Fatalf("%v: sections %+v", o, tab.Sections)
+		}
+		// secV3's starts are relative to their own fields: 32 bytes later
+		// in the buffer, its functions are 32 bytes higher too.
+		if f, _, err := tab.FindRow(testBase + 32 + 0x12000); err != nil || f.Start != testBase+32+0x12000 {
+			t.Errorf("%v: FindRow in the second section: %v, %v", o, f, err)
+		}
+		errs := tab.Check(true)
+		if len(errs) != 1 || !hasErr(errs, ErrCountMismatch, 8) {
+			t.Errorf("%v: Check(true) = %v, want ErrCountMismatch at 8", o, errs)
+		}
+	}
+}
