@@ -37,10 +37,10 @@ import (
 // tracked while the FP is prints "U" (the padding word), otherwise "u"
 // (or "f" with a fixed RA offset).
 //
-// Two quirks of the old tools are reproduced on purpose: for versions 1
-// and 2 a section with both the sorted and frame-pointer flags prints only
-// SFRAME_F_FRAME_POINTER, and a flag those releases do not know prints as
-// nothing.
+// Two quirks of the old tools are reproduced on purpose: in the 2.40 and
+// 2.44 layouts a section with both the sorted and frame-pointer flags
+// prints only SFRAME_F_FRAME_POINTER, and a flag those releases do not
+// know prints as nothing.
 func Dump(w io.Writer, t *Table, name string) error {
 	bw := bufio.NewWriter(w)
 	for _, s := range t.Sections {
@@ -54,7 +54,7 @@ type dumpStyle int
 const (
 	style240 dumpStyle = iota // binutils 2.40, SFrame v1
 	style244                  // binutils 2.41-2.44, SFrame v2
-	styleV3                   // binutils 2.46+, SFrame v3
+	styleV3                   // binutils 2.45+: SFrame v3, and v2 with PC-relative starts
 )
 
 // styleFor picks the objdump whose layout a section gets: the one of the
