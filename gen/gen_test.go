@@ -1,0 +1,205 @@
+package gen_test
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+func mustGenerate(t testing.TB, abi sframe.ABI, seed int64, opt gen.Options) *gen.Program {
+	t.Helper()
+	p, err := gen.Generate(abi, seed, opt)
+	if err != nil {
+		t.Fatalf("%s seed %d: %v", abi.Name(), seed, err)
+	}
+	return p
+}
+
+func TestDeterministic(t *testing.T) {
+	for _, abi := range sframe.Targets {
+		args := map[uint64]int64{}
+		codes := map[string]bool{}
+		for seed := int64(-3); seed <= 20; seed++ {
+			a := mustGenerate(t, abi, seed, gen.Options{})
+			b := mustGenerate(t, abi, seed, gen.Options{})
+			if !reflect.DeepEqual(a.Code, b.Code) || a.Assembly() != b.Assembly() ||
+				!reflect.DeepEqual(a.FDEs(), b.FDEs()) || !reflect.DeepEqual(a.Args, b.Args) ||
+				!reflect.DeepEqual(a.Symbols(), b.Symbols()) || a.Entry != b.Entry || a.Exit != b.Exit {
+				t.Fatalf("%s seed %d: two programs differ", abi.Name(), seed)
+			}
+			for i := range a.Funcs {
+				if !reflect.DeepEqual(a.Funcs[i].Insns, b.Funcs[i].Insns) {
+					t.Fatalf("%s seed %d: %s differs", abi.Name(), seed, a.Funcs[i].Name)
+				}
+			}
+			if prev, dup := args[a.Args[0]]; dup {
+				t.Errorf("%s seeds %d and %d give the same first argument 0x%x", abi.Name(), prev, seed, a.Args[0])
+			}
+			args[a.Args[0]] = seed
+			codes[string(a.Code)] = true
+		}
+		if len(codes) < 20 {
+			t.Errorf("%s: 24 seeds made only %d different programs", abi.Name(), len(codes))
+		}
+	}
+}
+
+func TestLayoutRelocates(t *testing.T) {
+	for _, abi := range sframe.Targets {
+		p := mustGenerate(t, abi, 7, gen.Options{Funcs: 12})
+		code := slices.Clone(p.Code)
+		syms := p.Symbols()
+		entry, exit := p.Entry, p.Exit
+		const base = 0x7f00_1230_0000
+		if err := p.Layout(base); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(code, p.Code) {
+			t.Errorf("%s: code changed when relocated", abi.Name())
+		}
+		delta := base - uint64(gen.DefaultBase)
+		if p.Base != base || p.Entry != entry+delta || p.Exit != exit+delta {
+			t.Errorf("%s: base 0x%x entry 0x%x exit 0x%x after relocating by 0x%x from entry 0x%x exit 0x%x", abi.Name(), p.Base, p.Entry, p.Exit, delta, entry, exit)
+		}
+		for i, s := range p.Symbols() {
+			if s.Addr != syms[i].Addr+delta || s.Size != syms[i].Size || s.Name != syms[i].Name {
+				t.Errorf("%s: symbol %v became %v", abi.Name(), syms[i], s)
+			}
+		}
+		if err := p.Layout(base + 1); err == nil && abi != sframe.ABIAMD64LE {
+			t.Errorf("%s: odd layout base accepted", abi.Name())
+		}
+	}
+}
+
+func TestProgramShape(t *testing.T) {
+	for _, abi := range sframe.Targets {
+		for seed := int64(1); seed <= 20; seed++ {
+			p := mustGenerate(t, abi, seed, gen.Options{Funcs: 12, MaxDepth: 5})
+			if len(p.Funcs) != 13 || p.Funcs[0].Pattern != "entry" {
+				t.Fatalf("%s: %d functions, first %q", abi.Name(), len(p.Funcs), p.Funcs[0].Pattern)
+			}
+			if p.Entry != p.Funcs[0].Addr || p.Exit <= p.Entry || p.Exit >= p.Funcs[0].Addr+uint64(p.Funcs[0].Size) {
+				t.Fatalf("%s: entry 0x%x exit 0x%x outside the stub %+v", abi.Name(), p.Entry, p.Exit, p.Symbols()[0])
+			}
+			if len(p.ArgRegs) == 0 || len(p.ArgRegs) != len(p.Args) {
+				t.Fatalf("%s: %d argument registers, %d values", abi.Name(), len(p.ArgRegs), len(p.Args))
+			}
+			var seen []string
+			next := p.Base
+			for i, f := range p.Funcs {
+				if f.Addr != next {
+					t.Fatalf("%s: %s at 0x%x, previous function ends at 0x%x", abi.Name(), f.Name, f.Addr, next)
+				}
+				next += uint64(f.Size)
+				seen = append(seen, f.Pattern)
+				fde := p.FDEs()[i]
+				if fde.Start != f.Addr || fde.Size != f.Size || len(fde.Rows) == 0 || fde.Rows[0].Start != 0 {
+					t.Fatalf("%s: FDE %+v for %s", abi.Name(), fde, f.Name)
+				}
+				for j := 1; j < len(fde.Rows); j++ {
+					a, b := fde.Rows[j-1], fde.Rows[j]
+					if b.Start <= a.Start || b.Start >= f.Size {
+						t.Fatalf("%s %s: row starts %d then %d (size %d)", abi.Name(), f.Name, a.Start, b.Start, f.Size)
+					}
+					b.Start = a.Start
+					if a == b {
+						t.Fatalf("%s %s: two consecutive rows with one rule", abi.Name(), f.Name)
+					}
+				}
+				// Every instruction's row is the FDE row covering it.
+				for _, in := range f.Insns {
+					k := len(fde.Rows) - 1
+					for fde.Rows[k].Start > in.Off {
+						k--
+					}
+					want := fde.Rows[k]
+					want.Start, in.Row.Start = 0, 0
+					if want != in.Row {
+						t.Fatalf("%s %s+0x%x: instruction row %+v, FDE row %+v", abi.Name(), f.Name, in.Off, in.Row, want)
+					}
+				}
+			}
+			if uint64(len(p.Code)) != next-p.Base {
+				t.Fatalf("%s: %d code bytes for functions spanning %d", abi.Name(), len(p.Code), next-p.Base)
+			}
+			for _, name := range gen.Patterns(abi) {
+				if !slices.Contains(seen, name) {
+					t.Errorf("%s seed %d: pattern %s not used among 12 functions (%v)", abi.Name(), seed, name, seen)
+				}
+			}
+		}
+	}
+}
+
+func TestPatternSelection(t *testing.T) {
+	for _, abi := range sframe.Targets {
+		names := gen.Patterns(abi)
+		if len(names) < 6 {
+			t.Fatalf("%s: only patterns %v", abi.Name(), names)
+		}
+		for _, name := range names {
+			p := mustGenerate(t, abi, 3, gen.Options{Patterns: []string{name}})
+			n := 0
+			for _, f := range p.Funcs[1:] {
+				if f.Pattern == name {
+					n++
+				}
+			}
+			if n == 0 {
+				t.Errorf("%s: Patterns [%s] made no such function", abi.Name(), name)
+			}
+		}
+		_, err := gen.Generate(abi, 1, gen.Options{Patterns: []string{"fp-frame", "no-such"}})
+		if err == nil || !strings.Contains(err.Error(), `"no-such"`) {
+			t.Errorf("%s: unknown pattern: err = %v", abi.Name(), err)
+		}
+	}
+	if _, err := gen.Generate(sframe.ABI(9), 1, gen.Options{}); err == nil {
+		t.Error("ABI 9 accepted")
+	}
+	if gen.Patterns(sframe.ABI(9)) != nil {
+		t.Error("patterns for ABI 9")
+	}
+}
+
+// TestAssemblyCFI checks the rendered CFI of the stub and of a frame
+// against the directives GNU as needs to build the same SFrame rows.
+func TestAssemblyCFI(t *testing.T) {
+	ra := map[sframe.ABI]string{sframe.ABIAMD64LE: "%rip", sframe.ABIAArch64LE: "x30", sframe.ABIAArch64BE: "x30", sframe.ABIS390XBE: "%r14"}
+	for _, abi := range sframe.Targets {
+		p := mustGenerate(t, abi, 11, gen.Options{})
+		asm := p.Assembly()
+		stub := asm[strings.Index(asm, "_start:"):strings.Index(asm, ".size _start")]
+		if !strings.Contains(stub, ".cfi_undefined "+ra[abi]) {
+			t.Errorf("%s: stub does not mark %s undefined:\n%s", abi.Name(), ra[abi], stub)
+		}
+		for _, f := range p.Funcs {
+			if !strings.Contains(asm, "\t.type "+f.Name+", ") || !strings.Contains(asm, "\t.size "+f.Name+", .-"+f.Name) {
+				t.Errorf("%s: %s lacks .type or .size", abi.Name(), f.Name)
+			}
+		}
+		if strings.Count(asm, ".cfi_startproc") != len(p.Funcs) || strings.Count(asm, ".cfi_endproc") != len(p.Funcs) {
+			t.Errorf("%s: unbalanced .cfi_startproc/.cfi_endproc", abi.Name())
+		}
+	}
+}
+
+func BenchmarkGenerate(b *testing.B) {
+	for _, abi := range sframe.Targets {
+		b.Run(abi.Name(), func(b *testing.B) {
+			seed := int64(0)
+			for b.Loop() {
+				seed++
+				if _, err := gen.Generate(abi, seed, gen.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "programs/s")
+		})
+	}
+}
