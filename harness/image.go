@@ -1,0 +1,98 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/sfconform/sfconform/corpus"
+	"github.com/sfconform/sfconform/emu"
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/oracle"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// CodeBase is where generated programs are laid out.
+const CodeBase = emu.CodeBase
+
+// BuiltinImage generates the program for (abi, seed, opt), lays it out at
+// CodeBase and encodes its rows as SFrame version v.
+func BuiltinImage(abi sframe.ABI, v sframe.Version, seed int64, opt gen.Options) (*producer.Image, *gen.Program, error) {
+	prog, err := gen.Generate(abi, seed, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := prog.Layout(CodeBase); err != nil {
+		return nil, nil, err
+	}
+	img, err := producer.Builtin(prog, v)
+	return img, prog, err
+}
+
+// NewCase turns the first failure of a result into a reproducer. prog may
+// be nil (a replayed case has no program).
+func NewCase(img *producer.Image, prog *gen.Program, seed int64, consumerName string, res *Result) *corpus.Case {
+	c := &corpus.Case{Consumer: consumerName, Seed: seed, Frame: -1}
+	c.SetImage(img)
+	if prog != nil {
+		c.Assembly = prog.Assembly()
+	}
+	switch {
+	case len(res.Failures) > 0:
+		f := &res.Failures[0]
+		c.Step, c.PC, c.Insn, c.Function = f.Step, corpus.Addr(f.PC), f.Insn, f.Function
+		c.Verdict, c.Frame, c.Field, c.Detail = f.Judgement.Verdict, f.Judgement.Frame, f.Judgement.Field, f.Judgement.Detail
+		c.Expected, c.Got = f.Expected, f.Got
+		c.Row = RowAt(img, f.PC)
+	case res.LoadErr != nil:
+		c.Verdict, c.Detail = oracle.Error, "consumer refused the section: "+res.LoadErr.Error()
+	case res.RunErr != nil:
+		c.Step, c.Verdict, c.Detail = res.Steps, oracle.Error, "run stopped: "+res.RunErr.Error()
+	}
+	return c
+}
+
+// RowAt describes the SFrame row covering pc in the image's section, for
+// reports only (the oracle never reads the section).
+func RowAt(img *producer.Image, pc uint64) string {
+	t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+	if err != nil {
+		return "section does not decode: " + err.Error()
+	}
+	fde, row, err := t.FindRow(pc)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("function 0x%x+0x%x (size %d), row at +0x%x: CFA %s, RA %s, FP %s%s",
+		fde.Start, pc-fde.Start, fde.Size, row.Start, rule(row.CFA), rule(row.RA), rule(row.FP), flags(row))
+}
+
+// rule writes a rule in the notation of the CFI directives: reg+off,
+// [cfa-8], u (undefined), same.
+func rule(r sframe.Rule) string {
+	switch r.Kind {
+	case sframe.RuleUndefined:
+		return "undefined"
+	case sframe.RuleSame:
+		return "same"
+	}
+	base := "cfa"
+	if r.Reg != sframe.RegCFA {
+		base = fmt.Sprintf("r%d", r.Reg)
+	}
+	s := fmt.Sprintf("%s%+d", base, r.Offset)
+	if r.Deref {
+		s = "[" + s + "]"
+	}
+	return s
+}
+
+func flags(r sframe.Row) string {
+	s := ""
+	if r.MangledRA {
+		s += fmt.Sprintf(", RA signed (key %d)", r.PAuthKey)
+	}
+	if r.Signal {
+		s += ", signal frame"
+	}
+	return s
+}
