@@ -1,0 +1,147 @@
+package mutation_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+func TestMutation(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Mutation: the harness catches faults in correct tables")
+}
+
+// mutantsPerClass is how many mutants each (target, version, class) entry
+// tries, from consecutive seeds.
+const mutantsPerClass = 6
+
+var checkers = map[sframe.ABI]*harness.Checker{}
+
+func checker(abi sframe.ABI) *harness.Checker {
+	if c := checkers[abi]; c != nil {
+		return c
+	}
+	c, err := harness.New(abi, harness.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	checkers[abi] = c
+	return c
+}
+
+// tally counts outcomes per fault class across the whole suite.
+type tally struct{ tried, inapplicable, equivalent, caught, survived int }
+
+var tallies = map[string]*tally{}
+
+var _ = AfterSuite(func() {
+	for _, c := range checkers {
+		c.Close()
+	}
+	var names []string
+	for n := range tallies {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-22s %6s %13s %10s %7s %8s %9s\n", "fault class", "tried", "inapplicable", "equivalent", "caught", "survived", "kill rate")
+	for _, n := range names {
+		t := tallies[n]
+		rate := "-"
+		if d := t.caught + t.survived; d > 0 {
+			rate = fmt.Sprintf("%.1f%%", 100*float64(t.caught)/float64(d))
+		}
+		fmt.Fprintf(&b, "%-22s %6d %13d %10d %7d %8d %9s\n", n, t.tried, t.inapplicable, t.equivalent, t.caught, t.survived, rate)
+	}
+	AddReportEntry("kill rate per fault class", b.String())
+	GinkgoWriter.Print(b.String())
+	fmt.Print("\n" + b.String())
+	// A class that never produced a caught mutant proves nothing: the
+	// suite must show every fault class being detected somewhere.
+	if len(tallies) == len(faultClasses) {
+		for _, n := range names {
+			Expect(tallies[n].caught).To(BeNumerically(">", 0), "fault class %s: no mutant was caught anywhere", n)
+		}
+	}
+})
+
+var _ = DescribeTable("a fault injected into a correct table is caught unless it is equivalent",
+	func(abi sframe.ABI, v sframe.Version, class faultClass) {
+		t := tallies[class.name]
+		if t == nil {
+			t = &tally{}
+			tallies[class.name] = t
+		}
+		for i := int64(0); i < mutantsPerClass; i++ {
+			seed := GinkgoRandomSeed() + i
+			img, prog, err := harness.BuiltinImage(abi, v, seed, gen.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			clean := checker(abi).Trace(img, consumer.NewBuiltin())
+			Expect(clean.Clean()).To(BeTrue(), "seed %d: the unmutated table must conform before mutating it", seed)
+
+			mut, desc, ok := class.apply(&mutationInput{abi: abi, v: v, seed: seed, prog: prog, img: img, executed: clean.Executed})
+			t.tried++
+			if !ok {
+				t.inapplicable++
+				continue
+			}
+			probe := &probeConsumer{orig: img, inner: consumer.NewBuiltin()}
+			res := checker(abi).Check(mut, probe)
+			caught := !res.Clean()
+			GinkgoWriter.Printf("%s v%d seed %d: %s: differs=%v caught=%v (%s)\n", abi.Name(), v, seed, desc, probe.differs, caught, probe.firstWhy)
+			switch {
+			case !probe.differs && !caught:
+				t.equivalent++
+			case caught:
+				t.caught++
+			default:
+				t.survived++
+				Fail(fmt.Sprintf("%s v%d seed %d: mutant %q changes the unwind rule at step %d (pc 0x%x: %s) but the harness found nothing",
+					abi.Name(), v, seed, desc, probe.firstStep, probe.firstPC, probe.firstWhy))
+			}
+		}
+	},
+	mutationEntries(),
+)
+
+func mutationEntries() []TableEntry {
+	var out []TableEntry
+	for _, abi := range sframe.Targets {
+		for _, v := range []sframe.Version{2, 3} {
+			for _, c := range faultClasses {
+				out = append(out, Entry(fmt.Sprintf("%s v%d %s", abi.Name(), v, c.name),
+					Label("target:"+abi.Name(), fmt.Sprintf("version:%d", v), "fault:"+c.name),
+					abi, v, c))
+			}
+		}
+	}
+	return out
+}
+
+// mutationInput is what a fault class may look at to place its fault.
+type mutationInput struct {
+	abi      sframe.ABI
+	v        sframe.Version
+	seed     int64
+	prog     *gen.Program
+	img      *producer.Image
+	executed []uint64
+}
+
+// executedIn reports whether any executed PC lies in [lo, hi).
+func (in *mutationInput) executedIn(lo, hi uint64) bool {
+	for _, pc := range in.executed {
+		if pc >= lo && pc < hi {
+			return true
+		}
+	}
+	return false
+}
