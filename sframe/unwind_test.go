@@ -2,8 +2,12 @@ package sframe
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -578,6 +582,14 @@ func (m hashMem) ReadWord(a uint64) (uint64, bool) {
 	return x, a%97 != 0
 }
 
+// readableMem is a hashMem without holes.
+type readableMem struct{ hashMem }
+
+func (m readableMem) ReadWord(a uint64) (uint64, bool) {
+	v, _ := m.hashMem.ReadWord(a)
+	return v, true
+}
+
 // FuzzBacktrace unwinds with any decodable section, registers and memory:
 // no panic, no more than MaxFrames frames, the SP never going down from
 // one frame to the next and strictly up below the topmost, errors always
@@ -621,4 +633,180 @@ func FuzzBacktrace(f *testing.F) {
 			t.Fatalf("stopped after %d frames without error or outermost frame", len(frames))
 		}
 	})
+}
+
+// TestStepMatchesObjdumpRows unwinds one step at the start of every row of
+// every linked fixture made by GNU as and ld, from registers and memory
+// of known values, and checks the CFA and the caller's PC, SP and FP
+// against what objdump's text for that row says they must be. The
+// expected values are worked out from objdump's notation alone.
+func TestStepMatchesObjdumpRows(t *testing.T) {
+	dumps, err := filepath.Glob(filepath.Join("testdata", "gas-*", "*", "*.objdump.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, dump := range dumps {
+		stem := strings.TrimSuffix(dump, ".objdump.txt")
+		if strings.HasSuffix(stem, ".o") {
+			continue
+		}
+		abi, err := ParseTarget(filepath.Base(filepath.Dir(dump)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err1 := os.ReadFile(dump)
+		raw, err2 := os.ReadFile(stem + ".sframe")
+		addr, err3 := os.ReadFile(stem + ".sframe.addr")
+		if err := errors.Join(err1, err2, err3); err != nil {
+			t.Fatalf("fixture piece missing: %v", err)
+		}
+		base, err := strconv.ParseUint(strings.TrimSpace(string(addr)), 0, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := Decode(raw, base)
+		if err != nil {
+			t.Fatalf("%s: %v", stem, err)
+		}
+		rows += checkObjdumpRows(t, stem, abi, tab, string(text))
+	}
+	if rows == 0 {
+		t.Fatal("no fixture rows checked")
+	}
+}
+
+var (
+	reDumpFunc   = regexp.MustCompile(`^    func idx \[\d+\]: pc = (0x[0-9a-f]+), size = (\d+) bytes`)
+	reDumpRow    = regexp.MustCompile(`^    ([0-9a-f]{16})  (.*?)\s*$`)
+	reDumpColumn = regexp.MustCompile(`\(?(?:sp|fp|c|r\d+)[+-]\d+\)?|r\d+|\[s\]|[uUf]`)
+	reDumpFixRA  = regexp.MustCompile(`CFA fixed RA offset: (-?\d+)`)
+)
+
+func checkObjdumpRows(t *testing.T, stem string, abi ABI, tab *Table, text string) int {
+	t.Helper()
+	fixedRA := int64(0)
+	if m := reDumpFixRA.FindStringSubmatch(text); m != nil {
+		fixedRA, _ = strconv.ParseInt(m[1], 10, 64)
+	} else if abi == ABIAMD64LE {
+		fixedRA = -8 // objdump 2.40 does not print it
+	}
+	// Distinct register values; SP low enough, FP and others above it so
+	// that every CFA lies above SP.
+	const sp = 0x7000_0000
+	regs := &RegisterFile{}
+	for r := 0; r < 32; r++ {
+		regs.Set(r, sp+0x1000*uint64(r+1))
+	}
+	regs.Set(abi.SPRegister(), sp)
+	mem := readableMem{hashMem(0x5eed)}
+	read := func(a uint64) uint64 {
+		v, _ := mem.ReadWord(a)
+		return v
+	}
+	var fnStart uint64
+	var mask, signal bool
+	checked := 0
+	for _, line := range strings.Split(text, "\n") {
+		if m := reDumpFunc.FindStringSubmatch(line); m != nil {
+			fnStart, _ = strconv.ParseUint(m[1], 0, 64)
+			signal = strings.Contains(line, `attr = "S`)
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), "STARTPC") {
+			mask = strings.Contains(line, "[m]")
+			continue
+		}
+		m := reDumpRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		pc, _ := strconv.ParseUint(m[1], 16, 64)
+		if mask {
+			pc += fnStart
+		}
+		where := fmt.Sprintf("%s: row at %#x (%q)", stem, pc, m[2])
+		regs.PC = pc
+		f := Frame{PC: pc, SP: sp, FP: regs.Regs[abi.FPRegister()]}
+		u := Unwinder{Table: tab}
+		gotPC, gotSP, gotFP, err := u.Step(&f, 0, regs, mem)
+		checked++
+		if signal {
+			if !errors.Is(err, ErrSignalFrame) {
+				t.Errorf("%s: in a signal trampoline, got error %v", where, err)
+			}
+			continue
+		}
+		if m[2] == "RA undefined" {
+			if err != nil || !f.Outermost {
+				t.Errorf("%s: got outermost %v, err %v", where, f.Outermost, err)
+			}
+			continue
+		}
+		cols := reDumpColumn.FindAllString(m[2], -1)
+		mangled := len(cols) == 4 && cols[3] == "[s]"
+		if len(cols) != 3 && !mangled {
+			t.Fatalf("%s: cannot read the columns %q", where, cols)
+		}
+		value := func(col string, cfa uint64) uint64 {
+			deref := strings.HasPrefix(col, "(")
+			col = strings.Trim(col, "()")
+			i := strings.IndexAny(col, "+-")
+			if i < 0 { // s390x v2: "rN", the value is in register N
+				n, _ := strconv.Atoi(col[1:])
+				return regs.Regs[n]
+			}
+			off, _ := strconv.ParseInt(col[i:], 10, 64)
+			var b uint64
+			switch name := col[:i]; name {
+			case "sp":
+				b = sp
+			case "fp":
+				b = regs.Regs[abi.FPRegister()]
+			case "c":
+				b, deref = cfa, true // objdump prints CFA-based rules without parentheses
+			default:
+				n, _ := strconv.Atoi(name[1:])
+				b = regs.Regs[n]
+			}
+			if deref {
+				return read(b + uint64(off))
+			}
+			return b + uint64(off)
+		}
+		cfa := value(cols[0], 0)
+		wantSP := cfa
+		if abi == ABIS390XBE {
+			wantSP = cfa - 160
+		}
+		wantFP := f.FP
+		if cols[1] != "u" {
+			wantFP = value(cols[1], cfa)
+		}
+		var wantPC uint64
+		switch cols[2] {
+		case "u", "U":
+			if abi == ABIAMD64LE {
+				wantPC = read(cfa + uint64(fixedRA))
+			} else {
+				wantPC = regs.Regs[linkRegister(abi)]
+			}
+		case "f":
+			wantPC = read(cfa + uint64(fixedRA))
+		default:
+			wantPC = value(cols[2], cfa)
+		}
+		if mangled {
+			wantPC &= 1<<48 - 1
+		}
+		if err != nil {
+			t.Errorf("%s: %v", where, err)
+			continue
+		}
+		if f.CFA != cfa || gotPC != wantPC || gotSP != wantSP || gotFP != wantFP {
+			t.Errorf("%s: got CFA %#x, caller pc %#x sp %#x fp %#x; want %#x, %#x %#x %#x",
+				where, f.CFA, gotPC, gotSP, gotFP, cfa, wantPC, wantSP, wantFP)
+		}
+	}
+	return checked
 }
