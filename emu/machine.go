@@ -412,7 +412,7 @@ func (m *Machine) ABI() sframe.ABI { return m.abi }
 // Track asks for more registers, by DWARF number, at every step from the
 // next run on: e.g. the s390x FPRs 16-31 that may hold a saved FP or RA,
 // or x86-64 r10 when a function realigns its stack through a DRAP
-// register. An unknown number makes the next Execute fail.
+// register. An unknown number makes Execute fail from then on.
 func (m *Machine) Track(dwarf ...int) {
 	m.track = append(m.track, dwarf...)
 	m.regsDirty = true
