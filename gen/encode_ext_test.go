@@ -7,17 +7,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
-// gasCommand returns the host GNU as for abi (binutils of the build
-// machine, e.g. Debian bookworm's 2.40) with the flags the target needs,
-// or skips the test.
+// gasCommand returns GNU as 2.40 for abi with the flags the target needs:
+// the provisioned toolchain if there is one, else the host's cross
+// binutils (Debian bookworm ships 2.40); it skips the test without either.
 func gasCommand(t *testing.T, abi sframe.ABI) []string {
 	t.Helper()
+	if tc, err := toolchain.Find("gas-2.40", abi); err == nil {
+		return append([]string{tc.AS}, tc.ASFlags...)
+	}
 	name := map[sframe.ABI]string{
 		sframe.ABIAMD64LE:   "x86_64-linux-gnu-as",
 		sframe.ABIAArch64LE: "aarch64-linux-gnu-as",
@@ -174,5 +179,77 @@ func TestLongBranches(t *testing.T) {
 	}
 	if long == 0 {
 		t.Fatal("no relaxed jump took the long form: the test does not exercise relaxation")
+	}
+}
+
+// TestGasSFrameMatchesRows assembles the rendered assembly with every
+// provisioned GNU as that emits SFrame for the target, links it at gen's
+// layout address, and compares the linked .sframe rows with gen's FDEs:
+// the .cfi_* rendering must say what the rows say.
+func TestGasSFrameMatchesRows(t *testing.T) {
+	all, err := toolchain.All()
+	if len(all) == 0 {
+		t.Skipf("no provisioned toolchains (run ci/setup.sh): %v", err)
+	}
+	seeds := int64(10)
+	if testing.Short() {
+		seeds = 3
+	}
+	for _, tc := range all {
+		if tc.SFrameVersion == 0 {
+			continue
+		}
+		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			dir := t.TempDir()
+			for seed := int64(1); seed <= seeds; seed++ {
+				for _, opt := range []Options{{}, {Funcs: 14, MaxDepth: 6}} {
+					p, err := Generate(tc.Target, seed, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, obj := assemble(t, append([]string{tc.AS}, tc.ASFlags...), dir, p.Assembly(), "--gsframe")
+					exe := filepath.Join(dir, "p")
+					args := append(append([]string(nil), tc.LDFlags...), fmt.Sprintf("-Ttext=0x%x", p.Base), "-e", "_start", "-o", exe, obj)
+					if out, err := exec.Command(tc.LD, args...).CombinedOutput(); err != nil {
+						t.Fatalf("%s %s: %v\n%s", tc.LD, strings.Join(args, " "), err, out)
+					}
+					tab, err := sframe.ReadELF(exe)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// Before SFrame v3 GNU as has no outermost-frame FRE: it
+					// ignores .cfi_undefined of the RA column and describes
+					// the entry stub with the CIE's rule, so only later
+					// versions can agree on the stub.
+					compareFDEs(t, tc.Name, p, tab, tc.SFrameVersion >= 3)
+				}
+			}
+		})
+	}
+}
+
+func compareFDEs(t *testing.T, producer string, p *Program, tab *sframe.Table, withStub bool) {
+	t.Helper()
+	for i, want := range p.FDEs() {
+		if i == 0 && !withStub {
+			continue
+		}
+		got, err := tab.FindFDE(want.Start)
+		if err != nil {
+			t.Fatalf("%s seed %d: no FDE for 0x%x: %v", producer, p.Seed, want.Start, err)
+		}
+		name := p.Funcs[slices.IndexFunc(p.Funcs, func(f *Func) bool { return f.Addr == want.Start })].Name
+		if got.Start != want.Start || got.Size != want.Size {
+			t.Fatalf("%s seed %d %s: FDE [0x%x,+%d), gen [0x%x,+%d)", producer, p.Seed, name, got.Start, got.Size, want.Start, want.Size)
+		}
+		if len(got.Rows) != len(want.Rows) {
+			t.Fatalf("%s seed %d %s: %d rows, gen %d\n got %+v\nwant %+v", producer, p.Seed, name, len(got.Rows), len(want.Rows), got.Rows, want.Rows)
+		}
+		for i := range want.Rows {
+			g, w := got.Rows[i], want.Rows[i]
+			if g.Start != w.Start || g.CFA != w.CFA || g.RA != w.RA || g.FP != w.FP {
+				t.Fatalf("%s seed %d %s row %d:\n got %+v\nwant %+v", producer, p.Seed, name, i, g, w)
+			}
+		}
 	}
 }

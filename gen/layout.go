@@ -147,6 +147,8 @@ func (p *Program) Assembly() string {
 		}
 		fmt.Fprintf(&sb, "\t.cfi_endproc\n\t.size %s, .-%s\n", f.Name, f.Name)
 	}
+	// The code needs no executable stack; saying so keeps ld quiet.
+	fmt.Fprintf(&sb, "\t.section .note.GNU-stack,\"\",%cprogbits\n", t.typeDirective[0])
 	return sb.String()
 }
 
