@@ -133,6 +133,12 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// cpuPerOp reports the CPU time per iteration of a benchmark loop that
+// started at CPU time start.
+func cpuPerOp(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
 // perInstruction reports ns/instr (wall clock), cpu-ns/instr and instr/s
 // for n instructions that took the CPU time cpu.
 func perInstruction(b *testing.B, n int, cpu time.Duration) {
@@ -294,6 +300,7 @@ func BenchmarkReadWord(b *testing.B) {
 func BenchmarkNew(b *testing.B) {
 	for _, abi := range sframe.Targets {
 		b.Run(abi.Name(), func(b *testing.B) {
+			start := cpuTime()
 			for i := 0; i < b.N; i++ {
 				m, err := New(abi)
 				if err != nil {
@@ -301,6 +308,7 @@ func BenchmarkNew(b *testing.B) {
 				}
 				m.Close()
 			}
+			cpuPerOp(b, start)
 		})
 	}
 }
@@ -325,26 +333,31 @@ func BenchmarkReuse(b *testing.B) {
 				code := append(append([]byte(nil), p.code...), byte(i+1))
 				rs[i] = &Run{Code: code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + p.exit, Budget: 100}
 			}
+			start := cpuTime()
 			for i := 0; i < b.N; i++ {
 				if _, err := m.Execute(rs[i&1], nop); err != nil {
 					b.Fatal(err)
 				}
 			}
+			cpuPerOp(b, start)
 		})
 		b.Run(abi.Name()+"/same", func(b *testing.B) {
 			m := newMachine(b, abi)
 			r := &Run{Code: p.code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + p.exit, Budget: 100}
+			start := cpuTime()
 			for i := 0; i < b.N; i++ {
 				if _, err := m.Execute(r, nop); err != nil {
 					b.Fatal(err)
 				}
 			}
+			cpuPerOp(b, start)
 		})
 		b.Run(abi.Name()+"/fresh", func(b *testing.B) {
 			m := newMachine(b, abi)
 			m.noInvalidate = true
 			const stride = 64
 			addr := uint64(CodeBase)
+			start := cpuTime()
 			for i := 0; i < b.N; i++ {
 				if addr+stride > CodeBase+CodeSize {
 					addr = CodeBase
@@ -358,6 +371,7 @@ func BenchmarkReuse(b *testing.B) {
 				}
 				addr += stride
 			}
+			cpuPerOp(b, start)
 		})
 		b.Run(abi.Name()+"/first", func(b *testing.B) {
 			r := &Run{Code: p.code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + p.exit, Budget: 100}
@@ -385,6 +399,7 @@ func BenchmarkFlush(b *testing.B) {
 	m := newMachine(b, sframe.ABIAMD64LE)
 	p := callPrograms[sframe.ABIAMD64LE]
 	r := &Run{Code: p.code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + p.exit, Budget: 100}
+	start := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := m.Execute(r, nil); err != nil {
 			b.Fatal(err)
@@ -393,6 +408,7 @@ func BenchmarkFlush(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	cpuPerOp(b, start)
 }
 
 // BenchmarkStackReset compares zeroing the whole stack with zeroing the
