@@ -2,6 +2,7 @@ package sframe
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -61,7 +62,8 @@ func ReadELF(path string) (*Table, error) {
 	if err != nil {
 		return nil, &ELFError{Path: path, FileOff: -1, Err: fmt.Errorf("reading %s at file offset %d (0x%x): %w", SectionName, sec.Offset, sec.Offset, err)}
 	}
-	if f.Type == elf.ET_REL && len(data) > 3 && Flags(data[3])&FlagFuncStartPCRel != 0 {
+	magic := len(data) > 3 && (binary.LittleEndian.Uint16(data) == Magic || binary.BigEndian.Uint16(data) == Magic)
+	if f.Type == elf.ET_REL && magic && Flags(data[3])&FlagFuncStartPCRel != 0 {
 		if data, err = relocate(f, sec, data); err != nil {
 			return nil, &ELFError{Path: path, FileOff: -1, Err: err}
 		}
