@@ -121,7 +121,7 @@ func (c *Checker) check(img *producer.Image, cons consumer.Consumer, record bool
 		res.LoadErr = err
 	}
 	c.img, c.cons, c.tracker, c.res, c.record = img, cons, tr, res, record
-	c.batch = c.batch[:0]
+	c.batch, c.steps = c.batch[:0], c.steps[:0]
 	_, err = c.m.Execute(&emu.Run{
 		Code: img.Code, CodeAddr: img.CodeAddr, Entry: img.Entry, Exit: img.Exit,
 		Regs: img.Regs, Budget: c.opt.Budget,

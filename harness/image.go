@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 
+	"github.com/sfconform/sfconform/cbf"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/emu"
 	"github.com/sfconform/sfconform/gen"
@@ -42,6 +43,8 @@ func NewCase(img *producer.Image, prog *gen.Program, seed int64, consumerName st
 		c.Step, c.PC, c.Insn, c.Function = f.Step, corpus.Addr(f.PC), f.Insn, f.Function
 		c.Verdict, c.Frame, c.Field, c.Detail = f.Judgement.Verdict, f.Judgement.Frame, f.Judgement.Field, f.Judgement.Detail
 		c.Expected, c.Got = f.Expected, f.Got
+		c.ExpectedCBF = BacktraceCBF(f.Expected, false)
+		c.GotCBF = BacktraceCBF(f.Got, f.Err != nil)
 		c.Row = RowAt(img, f.PC)
 	case res.LoadErr != nil:
 		c.Verdict, c.Detail = oracle.Error, "consumer refused the section: "+res.LoadErr.Error()
@@ -49,6 +52,26 @@ func NewCase(img *producer.Image, prog *gen.Program, seed int64, consumerName st
 		c.Step, c.Verdict, c.Detail = res.Steps, oracle.Error, "run stopped: "+res.RunErr.Error()
 	}
 	return c
+}
+
+// BacktraceCBF stores a backtrace's PCs in the Compact Backtrace Format:
+// frame 0 as the exact PC, the others as return addresses. stopped marks a
+// backtrace that ended on an error before its outermost frame, which CBF
+// says with "trunc".
+func BacktraceCBF(frames []oracle.Frame, stopped bool) []byte {
+	bt := cbf.Backtrace{Size: cbf.Word64, Truncated: stopped}
+	for i, f := range frames {
+		k := cbf.KindRA
+		if i == 0 {
+			k = cbf.KindPC
+		}
+		bt.Frames = append(bt.Frames, cbf.Frame{Kind: k, Addr: f.PC})
+	}
+	b, err := cbf.Encode(bt)
+	if err != nil {
+		return nil // more frames than CBF holds: the JSON frames remain
+	}
+	return b
 }
 
 // RowAt describes the SFrame row covering pc in the image's section, for

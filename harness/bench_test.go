@@ -1,0 +1,129 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// benchPrograms is the default mix: consecutive seeds, all patterns.
+const benchPrograms = 64
+
+// BenchmarkCheck measures checked instructions per second with a full
+// backtrace judged at every instruction (builtin consumer, SFrame v3), per
+// target, on one goroutine. Each iteration checks one program of the
+// default mix; instr/s is the figure the run command's summary reports.
+// BenchmarkBareHook in package emu is the floor: a Unicorn Go code hook
+// doing nothing.
+func BenchmarkCheck(b *testing.B) {
+	for _, abi := range sframe.Targets {
+		b.Run(abi.Name(), func(b *testing.B) {
+			c, err := New(abi, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			imgs := benchImages(b, abi, benchPrograms)
+			cons := consumer.NewBuiltin()
+			steps := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res := c.Check(imgs[i%len(imgs)], cons)
+				if !res.Clean() {
+					b.Fatalf("program %d does not conform", i%len(imgs))
+				}
+				steps += res.Steps
+			}
+			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "instr/s")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "programs/s")
+			b.ReportMetric(float64(steps)/float64(b.N), "instr/program")
+		})
+	}
+}
+
+// BenchmarkCheckSteady checks the same program over and over: translated
+// code stays cached in the emulator, so this is the per-instruction cost
+// of stepping, tracking, unwinding every frame and judging, without the
+// emulator's translation of new code that BenchmarkCheck includes.
+func BenchmarkCheckSteady(b *testing.B) {
+	for _, abi := range sframe.Targets {
+		b.Run(abi.Name(), func(b *testing.B) {
+			c, err := New(abi, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			img := benchImages(b, abi, 1)[0]
+			cons := consumer.NewBuiltin()
+			steps := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res := c.Check(img, cons)
+				if !res.Clean() {
+					b.Fatal("the program does not conform")
+				}
+				steps += res.Steps
+			}
+			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "instr/s")
+			b.ReportMetric(float64(steps)/float64(b.N), "instr/program")
+		})
+	}
+}
+
+// BenchmarkPipeline adds generation and encoding to each program, as the
+// run command does.
+func BenchmarkPipeline(b *testing.B) {
+	for _, abi := range sframe.Targets {
+		b.Run(abi.Name(), func(b *testing.B) {
+			c, err := New(abi, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			cons := consumer.NewBuiltin()
+			steps := 0
+			for i := 0; i < b.N; i++ {
+				img, _, err := BuiltinImage(abi, 3, int64(i), gen.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				steps += c.Check(img, cons).Steps
+			}
+			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "instr/s")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "programs/s")
+		})
+	}
+}
+
+// BenchmarkNewChecker is the instance setup cost.
+func BenchmarkNewChecker(b *testing.B) {
+	for _, abi := range sframe.Targets {
+		b.Run(abi.Name(), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				c, err := New(abi, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				// The first run pays for lazy initialisation.
+				img, _, _ := BuiltinImage(abi, 3, 1, gen.Options{})
+				c.Check(img, consumer.NewBuiltin())
+				c.Close()
+			}
+		})
+	}
+}
+
+func benchImages(b *testing.B, abi sframe.ABI, n int) []*producer.Image {
+	var out []*producer.Image
+	for i := 0; i < n; i++ {
+		img, _, err := BuiltinImage(abi, 3, int64(i), gen.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, img)
+	}
+	return out
+}
