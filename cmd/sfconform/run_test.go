@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/corpus"
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+func TestRunCleanExitsZero(t *testing.T) {
+	out := t.TempDir()
+	code := cmdRun([]string{"--programs", "3", "--targets", "x86-64,s390x", "--versions", "3", "--seed", "5", "-q", "--out", out})
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if files, _ := os.ReadDir(out); len(files) != 0 {
+		t.Fatalf("a clean run saved %d reproducers", len(files))
+	}
+}
+
+func TestRunBadFlagsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"--targets", "vax"},
+		{"--versions", "1"},
+		{"--consumer", "nonesuch"},
+		{"--programs", "0"},
+		{"--bogus"},
+	} {
+		if code := cmdRun(args); code != exitSetup {
+			t.Errorf("%v: exit %d, want %d", args, code, exitSetup)
+		}
+	}
+}
+
+// failingCase saves a reproducer of a table whose root function's CFA is
+// one word off, and returns it with the image the fixed table gives.
+func failingCase(t *testing.T, abi sframe.ABI) (string, *producer.Image) {
+	t.Helper()
+	good, prog, err := harness.BuiltinImage(abi, 3, 21, gen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fdes := prog.FDEs()
+	for i := range fdes {
+		if fdes[i].Start == prog.Funcs[1].Addr {
+			fdes[i].Rows[0].CFA.Offset += sframe.WordSize
+		}
+	}
+	bad, err := producer.BuiltinFrom(prog, 3, fdes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk, err := harness.New(abi, harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chk.Close()
+	res := chk.Check(bad, consumer.NewBuiltin())
+	if res.Clean() {
+		t.Fatal("the broken table conforms")
+	}
+	path, err := corpus.Save(t.TempDir(), harness.NewCase(bad, prog, 21, "builtin", res))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, good
+}
+
+func TestReplay(t *testing.T) {
+	path, good := failingCase(t, sframe.ABIAArch64BE)
+	var out bytes.Buffer
+	if code := replayCase(path, "builtin", &out); code != exitFailure {
+		t.Fatalf("replaying a failing case: exit %d\n%s", code, out.String())
+	}
+	if s := out.String(); !strings.Contains(s, "now:") || !strings.Contains(s, "WRONG") || !strings.Contains(s, "expected") {
+		t.Fatalf("replay output does not show the failure again:\n%s", s)
+	}
+
+	// The same case with the table fixed no longer reproduces.
+	c, err := corpus.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SFrame = good.SFrame
+	fixed, err := corpus.Save(filepath.Dir(path), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := replayCase(fixed, "builtin", &out); code != exitOK || !strings.Contains(out.String(), "no longer reproduces") {
+		t.Fatalf("replaying a fixed case: exit %d\n%s", code, out.String())
+	}
+
+	// A corrupt file is a setup error, not a crash.
+	raw, _ := os.ReadFile(path)
+	corrupt := filepath.Join(t.TempDir(), "corrupt.json")
+	os.WriteFile(corrupt, raw[:len(raw)/3], 0o644)
+	if code := replayCase(corrupt, "builtin", &out); code != exitSetup {
+		t.Fatalf("corrupt case: exit %d", code)
+	}
+	if code := replayCase(filepath.Join(t.TempDir(), "missing.json"), "builtin", &out); code != exitSetup {
+		t.Fatalf("missing case: exit %d", code)
+	}
+}
