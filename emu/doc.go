@@ -36,39 +36,44 @@
 // the SP, FP, link register (x30, r14) and any register asked for with
 // Machine.Track in one uc_reg_read_batch, and calls into Go once to run
 // the step callback. The PC is the hook's address argument (Unicorn 2.0's
-// s390x reported the block start from a register read). Measured per
-// instruction in CPU time (cpu-ns/instr of BenchmarkBareHook, BenchmarkStep;
-// x86-64 / aarch64 / aarch64_be / s390x, see the package report for the
-// exact runs):
+// s390x reported the block start from a register read). Measured CPU time
+// per instruction (cpu-ns/instr; x86-64, aarch64, aarch64_be, s390x; a
+// two-instruction loop; `go test -bench . ./emu`):
 //
-//	Go code hook through the binding, doing nothing      ~70-90 ns
-//	that hook + RegBatch read of SP, FP, RA               ~170-240 ns
-//	this package's C hook, no Go callback                 ~20-40 ns
-//	this package's C hook + Step to a Go callback         ~105-155 ns
+//	BenchmarkBareHook           Go code hook via the binding, empty   64  70  62  78
+//	BenchmarkAltGoHookRegBatch  that hook + RegBatch of SP/FP/RA     168 178 115 127
+//	BenchmarkNoCallback         this package's C hook, no Go call     24  28  34  15
+//	BenchmarkStep               C hook + Step to a Go callback        76  92  88  72
+//	BenchmarkStepReadWords      ... + 4 ReadWord per step            125 144  98  81
 //
-// so Step delivery costs about what an empty Go hook does, and leaves most
-// of a microsecond per instruction to an unwinder at 1M instructions/s.
+// so delivering a Step costs about what an empty Go hook does, and leaves
+// most of a microsecond per instruction to an unwinder at 1M instructions
+// per second. Wall-clock figures on an idle machine were 105-135 ns for
+// Step.
 //
 // # Reusing a Machine
 //
 // A Machine runs many programs. Each Execute writes Run.Code, resets every
 // register (zero, then Run.Regs, SP = InitialSP, flags cleared) and zeroes
 // the part of the stack the previous run used (from 4 KiB below the lowest
-// SP it saw; the whole stack after a failed run). Zeroing the used part
-// costs under 1 us; the whole 1 MiB, 16-55 us.
+// SP it saw; the whole stack after a failed run). Zeroing 12 KiB costs
+// 0.2-0.6 us; the whole 1 MiB, 13-55 us (BenchmarkStackReset).
 //
 // Unicorn keeps translated code across runs and does not notice our writes:
 // a program rewritten at an address already executed runs the old
 // translation (TestNoStaleCode shows it). Two strategies were measured
-// (BenchmarkReuse, a 5-instruction call with Step delivery):
+// (BenchmarkReuse, a 5-instruction call with Step delivery; CPU time per
+// run for x86-64, aarch64, aarch64_be, s390x):
 //
-//	same address, invalidate the written range (uc_ctl_remove_cache)  ~25-40 us/run
-//	a fresh address each run, full flush when the region wraps       ~28-110 us/run
-//	the same image again (bytes unchanged: nothing to write)          ~7-20 us/run
-//	a full flush (uc_ctl_flush_tb)                                    ~50-100 us
-//	the first run of a new instance                                   ~650 us
+//	invalidate: same address, uc_ctl_remove_cache of the written range  25  18  23  15 us
+//	fresh: a new address each run, full flush when the region wraps     29  31  22  24 us
+//	same: the same image again (bytes unchanged, nothing to write)       8  10   6   5 us
+//	a full flush (uc_ctl_flush_tb, BenchmarkFlush, x86-64)              ~30-45 us
+//	New (BenchmarkNew)                                                 237 691 760 344 us
+//	the first run of a new instance (wall clock)                       ~550-1100 us
 //
-// Invalidating is as fast or faster, and it lets images keep the addresses
+// Invalidating is as fast or faster on three targets and within noise on
+// the fourth, and it lets images keep the addresses
 // they were laid out for, so Execute writes code where Run.CodeAddr says
 // and invalidates that range. When the bytes already in memory equal
 // Run.Code, it writes nothing and keeps the translations: guest writes to

@@ -578,3 +578,40 @@ func TestRegistersReset(t *testing.T) {
 		t.Errorf("second run: carry %d, rbx %d; want both reset to 0", rax, rbx)
 	}
 }
+
+// TestGuestWrittenCode: a program that rewrites its own code leaves memory
+// different from what was loaded; running the rewritten bytes as the next
+// image (which Execute does not write again, as they are already there)
+// must execute them, not the translation of the original.
+func TestGuestWrittenCode(t *testing.T) {
+	m := newMachine(t, sframe.ABIAMD64LE)
+	m.Track(0)
+	prog := func(v byte) []byte {
+		return []byte{
+			0xb8, v, 0x00, 0x00, 0x00, // mov $v,%eax
+			0xc6, 0x05, 0xf5, 0xff, 0xff, 0xff, 0x02, // movb $2,-11(%rip): the immediate above
+			0xeb, 0x02, // jmp .+4: the exit's block, which Unicorn drops after each run, starts apart
+			0x90, 0x90, // nop; nop
+			0x90, // nop (exit)
+		}
+	}
+	var rax uint64
+	rec := func(s *Step) error { rax, _ = s.Regs.Get(0); return nil }
+	exec := func(code []byte) {
+		t.Helper()
+		if _, err := m.Execute(&Run{Code: code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + 16, Budget: 10}, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(prog(1))
+	if rax != 1 {
+		t.Fatalf("first run: rax %d at the jump, want 1", rax)
+	}
+	if w, _ := m.readWord(CodeBase); w&0xffff != 0x02b8 {
+		t.Fatalf("code after the first run starts %#x, want the rewritten immediate", w&0xffff)
+	}
+	exec(prog(2))
+	if rax != 2 {
+		t.Fatalf("rewritten image: rax %d at the jump, want 2", rax)
+	}
+}
