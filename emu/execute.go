@@ -21,6 +21,7 @@ const redZone = 4096
 // onStep (nil: just run); an error from onStep ends the run. It returns
 // how many instructions completed. A fault, a callback error or running
 // out of budget ends the run with a *RunError; the Machine stays usable.
+// onStep may read the Step and call Track, but not Execute or Close.
 func (m *Machine) Execute(r *Run, onStep func(*Step) error) (steps int, err error) {
 	if m.u == nil {
 		return 0, fmt.Errorf("emu: %s: machine is closed", m.abi.Name())
