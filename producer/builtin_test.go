@@ -1,0 +1,64 @@
+package producer
+
+import (
+	"testing"
+
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+func TestBuiltinImage(t *testing.T) {
+	for _, abi := range sframe.Targets {
+		for _, v := range []sframe.Version{2, 3} {
+			p, err := gen.Generate(abi, 7, gen.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Layout(0x10000000); err != nil {
+				t.Fatal(err)
+			}
+			img, err := Builtin(p, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if img.SFrameAddr%8 != 0 || img.SFrameAddr < img.CodeAddr+uint64(len(img.Code)) {
+				t.Errorf("%s v%d: section at %#x overlaps or is unaligned", abi.Name(), v, img.SFrameAddr)
+			}
+			tab, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+			if err != nil {
+				t.Fatalf("%s v%d: %v", abi.Name(), v, err)
+			}
+			h := tab.Sections[0].Header
+			if h.Version != v || h.ABI != abi || h.Flags&sframe.FlagFDESorted == 0 || h.Flags&sframe.FlagFuncStartPCRel == 0 {
+				t.Errorf("%s v%d: header %+v", abi.Name(), v, h)
+			}
+			if tab.Order != abi.ByteOrder() {
+				t.Errorf("%s: section in the wrong byte order", abi.Name())
+			}
+			// One FDE per symbol, at the symbol's address and size.
+			if len(img.Symbols) != len(p.Funcs) {
+				t.Fatalf("%d symbols for %d functions", len(img.Symbols), len(p.Funcs))
+			}
+			for i, s := range img.Symbols {
+				if i > 0 && s.Addr <= img.Symbols[i-1].Addr {
+					t.Errorf("symbols not sorted at %s", s.Name)
+				}
+				f, err := tab.FindFDE(s.Addr)
+				if err != nil || f.Start != s.Addr || f.Size != s.Size {
+					t.Errorf("%s v%d: %s [%#x+%d]: FDE %+v, %v", abi.Name(), v, s.Name, s.Addr, s.Size, f, err)
+				}
+				if got, ok := img.SymbolAt(s.Addr + uint64(s.Size) - 1); !ok || got.Name != s.Name {
+					t.Errorf("SymbolAt(last byte of %s) = %v", s.Name, got)
+				}
+			}
+			if _, ok := img.SymbolAt(img.CodeAddr - 1); ok {
+				t.Error("SymbolAt before the code found a symbol")
+			}
+			for i, r := range p.ArgRegs {
+				if img.Regs[r] != p.Args[i] {
+					t.Errorf("argument register %d = %#x, want %#x", r, img.Regs[r], p.Args[i])
+				}
+			}
+		}
+	}
+}
