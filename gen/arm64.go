@@ -42,6 +42,10 @@ func arm64Target(abi sframe.ABI) *target {
 		},
 		call: func(b *builder, fn string) { a64Branch26(b, 0x94000000, "bl", fn) },
 		stub: func(b *builder, root string) {
+			// Align SP down to 16 whatever the loader chose.
+			a64(b, 0x910003e9, "mov x9, sp")
+			a64(b, 0x92400000|60<<16|59<<10|aX9<<5|aX9, "and x9, x9, #0xfffffffffffffff0")
+			a64(b, 0x9100013f, "mov sp, x9")
 			a64(b, 0xd2a00000|0xfb5f<<5|aFP, "mov x29, #0xfb5f0000")
 			b.t.call(b, root)
 			a64(b, 0xd4200000, "brk #0x0").exit = true

@@ -126,9 +126,9 @@ func allPairs(b []byte, hi, lo byte) bool {
 // programs, all patterns mixed and each pattern alone, with GNU as and
 // requires its bytes to equal gen's own encoding.
 func TestEncodingMatchesGNUAs(t *testing.T) {
-	seeds := int64(40)
+	seeds := int64(16)
 	if testing.Short() {
-		seeds = 8
+		seeds = 4
 	}
 	for _, abi := range sframe.Targets {
 		t.Run(abi.Name(), func(t *testing.T) {

@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -285,11 +286,14 @@ func (m *machine) stepA64(mn, rest string, ops []string, next uint64) (control, 
 		m.reg[ops[0]] = num(ops[1])
 	case mn == "mov":
 		m.reg[ops[0]] = m.reg[ops[1]]
-	case mn == "add" || mn == "sub" || mn == "subs":
+	case mn == "add" || mn == "sub" || mn == "subs" || mn == "and":
 		v := m.reg[ops[1]]
-		if mn == "add" {
+		switch mn {
+		case "add":
 			v += num(ops[2])
-		} else {
+		case "and":
+			v &= num(ops[2])
+		default:
 			v -= num(ops[2])
 		}
 		if mn == "subs" {
@@ -333,6 +337,8 @@ func (m *machine) stepS390x(mn string, ops []string, next uint64) (control, uint
 		m.reg[r(ops[0])] += num(ops[1])
 	case "lgr":
 		m.reg[r(ops[0])] = m.reg[r(ops[1])]
+	case "ngr":
+		m.reg[r(ops[0])] &= m.reg[r(ops[1])]
 	case "stmg", "lmg":
 		mm := memRef.FindStringSubmatch(ops[2])
 		a := m.reg[mm[2]] + num(mm[1])
@@ -399,16 +405,30 @@ type runStats struct {
 }
 
 // run executes p and checks every row; it returns execution statistics.
-func run(t *testing.T, p *gen.Program) runStats {
+func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 	t.Helper()
 	m := &machine{abi: p.ABI, reg: map[string]uint64{}, mem: map[uint64]uint64{}, pc: p.Entry}
-	m.reg[m.spName()] = stackTop
+	// A misaligned start: the stub must align the stack itself.
+	m.reg[m.spName()] = stackTop - 0x24
 	for i, r := range p.ArgRegs {
-		m.reg[dwarfName(p.ABI, r)] = p.Args[i]
+		m.reg[dwarfName(p.ABI, r)] = args[i]
 	}
 	starts := map[uint64]*gen.Func{}
+	type at struct {
+		f  *gen.Func
+		in gen.Insn
+	}
+	insns := map[uint64]at{}
+	type dis struct {
+		text string
+		n    int
+	}
+	decoded := map[uint64]dis{}
 	for _, f := range p.Funcs {
 		starts[f.Addr] = f
+		for _, in := range f.Insns {
+			insns[f.Addr+uint64(in.Off)] = at{f, in}
+		}
 	}
 	var stack []truth
 	var st runStats
@@ -420,13 +440,24 @@ func run(t *testing.T, p *gen.Program) runStats {
 		if m.steps++; m.steps > 100000 {
 			t.Fatalf("%s seed %d: more than 100000 steps: runaway", p.ABI.Name(), p.Seed)
 		}
-		text, n, err := disasm.Instruction(p.ABI, p.Code[m.pc-p.Base:], m.pc)
-		if err != nil {
-			t.Fatal(err)
+		d, ok := decoded[m.pc]
+		if !ok {
+			text, n, err := disasm.Instruction(p.ABI, p.Code[m.pc-p.Base:], m.pc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d = dis{text, n}
+			decoded[m.pc] = d
 		}
-		f := findFunc(p, m.pc)
-		in := findInsn(f, m.pc)
-		where := fmt.Sprintf("%s seed %d: %s+0x%x %q (gen %q)", p.ABI.Name(), p.Seed, f.Name, m.pc-f.Addr, text, in.Text)
+		text, n := d.text, d.n
+		cur, ok := insns[m.pc]
+		if !ok {
+			t.Fatalf("%s seed %d: pc 0x%x is not the start of any instruction gen made", p.ABI.Name(), p.Seed, m.pc)
+		}
+		f, in := cur.f, cur.in
+		where := lazy(func() string {
+			return fmt.Sprintf("%s seed %d: %s+0x%x %q (gen %q)", p.ABI.Name(), p.Seed, f.Name, m.pc-f.Addr, text, in.Text)
+		})
 		if len(stack) == 0 {
 			if in.Row.RA.Kind != sframe.RuleUndefined || in.Row.CFA.Kind != sframe.RuleUndefined {
 				t.Fatalf("%s: the entry stub's row is not outermost: %+v", where, in.Row)
@@ -519,15 +550,6 @@ func findFunc(p *gen.Program, pc uint64) *gen.Func {
 	panic(fmt.Sprintf("pc 0x%x outside every function", pc))
 }
 
-func findInsn(f *gen.Func, pc uint64) gen.Insn {
-	for _, in := range f.Insns {
-		if f.Addr+uint64(in.Off) == pc {
-			return in
-		}
-	}
-	panic(fmt.Sprintf("pc 0x%x is not an instruction start of %s", pc, f.Name))
-}
-
 // TestRowsAgainstExecution runs programs of every target, pattern and many
 // seeds through the interpreter and checks each executed row, the call
 // depth, the instruction count and the stack alignment at calls.
@@ -539,15 +561,20 @@ func TestRowsAgainstExecution(t *testing.T) {
 				opts = append(opts, gen.Options{Patterns: []string{name}})
 			}
 			minSteps, maxSteps := 1<<30, 0
-			for seed := int64(1); seed <= 60; seed++ {
+			for _, seed := range testSeeds(t, 40) {
 				for _, opt := range opts {
 					p, err := gen.Generate(abi, seed, opt)
 					if err != nil {
 						t.Fatal(err)
 					}
-					st := run(t, p)
-					depth := max(opt.MaxDepth, 4)
-					if opt.MaxDepth == 0 {
+					// Other argument values take other paths through the
+					// same code: check those rows too.
+					for _, args := range [][]uint64{make([]uint64, len(p.Args)), {^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, {0x5555555555555555, 0xaaaaaaaaaaaaaaaa, 0x3333333333333333, 0xcccccccccccccccc}} {
+						run(t, p, args[:len(p.Args)])
+					}
+					st := run(t, p, p.Args)
+					depth := opt.MaxDepth
+					if depth == 0 {
 						depth = 4
 					}
 					if st.maxDepth != depth {
@@ -565,3 +592,51 @@ func TestRowsAgainstExecution(t *testing.T) {
 		})
 	}
 }
+
+// testSeeds returns seeds 1..n, or only the seed in $SFCONFORM_GEN_SEED to
+// replay one failure.
+func testSeeds(t *testing.T, n int64) []int64 {
+	if s := os.Getenv("SFCONFORM_GEN_SEED"); s != "" {
+		v, err := strconv.ParseInt(s, 0, 64)
+		if err != nil {
+			t.Fatalf("SFCONFORM_GEN_SEED=%q: %v", s, err)
+		}
+		return []int64{v}
+	}
+	if testing.Short() {
+		n = min(n, 10)
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(i + 1)
+	}
+	return out
+}
+
+// FuzzGenerate: any seed and size makes a program whose every executed row
+// holds, that reaches its depth and stops at Exit.
+func FuzzGenerate(f *testing.F) {
+	f.Add(int64(1), uint8(8), uint8(4), uint8(0))
+	f.Add(int64(-77), uint8(30), uint8(9), uint8(3))
+	f.Fuzz(func(t *testing.T, seed int64, funcs, depth, target uint8) {
+		abi := sframe.Targets[int(target)%len(sframe.Targets)]
+		opt := gen.Options{Funcs: int(funcs % 40), MaxDepth: int(depth % 10)}
+		p, err := gen.Generate(abi, seed, opt)
+		if err != nil {
+			t.Fatalf("%s seed %d %+v: %v", abi.Name(), seed, opt, err)
+		}
+		st := run(t, p, p.Args)
+		want := opt.MaxDepth
+		if want == 0 {
+			want = 4
+		}
+		if st.maxDepth != want {
+			t.Fatalf("%s seed %d %+v: depth %d, want %d", abi.Name(), seed, opt, st.maxDepth, want)
+		}
+	})
+}
+
+// lazy formats a failure location only when a message prints it.
+type lazy func() string
+
+func (l lazy) String() string { return l() }

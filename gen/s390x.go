@@ -53,6 +53,9 @@ func s390xTarget() *target {
 		},
 		call: func(b *builder, fn string) { zLong(b, 0xe5, "brasl %r14,", fn) },
 		stub: func(b *builder, root string) {
+			// Align SP down to 8 and give the root its register save area.
+			zLghi(b, zR0, -8)
+			b.insn([]byte{0xb9, 0x80, 0x00, zR15<<4 | zR0}, "ngr %%r15,%%r0")
 			zAghi(b, zR15, -zSaveArea)
 			b.insn(binary.BigEndian.AppendUint32([]byte{0xc0, zR11<<4 | 1}, 0x5fb0f00d), "lgfi %%r11,%d", 0x5fb0f00d)
 			b.t.call(b, root)
