@@ -104,3 +104,21 @@ func TestTruncated(t *testing.T) {
 		t.Error("half a call decoded without error")
 	}
 }
+
+// FuzzInstruction: any bytes give text and a length within the input, or
+// an error; never a panic.
+func FuzzInstruction(f *testing.F) {
+	f.Add([]byte{0xe8, 0x9d, 0xff, 0xff, 0xff}, uint64(0x5e), uint8(0))
+	f.Add([]byte{0xfd, 0x7b, 0xbd, 0xa9}, uint64(4), uint8(1))
+	f.Add([]byte{0xeb, 0x6f, 0xf0, 0x30, 0x00, 0x24}, uint64(10), uint8(3))
+	f.Fuzz(func(t *testing.T, code []byte, pc uint64, target uint8) {
+		abi := sframe.Targets[int(target)%len(sframe.Targets)]
+		text, n, err := Instruction(abi, code, pc)
+		if err != nil {
+			return
+		}
+		if n <= 0 || n > len(code) || text == "" {
+			t.Fatalf("%s % x: text %q length %d", abi.Name(), code, text, n)
+		}
+	})
+}
