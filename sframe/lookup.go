@@ -22,8 +22,9 @@ func covers(f *FDE, pc uint64) bool { return pc >= f.Start && pc-f.Start < uint6
 // function's end) yields ErrNoFDE.
 //
 // Where functions overlap (Check reports it), the covering function with
-// the greatest start wins: the innermost of nested ranges, the later of
-// two that touch.
+// the greatest start wins: the innermost of nested ranges; among equal
+// starts, the FDE stored last (the index sort is stable, sections in
+// buffer order).
 //
 // FindFDE does not allocate.
 func (t *Table) FindFDE(pc uint64) (*FDE, error) {
