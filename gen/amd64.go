@@ -257,7 +257,8 @@ func x86FPFrame(b *builder, f *plan) {
 	x86Ret(b)
 }
 
-// x86SPFrame: CFA from %rsp only, through two allocations and two releases.
+// x86SPFrame: CFA from %rsp only, through two allocations and two
+// releases, sometimes a push/pop pair in between.
 func x86SPFrame(b *builder, f *plan) {
 	a := int64(8 + 16*b.rng.IntN(3))
 	x86AdjSP(b, -a)
@@ -266,6 +267,12 @@ func x86SPFrame(b *builder, f *plan) {
 	c := int64(16 * (1 + b.rng.IntN(9)))
 	x86AdjSP(b, -c)
 	b.body()
+	if b.rng.IntN(2) == 0 {
+		// A push/pop pair moves the CFA offset once more, between calls.
+		x86Push(b, xR10)
+		x86Filler(b)
+		x86Pop(b, xR11)
+	}
 	b.calls(posBody)
 	x86AdjSP(b, c)
 	b.calls(posEpilogue)

@@ -11,6 +11,9 @@ import (
 // every instruction. All control flow is PC-relative, so laying out again
 // at another base relocates the program.
 func (p *Program) Layout(base uint64) error {
+	if p.t == nil {
+		return fmt.Errorf("gen: Layout of a Program that Generate did not make")
+	}
 	if a := uint64(p.t.codeAlign); base%a != 0 {
 		return fmt.Errorf("gen: layout base 0x%x is not %d-byte aligned for %s", base, a, p.ABI.Name())
 	}

@@ -14,7 +14,7 @@ const DefaultBase = 0x10000
 
 // Options shape a generated program. Zero values pick the defaults.
 type Options struct {
-	Funcs    int      // functions besides the entry stub; default 8, at least MaxDepth
+	Funcs    int      // functions besides the entry stub; default 8, at least MaxDepth (exactly 1 when MaxDepth is 1)
 	MaxDepth int      // longest chain of calls from the root; default 4, at least 1
 	Patterns []string // pattern names to use; nil = every pattern of the target
 }
@@ -140,6 +140,9 @@ func Generate(abi sframe.ABI, seed int64, opt Options) (p *Program, err error) {
 		n = 8
 	}
 	n = max(n, depth)
+	if depth == 1 {
+		n = 1 // nothing could call the others
+	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5f2c_0f0a_9e37_79b9^uint64(abi)))
 
 	p = &Program{ABI: abi, Seed: seed, t: t}
