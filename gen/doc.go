@@ -3,28 +3,50 @@
 // per-target prologue/epilogue patterns, with the unwind rule (CFA, RA, FP)
 // that holds at every instruction.
 //
-// A Program is rendered two ways: as machine code by gen's own encoders
-// (Layout), and as GNU as source with .cfi_* directives derived from the
-// same rules (Assembly), so that `as --gsframe` builds an equivalent SFrame
-// table. The encoders are checked byte for byte against GNU as in
-// encode_ext_test.go.
+// Rules follow the SFrame format
+// (https://sourceware.org/binutils/docs/sframe-spec.html): the CFA is SP or
+// FP plus an offset; the caller's RA and FP are either still in their
+// register (sframe.RuleSame) or saved at CFA+offset. The CFA is the SP
+// before the call on x86-64 (SP+8 at entry), SP at entry on AArch64 and SP
+// at entry + 160 on s390x. The builder derives each row from the
+// instructions it emits (a push moves an SP-based CFA, mov %rsp,%rbp makes
+// the CFA FP-based, restoring the FP register makes it SP-based again).
 //
-// Rules follow the SFrame format (https://sourceware.org/binutils/docs/sframe-spec.html):
-// the CFA is SP or FP plus an offset; the RA and FP are either still in
-// their register (RuleSame) or saved at CFA+offset. AArch64 instructions are
-// stored little-endian for both data byte orders.
+// # Programs
 //
-// Patterns per target (Patterns lists them): leaf (no frame), fp-frame,
-// sp-frame (several stack adjustments), callee-saved, multi-epilogue (early
-// return on an argument bit), tail-call. Each target's catalog lives in its
-// own file (amd64.go, arm64.go, s390x.go); adding a pattern is adding a
+// Funcs[0] is the entry stub: it aligns the stack, loads a distinctive
+// frame pointer, calls the root and ends with an exit instruction (hlt,
+// brk #0, svc 0) at Program.Exit, which a run stops at. Its rows are
+// outermost. The root starts a chain of unconditional calls MaxDepth long;
+// the other functions hang off it at random levels; calls only go to deeper
+// levels, so there is no recursion and every function returns. Calls sit
+// right after the prologue, in the body, or inside the epilogue where the
+// frame allows it, some skipped by a test of a bit of an argument
+// register, so the seeded Args choose the path. Runs execute roughly
+// 100-2000 instructions.
+//
+// # Patterns
+//
+// Every target has: leaf (no frame), fp-frame, sp-frame (several stack
+// adjustments, no frame pointer), callee-saved, multi-epilogue (early
+// return on an argument bit) and tail-call. Each target's catalog lives in
+// its own file (amd64.go, arm64.go, s390x.go); adding a pattern is adding a
 // constructor there and an entry to the catalog.
 //
+// # Renderings
+//
+// Layout encodes the program with gen's own encoders; Assembly renders it
+// as GNU as source with .cfi_* directives derived from the rows. The tests
+// check the encoders byte for byte against GNU as, the text against the
+// golang.org/x/arch disassemblers, the .cfi_* rendering against the SFrame
+// sections GNU as 2.40, 2.44 and 2.47 build from it, and the rows against
+// an interpreter that executes the programs.
+//
 // Generation is deterministic: math/rand/v2's PCG seeded from the seed and
-// the ABI, no map iteration on any path that shapes the output.
+// the ABI, and no map iteration on any path that shapes the output.
 //
 // # Security
 //
-// Generate trusts its options only as far as sizes go: unknown pattern names
-// are errors; huge Funcs values cost time and memory proportionally.
+// Generate trusts its options only as far as sizes go: unknown pattern
+// names are errors; huge Funcs values cost time and memory in proportion.
 package gen
