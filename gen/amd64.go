@@ -241,7 +241,8 @@ func x86Leaf(b *builder, f *plan) {
 	x86Ret(b)
 }
 
-// x86FPFrame: push %rbp; mov %rsp,%rbp; [sub $N,%rsp]; ...; leave or pop %rbp; ret.
+// x86FPFrame: push %rbp; mov %rsp,%rbp; [sub $N,%rsp]; ...; leave, or
+// mov %rbp,%rsp; pop %rbp, or pop %rbp; ret.
 func x86FPFrame(b *builder, f *plan) {
 	x86FrameSetup(b)
 	n := int64(16 * b.rng.IntN(3))
@@ -249,9 +250,15 @@ func x86FPFrame(b *builder, f *plan) {
 	b.calls(posPrologue)
 	b.body()
 	b.calls(posBody)
-	if n > 0 || b.rng.IntN(2) == 0 {
+	switch {
+	case n > 0 && b.rng.IntN(3) == 0:
+		// The long form of leave.
+		b.insn([]byte{0x48, 0x89, 0xec}, "mov %%rbp,%%rsp")
+		b.spFromFP(0)
+		x86Pop(b, xRBP)
+	case n > 0 || b.rng.IntN(2) == 0:
 		x86Leave(b)
-	} else {
+	default:
 		x86Pop(b, xRBP)
 	}
 	x86Ret(b)
