@@ -204,10 +204,11 @@ fetch_debs() {
 	local suite=$1 dir=$2 conf p
 	shift 2
 	conf=$(apt_for "$suite")
-	local v
+	local info
+	info=$(APT_CONFIG=$conf apt-cache show --no-all-versions "$@" 2>/dev/null || true)
 	for p in "$@"; do
-		v=$(suite_version "$suite" "$p")
-		[[ -n $v ]] || die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
+		grep -qx "Package: $p" <<<"$info" ||
+			die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
 	done
 	mkdir -p "$dir"
 	(cd "$dir" && APT_CONFIG=$conf apt-get download -qq "$@" >"$dir/download.log" 2>&1) ||
@@ -250,16 +251,25 @@ setup_unicorn() {
 	local libdir="$tmp/root/usr/lib/x86_64-linux-gnu"
 	[[ -d $libdir ]] || die "libunicorn from Debian $suite has no usr/lib/x86_64-linux-gnu"
 	mkdir -p /usr/local/lib/pkgconfig /usr/local/include
-	rm -f /usr/local/lib/libunicorn.so*
-	cp -a "$libdir"/libunicorn.so* /usr/local/lib/
-	rm -rf /usr/local/include/unicorn
-	cp -a "$tmp/root/usr/include/unicorn" /usr/local/include/
+	# Others may be building against /usr/local right now: every file is
+	# put in place by a rename, so none is ever missing or half written.
+	local f
+	for f in "$libdir"/libunicorn.so*; do
+		cp -a "$f" "/usr/local/lib/.${f##*/}.new"
+		mv -fT "/usr/local/lib/.${f##*/}.new" "/usr/local/lib/${f##*/}"
+	done
+	rm -rf /usr/local/include/.unicorn.new /usr/local/include/.unicorn.old
+	cp -a "$tmp/root/usr/include/unicorn" /usr/local/include/.unicorn.new
+	[[ -d /usr/local/include/unicorn ]] && mv -T /usr/local/include/unicorn /usr/local/include/.unicorn.old
+	mv -T /usr/local/include/.unicorn.new /usr/local/include/unicorn
+	rm -rf /usr/local/include/.unicorn.old
 	# Debian's unicorn.pc names its directories with or without a prefix
 	# variable depending on the release: drop them all and define our own.
 	{
 		printf 'prefix=/usr/local\nexec_prefix=${prefix}\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\n'
 		grep -Ev '^(prefix|exec_prefix|libdir|includedir)=' "$libdir/pkgconfig/unicorn.pc"
-	} >/usr/local/lib/pkgconfig/unicorn.pc
+	} >/usr/local/lib/pkgconfig/.unicorn.pc.new
+	mv -f /usr/local/lib/pkgconfig/.unicorn.pc.new /usr/local/lib/pkgconfig/unicorn.pc
 	ldconfig
 	rm -rf "$tmp"
 	local upstream=${ver%%-*}
@@ -291,25 +301,28 @@ setup_ginkgo() {
 # --- 4. GNU binutils in three versions -------------------------------------
 
 # dep_closure SUITE PACKAGE... prints the packages and everything they depend
-# on in SUITE (first alternative of each dependency), one a line.
+# on in SUITE (first alternative of each dependency), one a line. One
+# apt-cache call per level of the tree: each call reads all of the suite's
+# lists, which takes a second or two.
 dep_closure() {
 	local suite=$1 conf
 	shift
 	conf=$(apt_for "$suite")
 	local -A seen=()
-	local queue=("$@") p info deps d
-	while ((${#queue[@]})); do
-		p=${queue[0]}
-		queue=("${queue[@]:1}")
-		[[ -n ${seen[$p]:-} ]] && continue
-		seen[$p]=1
-		info=$(APT_CONFIG=$conf apt-cache show --no-all-versions "$p" 2>/dev/null || true)
-		[[ -n $info ]] || die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
-		deps=$(awk '/^(Pre-)?Depends:/ { sub(/^[^:]*: */, ""); n = split($0, a, /, */)
-				for (i = 1; i <= n; i++) { split(a[i], alt, / *\| */); sub(/[ :(].*/, "", alt[1]); print alt[1] } }' <<<"$info")
-		for d in $deps; do
-			[[ -n ${seen[$d]:-} ]] || queue+=("$d")
+	local level=("$@") next info p d
+	while ((${#level[@]})); do
+		for p in "${level[@]}"; do seen[$p]=1; done
+		info=$(APT_CONFIG=$conf apt-cache show --no-all-versions "${level[@]}" 2>/dev/null || true)
+		for p in "${level[@]}"; do
+			grep -qx "Package: $p" <<<"$info" ||
+				die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
 		done
+		next=()
+		for d in $(awk '/^(Pre-)?Depends:/ { sub(/^[^:]*: */, ""); n = split($0, a, /, */)
+				for (i = 1; i <= n; i++) { split(a[i], alt, / *\| */); sub(/[ :(].*/, "", alt[1]); print alt[1] } }' <<<"$info" | sort -u); do
+			[[ -n ${seen[$d]:-} ]] || next+=("$d")
+		done
+		level=("${next[@]}")
 	done
 	printf '%s\n' "${!seen[@]}" | sort
 }
