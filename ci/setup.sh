@@ -12,6 +12,12 @@
 #   4. GNU binutils for x86-64, aarch64 and s390x in three versions (bookworm,
 #      trixie, sid), each behind wrapper scripts with one layout:
 #      $SFCONFORM_CACHE/toolchains/binutils-<version>/bin/<triple>-{as,ld,objdump,readelf}
+#      plus toolchain.conf (read by the toolchain package)
+#   5. sid's newest llvm-mc: $SFCONFORM_CACHE/toolchains/llvm-<major>/bin/llvm-mc
+#
+# A suite's toolchain, once provisioned, stays as it is: setup does not
+# follow sid. To take sid's current binutils, remove
+# $SFCONFORM_CACHE/stamps/binutils-sid and run setup again.
 #
 # Packages of foreign suites are fetched with a private apt configuration
 # (own sources list, lists and cache directories); the system's apt state only
@@ -32,6 +38,7 @@ TRIPLES=(x86_64-linux-gnu aarch64-linux-gnu s390x-linux-gnu)
 TOOLS=(as ld objdump readelf)
 # Bumped when the layout written below changes, so old caches get rebuilt.
 LAYOUT=1
+# shellcheck disable=SC1091
 HOST_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
 
 # libc6-dev: cgo needs the C headers, which gcc only recommends.
@@ -75,18 +82,18 @@ host_packages_missing() {
 
 setup_host_packages() {
 	local missing
-	missing=$(host_packages_missing)
+	missing=$(host_packages_missing | xargs)
 	if [[ -z $missing ]]; then
 		note "host packages: present"
 		return
 	fi
-	need_root "host packages ($(echo $missing))"
-	log "installing host packages: $(echo $missing)"
+	need_root "host packages ($missing)"
+	log "installing host packages: $missing"
 	apt-get update -qq || die "apt-get update failed for the system's sources"
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-		die "apt-get install failed for: $(echo $missing)"
-	note "host packages: installed $(echo $missing)"
+		die "apt-get install failed for: $missing"
+	note "host packages: installed $missing"
 }
 
 # --- private apt for foreign suites -----------------------------------------
@@ -98,8 +105,7 @@ debian_mirror() {
 		echo "$SFCONFORM_DEBIAN_MIRROR"
 		return
 	fi
-	local codename uri
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+	local codename=$HOST_SUITE uri
 	uri=$(debian_mirror_deb822 "$codename")
 	if [[ -z $uri && -f /etc/apt/sources.list ]]; then
 		uri=$(awk -v c="$codename" '$1 == "deb" {
@@ -266,6 +272,7 @@ setup_unicorn() {
 	# Debian's unicorn.pc names its directories with or without a prefix
 	# variable depending on the release: drop them all and define our own.
 	{
+		# shellcheck disable=SC2016 # the ${...} are pkg-config's
 		printf 'prefix=/usr/local\nexec_prefix=${prefix}\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\n'
 		grep -Ev '^(prefix|exec_prefix|libdir|includedir)=' "$libdir/pkgconfig/unicorn.pc"
 	} >/usr/local/lib/pkgconfig/.unicorn.pc.new
