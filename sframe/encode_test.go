@@ -5,12 +5,15 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hexBytes parses hand-written section bytes: hex digits in any grouping,
@@ -784,6 +787,248 @@ func compareFDEs(t *testing.T, where string, got, want []FDE) {
 		for j := range w.Rows {
 			if g.Rows[j] != w.Rows[j] {
 				t.Errorf("%s: FDE %d at %#x row %d:\n got %+v\nwant %+v", where, i, w.Start, j, g.Rows[j], w.Rows[j])
+			}
+		}
+	}
+}
+
+// randomSeed is SFCONFORM_SEED when set, so a failure replays; otherwise
+// the clock. It is logged either way.
+func randomSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("SFCONFORM_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 0, 64)
+		if err != nil {
+			t.Fatalf("SFCONFORM_SEED=%q: %v", v, err)
+		}
+		seed = n
+	}
+	t.Logf("seed %d (replay with SFCONFORM_SEED=%d)", seed, seed)
+	return seed
+}
+
+// rowGen makes random rows that a section of one version and ABI can
+// hold, drawing offsets from every data word size.
+type rowGen struct {
+	r   *rand.Rand
+	v   Version
+	abi ABI
+}
+
+// offset returns a value that needs 1, 2 or 4 bytes, not 0.
+func (g *rowGen) offset() int64 {
+	var o int64
+	switch g.r.IntN(4) {
+	case 0:
+		o = g.r.Int64N(256) - 128
+	case 1:
+		o = g.r.Int64N(1<<16) - 1<<15
+	case 2:
+		o = g.r.Int64N(1<<32) - 1<<31
+	default:
+		o = []int64{-128, 127, -32768, 32767, -1 << 31, 1<<31 - 1, -8, -16}[g.r.IntN(8)]
+	}
+	if o == 0 {
+		o = -8
+	}
+	return o
+}
+
+// cfaOffset is an offset that fits the CFA word after s390x scaling.
+func (g *rowGen) cfaOffset() int64 {
+	if g.abi == ABIS390XBE {
+		return 160 + 8*(g.offset()/8)
+	}
+	return g.offset()
+}
+
+// even keeps a v2 s390x stack offset from reading as a register number.
+func (g *rowGen) even(o int64) int64 {
+	if g.v == Version2 && g.abi == ABIS390XBE && o&1 != 0 {
+		o--
+	}
+	if o == 0 {
+		o = -8 // a zero RA word means "not saved"
+	}
+	return o
+}
+
+func (g *rowGen) defaultRow() Row {
+	a := g.abi
+	if g.r.IntN(10) == 0 {
+		return Row{CFA: undefined, RA: undefined, FP: same}
+	}
+	base := a.SPRegister()
+	if g.r.IntN(2) == 0 {
+		base = a.FPRegister()
+	}
+	row := Row{CFA: cfaAt(base, g.cfaOffset()), RA: same, FP: same}
+	v2s390 := g.v == Version2 && a == ABIS390XBE
+	slot := func() Rule {
+		if v2s390 && g.r.IntN(3) == 0 {
+			return inReg(g.r.IntN(32))
+		}
+		return savedAt(g.even(g.offset()))
+	}
+	switch a {
+	case ABIAMD64LE:
+		row.RA = amd64RA
+		if g.r.IntN(2) == 0 {
+			row.FP = slot()
+		}
+	case ABIAArch64LE, ABIAArch64BE:
+		row.MangledRA = g.r.IntN(3) == 0
+		if g.r.IntN(3) != 0 {
+			row.RA = slot()
+			if g.r.IntN(2) == 0 {
+				row.FP = slot()
+			}
+		}
+	case ABIS390XBE:
+		if g.r.IntN(2) == 0 {
+			row.RA = slot()
+		}
+		if g.r.IntN(2) == 0 {
+			row.FP = slot()
+		}
+	}
+	return row
+}
+
+func (g *rowGen) flexRow() Row {
+	if g.r.IntN(10) == 0 {
+		return Row{CFA: undefined, RA: undefined, FP: same}
+	}
+	// CFA+off as a value has control word 0 ("no rule"): not generated.
+	rule := func() Rule {
+		if g.r.IntN(2) == 0 { // a register, maybe with an offset
+			return Rule{Kind: RuleExpr, Reg: g.r.IntN(32), Offset: g.offset() * int64(g.r.IntN(2)), Deref: g.r.IntN(2) == 0}
+		}
+		return savedAt(g.offset()) // saved relative to the CFA
+	}
+	row := Row{
+		CFA: Rule{Kind: RuleExpr, Reg: g.r.IntN(32), Offset: g.cfaOffset(), Deref: g.r.IntN(3) == 0},
+		RA:  same,
+		FP:  same,
+	}
+	if g.abi == ABIAMD64LE {
+		row.RA = amd64RA
+	} else {
+		row.MangledRA = g.abi != ABIS390XBE && g.r.IntN(3) == 0
+	}
+	if g.r.IntN(2) == 0 {
+		row.RA = rule()
+	}
+	if g.r.IntN(2) == 0 {
+		row.FP = rule()
+	}
+	return row
+}
+
+func (g *rowGen) fde(start uint64) FDE {
+	sizes := []uint32{1 + uint32(g.r.IntN(0xff)), 0x100 + uint32(g.r.IntN(0xff00)), 0x10000 + uint32(g.r.IntN(1<<24))}
+	f := FDE{Start: start, Size: sizes[g.r.IntN(3)]}
+	if g.v == Version3 {
+		f.Signal = g.r.IntN(5) == 0
+		if g.r.IntN(3) == 0 {
+			f.Type = FDETypeFlex
+		}
+	}
+	if g.abi == ABIAArch64LE || g.abi == ABIAArch64BE {
+		f.PAuthKey = PAuthKey(g.r.IntN(2))
+	}
+	if g.r.IntN(5) == 0 {
+		f.PCType, f.RepSize = PCMask, uint8(1+g.r.IntN(255))
+	}
+	n := 1 + g.r.IntN(int(min(f.Size, 12)))
+	starts := map[uint32]bool{}
+	for len(starts) < n {
+		starts[uint32(g.r.Int64N(int64(f.Size)))] = true
+	}
+	var sorted []uint32
+	for st := range starts {
+		sorted = append(sorted, st)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	for _, st := range sorted {
+		var row Row
+		if f.Type == FDETypeFlex {
+			row = g.flexRow()
+		} else {
+			row = g.defaultRow()
+		}
+		row.Start, row.PAuthKey, row.Signal = st, f.PAuthKey, f.Signal
+		if row.RA.Kind == RuleUndefined {
+			row.MangledRA = false
+		}
+		f.Rows = append(f.Rows, row)
+	}
+	return f
+}
+
+// TestEncodeRandomRoundTrip encodes random tables for every version, ABI
+// and byte order and checks that Decode reads back the same functions and
+// rows, and that the swapped section reads back the same too.
+func TestEncodeRandomRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(randomSeed(t), 7))
+	for round := 0; round < 200; round++ {
+		for _, v := range []Version{Version2, Version3} {
+			for _, abi := range Targets {
+				g := &rowGen{r: r, v: v, abi: abi}
+				fp, ra := DefaultFixedOffsets(abi)
+				opt := EncodeOptions{Version: v, ABI: abi, Base: 0x10_0000 + r.Uint64N(1<<20),
+					PCRel: r.IntN(2) == 0, CFAFixedFP: fp, CFAFixedRA: ra, Unsorted: r.IntN(4) == 0}
+				if r.IntN(2) == 0 {
+					opt.Order = binary.BigEndian
+				} else {
+					opt.Order = binary.LittleEndian
+				}
+				if r.IntN(8) == 0 {
+					opt.AuxHeader = []byte{byte(r.IntN(256)), byte(r.IntN(256))}
+				}
+				var fdes []FDE
+				start := opt.Base + 0x1000
+				for range 1 + r.IntN(6) {
+					f := g.fde(start)
+					fdes = append(fdes, f)
+					start += uint64(f.Size) + uint64(r.IntN(64))
+				}
+				r.Shuffle(len(fdes), func(i, j int) { fdes[i], fdes[j] = fdes[j], fdes[i] })
+				where := fmt.Sprintf("round %d, v%d %v %v", round, v, abi.Name(), opt.Order)
+
+				out, err := Encode(fdes, opt)
+				if err != nil {
+					t.Fatalf("%s: Encode: %v", where, err)
+				}
+				want := fdes
+				if !opt.Unsorted {
+					want = append([]FDE(nil), fdes...)
+					sort.SliceStable(want, func(i, j int) bool { return want[i].Start < want[j].Start })
+				}
+				for _, in := range []struct {
+					what string
+					swap bool
+				}{{"", false}, {" swapped", true}} {
+					buf := out
+					if in.swap {
+						if buf, err = SwapByteOrder(out); err != nil {
+							t.Fatalf("%s: SwapByteOrder: %v", where, err)
+						}
+					}
+					tab, err := Decode(buf, opt.Base)
+					if err != nil {
+						t.Fatalf("%s%s: Decode: %v", where, in.what, err)
+					}
+					s := tab.Sections[0]
+					if (s.Order == opt.Order) == in.swap {
+						t.Errorf("%s%s: decoded as %v", where, in.what, s.Order)
+					}
+					if s.Size != len(out) {
+						t.Errorf("%s%s: section of %d bytes, Encode wrote %d", where, in.what, s.Size, len(out))
+					}
+					compareFDEs(t, where+in.what, s.FDEs, want)
+				}
 			}
 		}
 	}
