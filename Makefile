@@ -11,7 +11,7 @@ RUN_ARGS ?=
 # setup must finish before anything is built: the emulator links against
 # the Unicorn it installs.
 .NOTPARALLEL:
-.PHONY: setup build run test fixtures
+.PHONY: setup build run test campaign fixtures
 
 setup:
 	bash ci/setup.sh
@@ -27,7 +27,12 @@ test: setup
 	$(GO) vet ./...
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/suites/')
 	@mkdir -p $(REPORTS)
-	$(GINKGO) -r --randomize-all --fail-on-empty --junit-report=$(CURDIR)/$(REPORTS)/junit.xml ./suites
+	$(GINKGO) -r --randomize-all --fail-on-empty --label-filter='!slow' --junit-report=$(CURDIR)/$(REPORTS)/junit.xml ./suites
+
+# The long campaigns (label slow): many more seeds per target and version.
+campaign: setup
+	@mkdir -p $(REPORTS)
+	$(GINKGO) -r --randomize-all --label-filter=slow --junit-report=$(CURDIR)/$(REPORTS)/campaign.xml ./suites
 
 fixtures:
 	bash sframe/testdata/regen.sh

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -26,7 +27,17 @@ func TestConformance(t *testing.T) {
 }
 
 // programsPerEntry is how many seeds each table entry checks.
-const programsPerEntry = 12
+const programsPerEntry = 60
+
+// campaignPrograms is how many programs of the default mix each target x
+// version checks in the slow campaign; SFCONFORM_CAMPAIGN_PROGRAMS
+// overrides it.
+func campaignPrograms() int {
+	if n, err := strconv.Atoi(os.Getenv("SFCONFORM_CAMPAIGN_PROGRAMS")); err == nil && n > 0 {
+		return n
+	}
+	return 20000
+}
 
 // One emulator per target per parallel process, reused by every entry.
 var checkers = map[sframe.ABI]*harness.Checker{}
@@ -116,6 +127,35 @@ var _ = DescribeTable("every executed instruction unwinds to the machine's state
 	},
 	entries(),
 )
+
+// The long campaign: the default pattern mix, many seeds. Excluded from
+// make test; run it with ginkgo --label-filter slow ./suites/conformance.
+var _ = DescribeTable("campaign: the default mix over many seeds",
+	func(abi sframe.ABI, v sframe.Version) {
+		cons := consumer.NewBuiltin()
+		n := campaignPrograms()
+		for i := 0; i < n; i++ {
+			seed := GinkgoRandomSeed() + int64(i)
+			img, prog, err := harness.BuiltinImage(abi, v, seed, gen.Options{})
+			Expect(err).NotTo(HaveOccurred(), "seed %d", seed)
+			res := checker(abi).Check(img, cons)
+			Expect(&Run{img: img, prog: prog, seed: seed, cons: cons.Name(), res: res}).To(Conform())
+		}
+	},
+	campaignEntries(),
+)
+
+func campaignEntries() []TableEntry {
+	var out []TableEntry
+	for _, abi := range sframe.Targets {
+		for _, v := range []sframe.Version{2, 3} {
+			out = append(out, Entry(fmt.Sprintf("%s v%d", abi.Name(), v),
+				Label("slow", "target:"+abi.Name(), fmt.Sprintf("version:%d", v), "producer:builtin", "consumer:builtin"),
+				abi, v))
+		}
+	}
+	return out
+}
 
 func entries() []TableEntry {
 	var out []TableEntry
