@@ -8,12 +8,8 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"strings"
 
-	"golang.org/x/arch/arm64/arm64asm"
-	"golang.org/x/arch/s390x/s390xasm"
-	"golang.org/x/arch/x86/x86asm"
-
+	"github.com/sfconform/sfconform/disasm"
 	"github.com/sfconform/sfconform/sframe"
 )
 
@@ -91,30 +87,12 @@ func (m *Machine) instructionAt(pc uint64) ([]byte, string) {
 // pc) in GNU syntax, and returns its bytes and text. Undecodable bytes
 // give "(bad)" and the target's minimum instruction length.
 func Disassemble(abi sframe.ABI, pc uint64, code []byte) ([]byte, string) {
-	switch abi {
-	case sframe.ABIAMD64LE:
-		inst, err := x86asm.Decode(code, 64)
-		if err != nil {
-			return code[:1], "(bad)"
-		}
-		return code[:inst.Len], x86asm.GNUSyntax(inst, pc, nil)
-	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
-		if len(code) < 4 {
-			return code, "(bad)"
-		}
-		inst, err := arm64asm.Decode(code[:4])
-		if err != nil {
-			return code[:4], "(bad)"
-		}
-		return code[:4], strings.TrimSpace(arm64asm.GNUSyntax(inst))
-	case sframe.ABIS390XBE:
-		inst, err := s390xasm.Decode(code)
-		if err != nil || inst.Len == 0 || inst.Len > len(code) {
-			return code[:min(2, len(code))], "(bad)"
-		}
-		return code[:inst.Len], s390xasm.GNUSyntax(inst, pc)
+	text, n, err := disasm.Instruction(abi, code, pc)
+	if err != nil {
+		minLen := map[sframe.ABI]int{sframe.ABIAMD64LE: 1, sframe.ABIAArch64LE: 4, sframe.ABIAArch64BE: 4, sframe.ABIS390XBE: 2}[abi]
+		return code[:min(max(minLen, 1), len(code))], "(bad)"
 	}
-	return code, "(bad)"
+	return code[:n], text
 }
 
 // interruptText names an interrupt number as the target's Unicorn port
