@@ -44,6 +44,28 @@ func SwapByteOrder(buf []byte) ([]byte, error) {
 type swapper struct {
 	src, dst []byte
 	from, to binary.ByteOrder
+	// field records, for every byte of the FRE sub-sections, the field
+	// (offset<<3 | size) it has been read as. FDEs may share FREs, but a
+	// byte read as parts of two different fields cannot be flipped so that
+	// a second swap undoes it.
+	field []uint64
+}
+
+// claim records that [off, off+n) is one field, and refuses a byte that
+// already belongs to another.
+func (s *swapper) claim(off, n int) error {
+	if s.field == nil {
+		s.field = make([]uint64, len(s.src))
+	}
+	key := uint64(off)<<3 | uint64(n)
+	for b := off; b < off+n; b++ {
+		if k := s.field[b]; k != 0 && k != key {
+			return &FormatError{Off: b, Err: ErrFREOutOfBounds,
+				Msg: fmt.Sprintf("byte read as part of a %d-byte field at %d and of a %d-byte field at %d", n, off, k&7, k>>3)}
+		}
+		s.field[b] = key
+	}
+	return nil
 }
 
 func (s *swapper) magicAt(off int) bool {
@@ -153,6 +175,11 @@ func (s *swapper) section(off int) (int, error) {
 					Msg: fmt.Sprintf("FDE %d's attribute at FRE offset %d is outside the %d-byte FRE sub-section", i, startFRE, freLen)}
 			}
 			a := freStart + int(startFRE)
+			for _, f := range [][2]int{{a, 2}, {a + 2, 1}, {a + 3, 1}, {a + 4, 1}} {
+				if err := s.claim(f[0], f[1]); err != nil {
+					return 0, err
+				}
+			}
 			s.flip16(a)
 			n = uint32(s.u16(a))
 			info = s.src[a+2]
@@ -212,6 +239,12 @@ func (s *swapper) fres(base, length, rel int, n uint32, t FREType, fde int) erro
 			return &FormatError{Off: base + at, Err: ErrFREOutOfBounds,
 				Msg: fmt.Sprintf("FRE %d of FDE %d runs past the FRE sub-section", k, fde)}
 		}
+		if err := s.claim(base+at, addrSize); err != nil {
+			return err
+		}
+		if err := s.claim(base+at+addrSize, 1); err != nil {
+			return err
+		}
 		s.flipN(base+at, addrSize)
 		info := s.src[base+at+addrSize]
 		count := int(info>>1) & 0xf
@@ -233,6 +266,9 @@ func (s *swapper) fres(base, length, rel int, n uint32, t FREType, fde int) erro
 				Msg: fmt.Sprintf("FRE %d of FDE %d: %d data words of %d bytes run past the FRE sub-section", k, fde, count, size)}
 		}
 		for w := 0; w < count; w++ {
+			if err := s.claim(words+w*size, size); err != nil {
+				return err
+			}
 			s.flipN(words+w*size, size)
 		}
 		at += addrSize + 1 + count*size

@@ -196,6 +196,11 @@ func TestSwapByteOrderMalformed(t *testing.T) {
 		{"data words past the end", func() []byte { b := base(); b[49] = 0x07; return b }(), ErrFREOutOfBounds, 48},
 		{"count mismatch", func() []byte { b := base(); b[12] = 3; return b }(), ErrCountMismatch, 12},
 		{"FDE claims more FREs than fit", func() []byte { b := base(); b[12] = 200; b[28+12] = 200; return b }(), ErrCountMismatch, 28},
+		{"attributes overlap", func() []byte {
+			b := handSection(t, "amd64 v3 aux header, PCMASK, FRE data in given order")
+			b[31+12] = 1 // first index entry's attribute one byte into the other's
+			return b
+		}(), ErrFREOutOfBounds, 64},
 		{"junk after padding", append(append(base(), 0, 0), 0x55, 0x66), ErrBadMagic, 54},
 		{"junk right after", append(base(), 0x55, 0x66), ErrBadMagic, 52},
 	}
@@ -299,4 +304,45 @@ func TestSwapByteOrderDecodesAlike(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSwapByteOrder feeds arbitrary bytes: SwapByteOrder must not panic,
+// a swap it accepts must undo itself, and a section Decode accepts must
+// decode to the same rows after the swap.
+func FuzzSwapByteOrder(f *testing.F) {
+	for _, c := range encodeCases {
+		f.Add(hexBytes(f, c.want))
+	}
+	f.Add(hexBytes(f, v1LE))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		once, err := SwapByteOrder(in)
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %T %v is not a *FormatError", err, err)
+			}
+			return
+		}
+		twice, err := SwapByteOrder(once)
+		if err != nil {
+			t.Fatalf("the swapped bytes do not swap back: %v", err)
+		}
+		if string(twice) != string(in) {
+			t.Fatalf("swapping twice is not the identity")
+		}
+		a, err := Decode(in, 0)
+		if err != nil {
+			return
+		}
+		b, err := Decode(once, 0)
+		if err != nil {
+			t.Fatalf("Decode accepts the section but not its swap: %v", err)
+		}
+		if len(a.Sections) != len(b.Sections) {
+			t.Fatalf("%d sections, swapped %d", len(a.Sections), len(b.Sections))
+		}
+		for i := range a.Sections {
+			compareFDEs(t, "swapped", b.Sections[i].FDEs, a.Sections[i].FDEs)
+		}
+	})
 }
