@@ -59,7 +59,7 @@ func Instruction(abi sframe.ABI, code []byte, pc uint64) (text string, length in
 // arm64Text prints the instruction with PC-relative operands resolved to
 // absolute addresses (arm64asm prints them relative to ".").
 func arm64Text(inst arm64asm.Inst, pc uint64) string {
-	text := arm64asm.GNUSyntax(inst)
+	text := strings.TrimSpace(arm64asm.GNUSyntax(inst))
 	for _, a := range inst.Args {
 		if a == nil {
 			break
