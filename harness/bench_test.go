@@ -18,7 +18,16 @@ const benchPrograms = 64
 // default mix; instr/s is the figure the run command's summary reports.
 // BenchmarkBareHook in package emu is the floor: a Unicorn Go code hook
 // doing nothing.
-func BenchmarkCheck(b *testing.B) {
+func BenchmarkCheck(b *testing.B) { benchmarkChecks(b, benchPrograms) }
+
+// BenchmarkCheckSteady checks the same program over and over: translated
+// code stays cached in the emulator, so this is the per-instruction cost
+// of stepping, tracking, unwinding every frame and judging, without the
+// emulator's translation of new code that BenchmarkCheck includes.
+func BenchmarkCheckSteady(b *testing.B) { benchmarkChecks(b, 1) }
+
+// benchmarkChecks checks n pre-built programs of each target in turn.
+func benchmarkChecks(b *testing.B, n int) {
 	for _, abi := range sframe.Targets {
 		b.Run(abi.Name(), func(b *testing.B) {
 			c, err := New(abi, Options{})
@@ -26,7 +35,7 @@ func BenchmarkCheck(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			imgs := benchImages(b, abi, benchPrograms)
+			imgs := benchImages(b, abi, n)
 			cons := consumer.NewBuiltin()
 			steps := 0
 			b.ResetTimer()
@@ -39,35 +48,6 @@ func BenchmarkCheck(b *testing.B) {
 			}
 			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "instr/s")
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "programs/s")
-			b.ReportMetric(float64(steps)/float64(b.N), "instr/program")
-		})
-	}
-}
-
-// BenchmarkCheckSteady checks the same program over and over: translated
-// code stays cached in the emulator, so this is the per-instruction cost
-// of stepping, tracking, unwinding every frame and judging, without the
-// emulator's translation of new code that BenchmarkCheck includes.
-func BenchmarkCheckSteady(b *testing.B) {
-	for _, abi := range sframe.Targets {
-		b.Run(abi.Name(), func(b *testing.B) {
-			c, err := New(abi, Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			img := benchImages(b, abi, 1)[0]
-			cons := consumer.NewBuiltin()
-			steps := 0
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				res := c.Check(img, cons)
-				if !res.Clean() {
-					b.Fatal("the program does not conform")
-				}
-				steps += res.Steps
-			}
-			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "instr/s")
 			b.ReportMetric(float64(steps)/float64(b.N), "instr/program")
 		})
 	}
