@@ -52,7 +52,7 @@ type job struct {
 func cmdRun(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	cfg := runConfig{}
-	fs.IntVar(&cfg.programs, "programs", 5000, "programs per target and version")
+	fs.IntVar(&cfg.programs, "programs", 10000, "programs per target and version")
 	targets := fs.String("targets", "all", "comma-separated targets: x86-64, aarch64, aarch64_be, s390x, or all")
 	versions := fs.String("versions", "2,3", "comma-separated SFrame versions for the builtin producer")
 	fs.Int64Var(&cfg.seed, "seed", 0, "first seed; program i uses seed+i (0 = from the clock, printed)")
@@ -212,7 +212,7 @@ func runJob(cfg runConfig, j *job, chk *harness.Checker, mu *sync.Mutex) {
 				mu.Unlock()
 			}
 		}
-		if !cfg.quiet && (i+1)%1000 == 0 {
+		if !cfg.quiet && (i+1)%2500 == 0 {
 			mu.Lock()
 			fmt.Fprintf(os.Stderr, "%s v%d: %d/%d programs, %d instructions\n", j.abi.Name(), j.version, i+1, cfg.programs, j.steps)
 			mu.Unlock()
