@@ -1,5 +1,3 @@
-// Command sfconform checks SFrame producers and consumers against an
-// emulated machine. Run "sfconform help" for its subcommands.
 package main
 
 import (
