@@ -210,3 +210,35 @@ func (c *Checker) judge(index int, pc uint64, expected []oracle.Frame, r consume
 		Err:      r.Err,
 	})
 }
+
+// Pool keeps one Checker per target, made on first use: what a
+// goroutine or a suite process needs to reuse emulators across images.
+// Like a Checker, a Pool is not safe for concurrent use.
+type Pool struct {
+	opt      Options
+	checkers map[sframe.ABI]*Checker
+}
+
+// NewPool makes an empty pool whose Checkers use opt.
+func NewPool(opt Options) *Pool { return &Pool{opt: opt, checkers: map[sframe.ABI]*Checker{}} }
+
+// Get returns the pool's Checker for abi, making it if needed.
+func (p *Pool) Get(abi sframe.ABI) (*Checker, error) {
+	if c := p.checkers[abi]; c != nil {
+		return c, nil
+	}
+	c, err := New(abi, p.opt)
+	if err != nil {
+		return nil, err
+	}
+	p.checkers[abi] = c
+	return c, nil
+}
+
+// Close releases every Checker of the pool.
+func (p *Pool) Close() {
+	for abi, c := range p.checkers {
+		c.Close()
+		delete(p.checkers, abi)
+	}
+}

@@ -199,3 +199,21 @@ func TestWrongTargetImage(t *testing.T) {
 		t.Fatal("x86-64 image ran on an s390x checker")
 	}
 }
+
+func TestPoolReusesCheckers(t *testing.T) {
+	p := NewPool(Options{})
+	a, err := p.Get(sframe.ABIS390XBE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := p.Get(sframe.ABIS390XBE)
+	c, _ := p.Get(sframe.ABIAMD64LE)
+	if a != b || a == c {
+		t.Fatalf("pool: same target gave %p and %p, other target %p", a, b, c)
+	}
+	p.Close()
+	if d, _ := p.Get(sframe.ABIS390XBE); d == a {
+		t.Fatal("a closed pool handed out a closed checker")
+	}
+	p.Close()
+}

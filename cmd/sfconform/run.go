@@ -150,21 +150,13 @@ func runJobs(cfg runConfig) []*job {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			checkers := map[sframe.ABI]*harness.Checker{}
-			defer func() {
-				for _, c := range checkers {
-					c.Close()
-				}
-			}()
+			checkers := harness.NewPool(harness.Options{})
+			defer checkers.Close()
 			for j := range work {
-				chk := checkers[j.abi]
-				if chk == nil {
-					var err error
-					if chk, err = harness.New(j.abi, harness.Options{}); err != nil {
-						j.setupErr = err
-						continue
-					}
-					checkers[j.abi] = chk
+				chk, err := checkers.Get(j.abi)
+				if err != nil {
+					j.setupErr = err
+					continue
 				}
 				runJob(cfg, j, chk, &mu)
 			}

@@ -40,23 +40,15 @@ func campaignPrograms() int {
 }
 
 // One emulator per target per parallel process, reused by every entry.
-var checkers = map[sframe.ABI]*harness.Checker{}
+var checkers = harness.NewPool(harness.Options{})
 
 func checker(abi sframe.ABI) *harness.Checker {
-	if c := checkers[abi]; c != nil {
-		return c
-	}
-	c, err := harness.New(abi, harness.Options{})
+	c, err := checkers.Get(abi)
 	Expect(err).NotTo(HaveOccurred(), "emulator for %s", abi.Name())
-	checkers[abi] = c
 	return c
 }
 
-var _ = AfterSuite(func() {
-	for _, c := range checkers {
-		c.Close()
-	}
-})
+var _ = AfterSuite(func() { checkers.Close() })
 
 func failuresDir() string {
 	if d := os.Getenv("SFCONFORM_FAILURES"); d != "" {

@@ -25,15 +25,11 @@ func TestMutation(t *testing.T) {
 // tries, from consecutive seeds.
 const mutantsPerClass = 12
 
-var checkers = map[sframe.ABI]*harness.Checker{}
+var checkers = harness.NewPool(harness.Options{})
 
 func checker(abi sframe.ABI) *harness.Checker {
-	if c := checkers[abi]; c != nil {
-		return c
-	}
-	c, err := harness.New(abi, harness.Options{})
-	Expect(err).NotTo(HaveOccurred())
-	checkers[abi] = c
+	c, err := checkers.Get(abi)
+	Expect(err).NotTo(HaveOccurred(), "emulator for %s", abi.Name())
 	return c
 }
 
@@ -43,9 +39,7 @@ type tally struct{ tried, inapplicable, equivalent, caught, survived int }
 var tallies = map[string]*tally{}
 
 var _ = AfterSuite(func() {
-	for _, c := range checkers {
-		c.Close()
-	}
+	checkers.Close()
 	var names []string
 	for n := range tallies {
 		names = append(names, n)
