@@ -42,7 +42,7 @@ func (b *Builtin) Unwind(steps []Step, out []Result) error {
 	}
 	for i := range steps {
 		var err error
-		b.frames, err = b.u.Backtrace(&steps[i].Regs, steps[i].Mem, b.frames[:0])
+		b.frames, err = b.u.Backtrace(steps[i].Regs, steps[i].Mem, b.frames[:0])
 		r := &out[i]
 		r.Frames = r.Frames[:0]
 		for _, f := range b.frames {

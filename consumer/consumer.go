@@ -10,11 +10,13 @@ import (
 	"github.com/sfconform/sfconform/sframe"
 )
 
-// Step is one machine state to unwind from.
+// Step is one machine state to unwind from. Regs and Mem are valid only
+// during the Unwind call that receives them: a consumer that keeps them
+// must copy.
 type Step struct {
 	Index int
-	Regs  sframe.RegisterFile
-	Mem   sframe.Memory // valid only during the Unwind call that receives it
+	Regs  *sframe.RegisterFile
+	Mem   sframe.Memory
 }
 
 // Result is one unwound backtrace: the frames produced and the error the

@@ -27,7 +27,7 @@ func TestBuiltinRefusesMalformedSection(t *testing.T) {
 		t.Fatalf("Load of a 3-byte section: %v, want a FormatError", err)
 	}
 	out := make([]Result, 1)
-	if err := b.Unwind([]Step{{}}, out); err == nil {
+	if err := b.Unwind([]Step{{Regs: &sframe.RegisterFile{}}}, out); err == nil {
 		t.Fatal("Unwind after a refused Load succeeded")
 	}
 }

@@ -148,7 +148,7 @@ func (c *Checker) step(s *emu.Step) error {
 		return nil
 	}
 	if c.cons.BatchSize() <= 1 {
-		c.steps = append(c.steps[:0], consumer.Step{Index: s.Index, Regs: *s.Regs, Mem: s})
+		c.steps = append(c.steps[:0], consumer.Step{Index: s.Index, Regs: s.Regs, Mem: s})
 		if len(c.out) == 0 {
 			c.out = make([]consumer.Result, 1)
 		}
@@ -161,7 +161,7 @@ func (c *Checker) step(s *emu.Step) error {
 	}
 	snap := takeSnapshot(s, c.abi)
 	c.batch = append(c.batch, pending{expected: append([]oracle.Frame(nil), c.expected...), snap: snap})
-	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: *s.Regs, Mem: snap})
+	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.regs, Mem: snap})
 	if len(c.batch) >= c.cons.BatchSize() {
 		return c.flush()
 	}

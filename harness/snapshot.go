@@ -9,9 +9,10 @@ import (
 // read below the SP, but a red zone costs little to include.
 const snapshotSlack = 256
 
-// snapshot is a copy of the live stack taken at one step, for consumers
-// that unwind later, in batches.
+// snapshot is a copy of the registers and the live stack taken at one
+// step, for consumers that unwind later, in batches.
 type snapshot struct {
+	regs  sframe.RegisterFile
 	base  uint64
 	words []uint64
 }
@@ -22,7 +23,7 @@ func takeSnapshot(s *emu.Step, abi sframe.ABI) *snapshot {
 	if sp < snapshotSlack {
 		lo = emu.StackBase
 	}
-	snap := &snapshot{base: lo}
+	snap := &snapshot{regs: *s.Regs, base: lo}
 	for a := lo; a+8 <= emu.StackTop; a += 8 {
 		w, ok := s.ReadWord(a)
 		if !ok {

@@ -52,10 +52,10 @@ func (p *probeConsumer) Unwind(steps []consumer.Step, out []consumer.Result) err
 			break
 		}
 		s := &steps[i]
-		a := evaluate(p.abi, p.origT, &s.Regs, s.Mem)
+		a := evaluate(p.abi, p.origT, s.Regs, s.Mem)
 		b := "mutant section does not decode: " + fmt.Sprint(p.mutErr)
 		if p.mutT != nil {
-			b = evaluate(p.abi, p.mutT, &s.Regs, s.Mem)
+			b = evaluate(p.abi, p.mutT, s.Regs, s.Mem)
 		}
 		if a != b {
 			p.differs, p.firstStep, p.firstPC = true, s.Index, s.Regs.PC
