@@ -174,11 +174,6 @@ func Save(dir string, c *Case) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	b = append(b, '\n')
 	base := fmt.Sprintf("%s-%s-%s-seed%d-step%d", c.Target, c.Producer, c.Consumer, c.Seed, c.Step)
 	for i := 0; ; i++ {
 		name := base + ".json"
@@ -194,13 +189,13 @@ func Save(dir string, c *Case) (string, error) {
 			return "", err
 		}
 		c.Replay = "sfconform run --replay " + path
-		if b2, err := json.MarshalIndent(c, "", "  "); err == nil {
-			b = append(b2, '\n')
+		b, err := json.MarshalIndent(c, "", "  ")
+		if err == nil {
+			_, err = f.Write(append(b, '\n'))
 		}
-		_, werr := f.Write(b)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
-		return path, werr
+		return path, err
 	}
 }
