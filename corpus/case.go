@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -158,6 +159,9 @@ func Parse(name string, b []byte) (*Case, error) {
 			return nil, fmt.Errorf("%s: byte offset %d: %v", name, se.Offset, err)
 		case errors.As(err, &te):
 			return nil, fmt.Errorf("%s: byte offset %d: field %s: %v", name, te.Offset, te.Field, err)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: byte offset %d: the file ends inside the JSON document (truncated?)", name, len(b))
 		}
 		return nil, fmt.Errorf("%s: byte offset %d: %v", name, dec.InputOffset(), err)
 	}

@@ -86,6 +86,9 @@ func TestLoadReportsFileAndOffset(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming %s and saying %q", tc.name, err, path, tc.want)
 		}
 	}
+	if _, err := Parse("cut.json", good[:40]); err == nil || !strings.Contains(err.Error(), "byte offset 40") {
+		t.Errorf("truncated file: %v, want the offset where it ends (40)", err)
+	}
 	bad := strings.Replace(string(good), `"regs": {`, `"regs": {"99": "0x1",`, 1)
 	cs, err := Parse("x.json", []byte(bad))
 	if err != nil {
