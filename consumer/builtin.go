@@ -1,12 +1,24 @@
 package consumer
 
 import (
+	"errors"
 	"fmt"
 
-	"github.com/sfconform/sfconform/oracle"
-	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/frame"
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
+
+func init() {
+	Register("builtin", func(name, arg string) (Consumer, error) {
+		if arg != "" {
+			return nil, fmt.Errorf("consumer builtin takes no argument (got %q)", name)
+		}
+		return NewBuiltin(), nil
+	})
+}
 
 // Builtin is the sframe package's own decoder and unwinder.
 type Builtin struct {
@@ -23,10 +35,19 @@ func (b *Builtin) Name() string   { return "builtin" }
 func (b *Builtin) BatchSize() int { return 1 }
 func (b *Builtin) Close() error   { return nil }
 
+// Supports: the sframe package reads versions 1 to 3 of every target in
+// either byte order.
+func (b *Builtin) Supports(t target.Target, v int) error {
+	if v < 1 || v > 3 {
+		return fmt.Errorf("builtin reads SFrame versions 1-3, not %d", v)
+	}
+	return nil
+}
+
 // Table is the decoded section of the last Load, for reports.
 func (b *Builtin) Table() *sframe.Table { return b.table }
 
-func (b *Builtin) Load(img *producer.Image) error {
+func (b *Builtin) Load(img *image.Image) error {
 	t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
 	b.table, b.loadErr = t, err
 	if err != nil {
@@ -36,19 +57,42 @@ func (b *Builtin) Load(img *producer.Image) error {
 	return nil
 }
 
+// registers views the pipeline's register file as the sframe package's:
+// the two types have the same layout (the conversion would not compile
+// otherwise), so this costs nothing on the per-instruction path.
+func registers(r *machine.Registers) *sframe.RegisterFile { return (*sframe.RegisterFile)(r) }
+
 func (b *Builtin) Unwind(steps []Step, out []Result) error {
 	if b.table == nil {
 		return fmt.Errorf("builtin: no section loaded: %v", b.loadErr)
 	}
 	for i := range steps {
 		var err error
-		b.frames, err = b.u.Backtrace(steps[i].Regs, steps[i].Mem, b.frames[:0])
+		b.frames, err = b.u.Backtrace(registers(steps[i].Regs), steps[i].Mem, b.frames[:0])
 		r := &out[i]
 		r.Frames = r.Frames[:0]
 		for _, f := range b.frames {
-			r.Frames = append(r.Frames, oracle.Frame{PC: f.PC, CFA: f.CFA, SP: f.SP, FP: f.FP, Outermost: f.Outermost})
+			r.Frames = append(r.Frames, frame.Frame{PC: f.PC, CFA: f.CFA, SP: f.SP, FP: f.FP, Outermost: f.Outermost})
 		}
-		r.Err = err
+		r.Err = nil
+		if err != nil {
+			// Backtrace keeps the frame it failed to unwind as the last
+			// one: its PC, SP and FP are known, its CFA is not.
+			if n := len(r.Frames); n > 0 {
+				r.Frames[n-1].Partial = true
+				r.Frames[n-1].CFA = 0
+			}
+			r.Err = classify(err)
+		}
 	}
 	return nil
+}
+
+// classify maps the sframe package's lookup errors to the consumer-neutral
+// "no information" kind; everything else is a failure.
+func classify(err error) error {
+	if errors.Is(err, sframe.ErrNoFDE) || errors.Is(err, sframe.ErrNoRow) {
+		return fmt.Errorf("%w: %w", frame.ErrNoInfo, err)
+	}
+	return err
 }

@@ -5,33 +5,47 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sfconform/sfconform/oracle"
-	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/frame"
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/target"
 )
 
-// Step is one machine state to unwind from. Regs and Mem are valid only
-// during the Unwind call that receives them: a consumer that keeps them
-// must copy.
+// Step is one machine state to unwind from.
+//
+// Regs and Mem are valid only during the Unwind call that receives them: a
+// consumer that keeps them must copy. For consumers that take batches
+// (BatchSize > 1), Snapshot holds the same registers and a copy of the
+// live stack, serialisable as it is; Regs and Mem then point into it. For
+// in-process consumers Snapshot is nil and Mem reads the live machine.
 type Step struct {
-	Index int
-	Regs  *sframe.RegisterFile
-	Mem   sframe.Memory
+	Index    int
+	Regs     *machine.Registers
+	Mem      machine.Memory
+	Snapshot *machine.Snapshot
 }
 
 // Result is one unwound backtrace: the frames produced and the error the
-// consumer stopped with (nil when it reached the outermost frame).
+// consumer stopped with (nil when it reached the outermost frame). When
+// the consumer reached a frame it could not unwind, that frame is the
+// last one, marked Partial. An error wrapping frame.ErrNoInfo means "no
+// unwind information for that PC"; any other error, a failure.
 type Result struct {
-	Frames []oracle.Frame
+	Frames []frame.Frame
 	Err    error
 }
 
 // Consumer is an unwinder under test.
 type Consumer interface {
+	// Name is the registry name that made the consumer, e.g. "builtin".
 	Name() string
+	// Supports says whether the consumer reads SFrame version v sections
+	// of target t (in t's byte order); a non-nil error is the reason it
+	// does not, e.g. "libsframe refuses SFrame version 1".
+	Supports(t target.Target, v int) error
 	// Load prepares for the image's SFrame section. An error here means
 	// the consumer refused the section; every step is then judged ERROR.
-	Load(img *producer.Image) error
+	Load(img *image.Image) error
 	// BatchSize is how many steps Unwind wants at once: 1 for in-process
 	// consumers reading live memory.
 	BatchSize() int
@@ -42,27 +56,37 @@ type Consumer interface {
 	Close() error
 }
 
-// constructors maps a consumer name to its constructor; new consumers
-// register themselves here.
-var constructors = map[string]func(arg string) (Consumer, error){
-	"builtin": func(string) (Consumer, error) { return NewBuiltin(), nil },
+// Constructor makes a consumer; arg is what followed "kind:" in its name.
+type Constructor func(name, arg string) (Consumer, error)
+
+// registry maps a consumer kind to its constructor. Each consumer lives in
+// its own file and adds itself with Register from init.
+var registry = map[string]Constructor{}
+
+// Register adds a consumer kind. It panics on a duplicate: two files
+// claiming one name is a programming error.
+func Register(kind string, mk Constructor) {
+	if _, dup := registry[kind]; dup {
+		panic("consumer: " + kind + " registered twice")
+	}
+	registry[kind] = mk
 }
 
 // New makes a consumer from its name: "builtin", or "kind:argument" for
 // consumers that take one.
 func New(name string) (Consumer, error) {
 	kind, arg, _ := strings.Cut(name, ":")
-	mk, ok := constructors[kind]
+	mk, ok := registry[kind]
 	if !ok {
 		return nil, fmt.Errorf("unknown consumer %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
-	return mk(arg)
+	return mk(name, arg)
 }
 
-// Names lists the known consumer kinds.
+// Names lists the registered consumer kinds.
 func Names() []string {
-	var n []string
-	for k := range constructors {
+	n := make([]string, 0, len(registry))
+	for k := range registry {
 		n = append(n, k)
 	}
 	sort.Strings(n)

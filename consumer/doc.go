@@ -1,14 +1,24 @@
-// Package consumer runs the unwinders under test behind one interface.
+// Package consumer runs the unwinders under test behind one interface and a
+// registry of names.
 //
-// A consumer is loaded with an Image's SFrame section once, then asked to
+// A consumer declares which targets and SFrame versions it reads
+// (Supports), is loaded with an Image's SFrame section once, then asked to
 // unwind steps: a register file plus a view of memory. In-process
 // consumers (builtin: the sframe package's own unwinder) take one step at
 // a time and read the live emulated memory. Out-of-process consumers take
-// a whole batch of steps at once; each step then carries a snapshot of the
-// stack, so the emulator never waits on another process per instruction.
-// BatchSize tells the driver which of the two a consumer wants.
+// a whole batch of steps at once; each step then carries a
+// machine.Snapshot of the registers and the live stack, serialisable as it
+// is, so the emulator never waits on another process per instruction and
+// the consumer needs nothing private. BatchSize tells the driver which of
+// the two a consumer wants.
 //
-// A consumer reports frames as oracle.Frame values and the error it
-// stopped with. An error that wraps oracle.ErrNoInfo (or sframe.ErrNoFDE,
-// sframe.ErrNoRow) is judged NOINFO; any other error is judged ERROR.
+// A consumer reports frame.Frame values and the error it stopped with. A
+// frame it reached but could not unwind is its last, marked Partial. An
+// error that wraps frame.ErrNoInfo is judged NOINFO (when every frame
+// before it is right); any other error is judged ERROR. The builtin
+// consumer maps sframe.ErrNoFDE and sframe.ErrNoRow to frame.ErrNoInfo, so
+// the oracle knows nothing of the sframe package. Consumers never import
+// the oracle.
+//
+// Adding a consumer is one file that calls Register from init.
 package consumer

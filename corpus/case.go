@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/sfconform/sfconform/oracle"
-	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/frame"
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/verdict"
 )
 
 // FormatName identifies the file format; it changes when the fields do.
@@ -51,26 +53,29 @@ type Case struct {
 	Version  int    `json:"sframe_version"`
 	Seed     int64  `json:"seed"`
 
-	CodeAddr   Addr              `json:"code_addr"`
-	Code       Hex               `json:"code"`
-	Entry      Addr              `json:"entry"`
-	Exit       Addr              `json:"exit"`
-	Regs       map[string]Addr   `json:"regs,omitempty"` // DWARF register number -> initial value
-	Symbols    []producer.Symbol `json:"symbols"`
-	SFrameAddr Addr              `json:"sframe_addr"`
-	SFrame     Hex               `json:"sframe"`
+	CodeAddr   Addr            `json:"code_addr"`
+	Code       Hex             `json:"code"`
+	Entry      Addr            `json:"entry"`
+	Exit       Addr            `json:"exit"`
+	Regs       map[string]Addr `json:"regs,omitempty"` // DWARF register number -> initial value
+	Symbols    []image.Symbol  `json:"symbols"`
+	SFrameAddr Addr            `json:"sframe_addr"`
+	SFrame     Hex             `json:"sframe"`
 
-	Step     int            `json:"step"` // 0-based index of the failing instruction
-	PC       Addr           `json:"pc"`
-	Insn     string         `json:"insn"`     // disassembly of the instruction at PC
-	Function string         `json:"function"` // symbol+offset of PC
-	Row      string         `json:"row,omitempty"`
-	Verdict  oracle.Verdict `json:"verdict"`
-	Frame    int            `json:"frame"`
-	Field    string         `json:"field,omitempty"`
-	Detail   string         `json:"detail"`
-	Expected []oracle.Frame `json:"expected"`
-	Got      []oracle.Frame `json:"got"`
+	Step     int             `json:"step"` // 0-based index of the failing instruction
+	PC       Addr            `json:"pc"`
+	Insn     string          `json:"insn"`     // disassembly of the instruction at PC
+	Function string          `json:"function"` // symbol+offset of PC
+	Row      string          `json:"row,omitempty"`
+	Verdict  verdict.Verdict `json:"verdict"`
+	Frame    int             `json:"frame"`
+	Field    string          `json:"field,omitempty"`
+	Detail   string          `json:"detail"`
+	Expected []frame.Frame   `json:"expected"`
+	Got      []frame.Frame   `json:"got"`
+	// Violations are the rules the section breaks, as validation found
+	// them when the case was saved (warnings included).
+	Violations []verdict.Violation `json:"violations,omitempty"`
 	// The same two backtraces in the Compact Backtrace Format.
 	ExpectedCBF Hex `json:"expected_cbf,omitempty"`
 	GotCBF      Hex `json:"got_cbf,omitempty"`
@@ -79,25 +84,25 @@ type Case struct {
 	Replay   string `json:"replay"`             // the command that replays this file
 }
 
-// ABI is the case's target.
-func (c *Case) ABI() (sframe.ABI, error) { return sframe.ParseTarget(c.Target) }
+// TargetOf is the case's target.
+func (c *Case) TargetOf() (target.Target, error) { return target.Parse(c.Target) }
 
 // Image rebuilds the image the failure ran on.
-func (c *Case) Image() (*producer.Image, error) {
-	abi, err := c.ABI()
+func (c *Case) Image() (*image.Image, error) {
+	abi, err := c.TargetOf()
 	if err != nil {
 		return nil, err
 	}
-	img := &producer.Image{
-		ABI: abi, Producer: c.Producer, Version: sframe.Version(c.Version),
+	img := &image.Image{
+		Target: abi, Producer: c.Producer, SFrameVersion: c.Version,
 		Code: c.Code, CodeAddr: uint64(c.CodeAddr), Entry: uint64(c.Entry), Exit: uint64(c.Exit),
 		Symbols: c.Symbols, SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr),
 		Regs: map[int]uint64{},
 	}
 	for k, v := range c.Regs {
 		n, err := strconv.Atoi(k)
-		if err != nil || n < 0 || n >= sframe.MaxReg {
-			return nil, fmt.Errorf("regs: %q is not a DWARF register number below %d", k, sframe.MaxReg)
+		if err != nil || n < 0 || n >= machine.MaxReg {
+			return nil, fmt.Errorf("regs: %q is not a DWARF register number below %d", k, machine.MaxReg)
 		}
 		img.Regs[n] = uint64(v)
 	}
@@ -105,8 +110,8 @@ func (c *Case) Image() (*producer.Image, error) {
 }
 
 // SetImage fills the image fields of a case.
-func (c *Case) SetImage(img *producer.Image) {
-	c.Target, c.Producer, c.Version = img.ABI.Name(), img.Producer, int(img.Version)
+func (c *Case) SetImage(img *image.Image) {
+	c.Target, c.Producer, c.Version = img.Target.Name(), img.Producer, img.SFrameVersion
 	c.Code, c.CodeAddr, c.Entry, c.Exit = img.Code, Addr(img.CodeAddr), Addr(img.Entry), Addr(img.Exit)
 	c.Symbols, c.SFrame, c.SFrameAddr = img.Symbols, img.SFrame, Addr(img.SFrameAddr)
 	c.Regs = map[string]Addr{}
@@ -120,7 +125,7 @@ func (c *Case) validate() error {
 	if c.Format != FormatName {
 		return fmt.Errorf("format is %q, want %q", c.Format, FormatName)
 	}
-	if _, err := c.ABI(); err != nil {
+	if _, err := c.TargetOf(); err != nil {
 		return err
 	}
 	switch {

@@ -7,17 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfconform/sfconform/oracle"
-	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/frame"
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/verdict"
 )
 
-func sampleImage() *producer.Image {
-	return &producer.Image{
-		ABI: sframe.ABIS390XBE, Producer: "builtin-v3", Version: 3,
+func sampleImage() *image.Image {
+	return &image.Image{
+		Target: target.S390X, Producer: "builtin-v3", SFrameVersion: 3,
 		Code: []byte{0xc0, 0xe5, 0, 0, 0, 3, 0x07, 0xfe}, CodeAddr: 0x10000000,
 		Entry: 0x10000000, Exit: 0x10000006,
-		Symbols:    []producer.Symbol{{Name: "_start", Addr: 0x10000000, Size: 8}},
+		Symbols:    []image.Symbol{{Name: "_start", Addr: 0x10000000, Size: 8}},
 		Regs:       map[int]uint64{2: 0xfffffffffffffff0, 3: 7},
 		SFrame:     []byte{0xde, 0xe2, 3, 5},
 		SFrameAddr: 0x10001000,
@@ -26,8 +27,8 @@ func sampleImage() *producer.Image {
 
 func TestSaveLoadRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	c := &Case{Consumer: "builtin", Seed: -42, Step: 17, PC: 0x10000006, Verdict: oracle.Wrong, Frame: 1, Field: "cfa",
-		Expected: []oracle.Frame{{PC: 1, CFA: 2, SP: 3, FP: 4}}, Got: []oracle.Frame{{PC: 1, Outermost: true}}}
+	c := &Case{Consumer: "builtin", Seed: -42, Step: 17, PC: 0x10000006, Verdict: verdict.Wrong, Frame: 1, Field: "cfa",
+		Expected: []frame.Frame{{PC: 1, CFA: 2, SP: 3, FP: 4}}, Got: []frame.Frame{{PC: 1, Outermost: true}}}
 	c.SetImage(sampleImage())
 	p1, err := Save(dir, c)
 	if err != nil {
@@ -51,7 +52,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if want := sampleImage(); !reflect.DeepEqual(img, want) {
 		t.Errorf("image after round trip:\n got %+v\nwant %+v", img, want)
 	}
-	if got.Seed != -42 || got.Verdict != oracle.Wrong || !reflect.DeepEqual(got.Expected, c.Expected) || !reflect.DeepEqual(got.Got, c.Got) {
+	if got.Seed != -42 || got.Verdict != verdict.Wrong || !reflect.DeepEqual(got.Expected, c.Expected) || !reflect.DeepEqual(got.Got, c.Got) {
 		t.Errorf("case fields lost: %+v", got)
 	}
 	raw, _ := os.ReadFile(p1)

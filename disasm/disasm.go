@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sfconform/sfconform/target"
 	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/s390x/s390xasm"
 	"golang.org/x/arch/x86/x86asm"
-
-	"github.com/sfconform/sfconform/sframe"
 )
 
 // ErrTruncated means code ended before a whole instruction.
@@ -17,12 +16,12 @@ var ErrTruncated = errors.New("disasm: truncated instruction")
 
 // Instruction decodes the instruction at the start of code, which sits at
 // address pc, and returns its GNU-syntax text and length in bytes.
-func Instruction(abi sframe.ABI, code []byte, pc uint64) (text string, length int, err error) {
+func Instruction(abi target.Target, code []byte, pc uint64) (text string, length int, err error) {
 	if len(code) == 0 {
 		return "", 0, fmt.Errorf("%w: no bytes at pc 0x%x", ErrTruncated, pc)
 	}
 	switch abi {
-	case sframe.ABIAMD64LE:
+	case target.X86_64:
 		inst, err := x86asm.Decode(code, 64)
 		if err != nil {
 			return "", 0, fmt.Errorf("disasm: x86-64 at pc 0x%x (% x): %w", pc, head(code, 8), err)
@@ -32,7 +31,7 @@ func Instruction(abi sframe.ABI, code []byte, pc uint64) (text string, length in
 			return "", 0, fmt.Errorf("%w: x86-64 at pc 0x%x (% x)", ErrTruncated, pc, head(code, 8))
 		}
 		return x86asm.GNUSyntax(inst, pc, nil), inst.Len, nil
-	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
+	case target.AArch64, target.AArch64BE:
 		if len(code) < 4 {
 			return "", 0, fmt.Errorf("%w: aarch64 needs 4 bytes at pc 0x%x, have %d", ErrTruncated, pc, len(code))
 		}
@@ -41,7 +40,7 @@ func Instruction(abi sframe.ABI, code []byte, pc uint64) (text string, length in
 			return "", 0, fmt.Errorf("disasm: aarch64 at pc 0x%x (% x): %w", pc, code[:4], err)
 		}
 		return arm64Text(inst, pc), 4, nil
-	case sframe.ABIS390XBE:
+	case target.S390X:
 		// s390xasm indexes past short input; the length is in the first
 		// two bits of the opcode.
 		if n := [4]int{2, 4, 4, 6}[code[0]>>6]; len(code) < n {

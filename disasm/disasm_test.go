@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 var (
@@ -53,7 +53,7 @@ func TestObjdumpGolden(t *testing.T) {
 		if len(fields) != 4 {
 			t.Fatalf("line %d: want 4 fields: %q", line, l)
 		}
-		abi, err := sframe.ParseTarget(strings.TrimSpace(fields[0]))
+		abi, err := target.Parse(strings.TrimSpace(fields[0]))
 		if err != nil {
 			t.Fatalf("line %d: %v", line, err)
 		}
@@ -66,8 +66,8 @@ func TestObjdumpGolden(t *testing.T) {
 			t.Fatalf("line %d: %v", line, err)
 		}
 		want := strings.TrimSpace(fields[3])
-		for _, a := range []sframe.ABI{abi, sframe.ABIAArch64BE} {
-			if a == sframe.ABIAArch64BE && abi != sframe.ABIAArch64LE {
+		for _, a := range []target.Target{abi, target.AArch64BE} {
+			if a == target.AArch64BE && abi != target.AArch64 {
 				continue
 			}
 			// Trailing bytes must not change the result.
@@ -91,16 +91,16 @@ func TestObjdumpGolden(t *testing.T) {
 }
 
 func TestTruncated(t *testing.T) {
-	if _, _, err := Instruction(sframe.ABIAArch64LE, []byte{0xc0, 0x03, 0x5f}, 0x100); !errors.Is(err, ErrTruncated) {
+	if _, _, err := Instruction(target.AArch64, []byte{0xc0, 0x03, 0x5f}, 0x100); !errors.Is(err, ErrTruncated) {
 		t.Errorf("3 bytes of aarch64: err = %v, want ErrTruncated", err)
 	}
-	if _, _, err := Instruction(sframe.ABIAMD64LE, nil, 0); !errors.Is(err, ErrTruncated) {
+	if _, _, err := Instruction(target.X86_64, nil, 0); !errors.Is(err, ErrTruncated) {
 		t.Errorf("no bytes: err = %v, want ErrTruncated", err)
 	}
-	if _, _, err := Instruction(sframe.ABIS390XBE, []byte{0xc0, 0xe5, 0x00}, 0); err == nil {
+	if _, _, err := Instruction(target.S390X, []byte{0xc0, 0xe5, 0x00}, 0); err == nil {
 		t.Error("half a brasl decoded without error")
 	}
-	if _, _, err := Instruction(sframe.ABIAMD64LE, []byte{0xe8, 0x00}, 0); err == nil {
+	if _, _, err := Instruction(target.X86_64, []byte{0xe8, 0x00}, 0); err == nil {
 		t.Error("half a call decoded without error")
 	}
 }
@@ -111,8 +111,8 @@ func FuzzInstruction(f *testing.F) {
 	f.Add([]byte{0xe8, 0x9d, 0xff, 0xff, 0xff}, uint64(0x5e), uint8(0))
 	f.Add([]byte{0xfd, 0x7b, 0xbd, 0xa9}, uint64(4), uint8(1))
 	f.Add([]byte{0xeb, 0x6f, 0xf0, 0x30, 0x00, 0x24}, uint64(10), uint8(3))
-	f.Fuzz(func(t *testing.T, code []byte, pc uint64, target uint8) {
-		abi := sframe.Targets[int(target)%len(sframe.Targets)]
+	f.Fuzz(func(t *testing.T, code []byte, pc uint64, tgt uint8) {
+		abi := target.All[int(tgt)%len(target.All)]
 		text, n, err := Instruction(abi, code, pc)
 		if err != nil {
 			return

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sfconform/sfconform/target"
 	uc "github.com/unicorn-engine/unicorn/bindings/go/unicorn"
-
-	"github.com/sfconform/sfconform/sframe"
 )
 
 // loopProgram is a two-instruction countdown loop per target; the count
@@ -17,20 +16,20 @@ type loopProgram struct {
 	reg  int
 }
 
-var loops = map[sframe.ABI]loopProgram{
-	sframe.ABIAMD64LE: {[]byte{
+var loops = map[target.Target]loopProgram{
+	target.X86_64: {[]byte{
 		0x48, 0xff, 0xc9, // dec %rcx
 		0x75, 0xfb, // jne 0 (.-3)
 	}, 2},
-	sframe.ABIAArch64LE: {[]byte{
+	target.AArch64: {[]byte{
 		0x00, 0x04, 0x00, 0xf1, // subs x0, x0, #1
 		0xe1, 0xff, 0xff, 0x54, // b.ne .-4
 	}, 0},
-	sframe.ABIAArch64BE: {[]byte{
+	target.AArch64BE: {[]byte{
 		0x00, 0x04, 0x00, 0xf1, // subs x0, x0, #1
 		0xe1, 0xff, 0xff, 0x54, // b.ne .-4
 	}, 0},
-	sframe.ABIS390XBE: {[]byte{
+	target.S390X: {[]byte{
 		0xa7, 0x3b, 0x00, 0x01, // aghi %r3,1
 		0xa7, 0x27, 0xff, 0xfe, // brctg %r2,.-4
 	}, 2},
@@ -39,11 +38,11 @@ var loops = map[sframe.ABI]loopProgram{
 // callPrograms are a small position-independent function call: a frame is
 // set up, a leaf is called and returns, the frame is torn down; five
 // instructions run, and the run exits at the marked offset.
-var callPrograms = map[sframe.ABI]struct {
+var callPrograms = map[target.Target]struct {
 	code []byte
 	exit uint64
 }{
-	sframe.ABIAMD64LE: {[]byte{
+	target.X86_64: {[]byte{
 		0x55,             // push %rbp
 		0x48, 0x89, 0xe5, // mov %rsp,%rbp
 		0xe8, 0x02, 0x00, 0x00, 0x00, // call .+7
@@ -51,9 +50,9 @@ var callPrograms = map[sframe.ABI]struct {
 		0x90, // nop (exit)
 		0xc3, // ret
 	}, 10},
-	sframe.ABIAArch64LE: {a64Call, 16},
-	sframe.ABIAArch64BE: {a64Call, 16},
-	sframe.ABIS390XBE: {[]byte{
+	target.AArch64:   {a64Call, 16},
+	target.AArch64BE: {a64Call, 16},
+	target.S390X: {[]byte{
 		0xeb, 0xef, 0xf0, 0x70, 0x00, 0x24, // stmg %r14,%r15,112(%r15)
 		0xa7, 0xfb, 0xff, 0x60, // aghi %r15,-160
 		0xc0, 0xe5, 0x00, 0x00, 0x00, 0x07, // brasl %r14,.+14
@@ -76,13 +75,13 @@ var a64Call = []byte{
 // TestBenchmarkPrograms checks the hand-written benchmark programs with an
 // independent disassembler, and that they run as intended.
 func TestBenchmarkPrograms(t *testing.T) {
-	want := map[sframe.ABI][2]string{
-		sframe.ABIAMD64LE:   {"dec %rcx; jne 0x10000000", "push %rbp; mov %rsp,%rbp; callq 0x1000000b; pop %rbp; nop; retq"},
-		sframe.ABIAArch64LE: {"subs x0, x0, #0x1; b.ne 0x10000000", "stp x29, x30, [sp,#-16]!; mov x29, sp; bl 0x10000014; ldp x29, x30, [sp],#16; nop; ret"},
-		sframe.ABIS390XBE:   {"aghi %r3,1; brctg %r2,0x10000000", "stmg %r14,%r15,112(%r15); aghi %r15,-160; brasl %r14,0x10000018; aghi %r15,160; nopr %r0; nopr %r0; br %r14"},
+	want := map[target.Target][2]string{
+		target.X86_64:  {"dec %rcx; jne 0x10000000", "push %rbp; mov %rsp,%rbp; callq 0x1000000b; pop %rbp; nop; retq"},
+		target.AArch64: {"subs x0, x0, #0x1; b.ne 0x10000000", "stp x29, x30, [sp,#-16]!; mov x29, sp; bl 0x10000014; ldp x29, x30, [sp],#16; nop; ret"},
+		target.S390X:   {"aghi %r3,1; brctg %r2,0x10000000", "stmg %r14,%r15,112(%r15); aghi %r15,-160; brasl %r14,0x10000018; aghi %r15,160; nopr %r0; nopr %r0; br %r14"},
 	}
-	want[sframe.ABIAArch64BE] = want[sframe.ABIAArch64LE]
-	listing := func(abi sframe.ABI, code []byte) string {
+	want[target.AArch64BE] = want[target.AArch64]
+	listing := func(abi target.Target, code []byte) string {
 		var s string
 		for off := 0; off < len(code); {
 			insn, text := Disassemble(abi, CodeBase+uint64(off), code[off:])
@@ -94,7 +93,7 @@ func TestBenchmarkPrograms(t *testing.T) {
 		}
 		return s
 	}
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		if got := listing(abi, loops[abi].code); got != want[abi][0] {
 			t.Errorf("%s loop: %q, want %q", abi.Name(), got, want[abi][0])
 		}
@@ -111,14 +110,14 @@ func TestBenchmarkPrograms(t *testing.T) {
 		p := callPrograms[abi]
 		var sps []uint64
 		n, err = m.Execute(&Run{Code: p.code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + p.exit, Budget: 100}, func(s *Step) error {
-			sp, _ := s.Regs.Get(abi.SPRegister())
+			sp, _ := s.Regs.Get(abi.SP())
 			sps = append(sps, sp)
 			return nil
 		})
 		if err != nil || n != 5 || sps[len(sps)-1] == InitialSP {
 			t.Errorf("%s call: %d steps, sp %x, %v; want 5 steps with the frame still set up at the last", abi.Name(), n, sps, err)
 		}
-		if sp, _ := m.Reg(abi.SPRegister()); sp != InitialSP {
+		if sp, _ := m.Reg(abi.SP()); sp != InitialSP {
 			t.Errorf("%s call: final sp %#x, want %#x", abi.Name(), sp, uint64(InitialSP))
 		}
 	}
@@ -166,14 +165,14 @@ func runLoop(b *testing.B, m *Machine, onStep func(*Step) error) {
 
 // bareLoop runs the target's loop for about b.N instructions on a plain
 // Unicorn instance (no hooks of this package) with the given Go code hook.
-func bareLoop(b *testing.B, abi sframe.ABI, hook func(u uc.Unicorn, addr uint64, size uint32)) {
-	t, _ := targetOf(abi)
+func bareLoop(b *testing.B, abi target.Target, hook func(u uc.Unicorn, addr uint64, size uint32)) {
+	t, _ := cpuOf(abi)
 	u, err := uc.NewUnicorn(t.arch, t.mode)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer u.Close()
-	if abi == sframe.ABIS390XBE {
+	if abi == target.S390X {
 		u.RegWrite(uc.S390X_REG_PSWM, pswAMode64)
 	}
 	u.MemMap(CodeBase, CodeSize)
@@ -202,7 +201,7 @@ func bareLoop(b *testing.B, abi sframe.ABI, hook func(u uc.Unicorn, addr uint64,
 // BenchmarkBareHook is the floor: a Go code hook through the binding that
 // does nothing, on a plain Unicorn instance.
 func BenchmarkBareHook(b *testing.B) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
 			bareLoop(b, abi, func(uc.Unicorn, uint64, uint32) {})
 		})
@@ -213,9 +212,9 @@ func BenchmarkBareHook(b *testing.B) {
 // through the binding reading SP, FP and RA (x86-64: SP, FP) with a
 // prepared RegBatch, on a plain instance.
 func BenchmarkAltGoHookRegBatch(b *testing.B) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
-			t, _ := targetOf(abi)
+			t, _ := cpuOf(abi)
 			var ids []int
 			for _, d := range t.base {
 				ids = append(ids, t.regs[d])
@@ -236,7 +235,7 @@ func BenchmarkAltGoHookRegBatch(b *testing.B) {
 // BenchmarkNoCallback is this package's C hook alone: registers read,
 // budget counted, no crossing into Go.
 func BenchmarkNoCallback(b *testing.B) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
 			runLoop(b, newMachine(b, abi), nil)
 		})
@@ -245,7 +244,7 @@ func BenchmarkNoCallback(b *testing.B) {
 
 // BenchmarkStep is full Step delivery to a callback that does nothing.
 func BenchmarkStep(b *testing.B) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
 			runLoop(b, newMachine(b, abi), func(*Step) error { return nil })
 		})
@@ -255,10 +254,10 @@ func BenchmarkStep(b *testing.B) {
 // BenchmarkStepReadWords adds what an unwinder does per step: read a few
 // stack words.
 func BenchmarkStepReadWords(b *testing.B) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
 			m := newMachine(b, abi)
-			sp := abi.SPRegister()
+			sp := abi.SP()
 			var sink uint64
 			runLoop(b, m, func(s *Step) error {
 				a := s.Regs.Regs[sp]
@@ -276,7 +275,7 @@ func BenchmarkStepReadWords(b *testing.B) {
 // BenchmarkReadWord compares a stack read from the host memory Unicorn
 // writes to with the same read through uc_mem_read.
 func BenchmarkReadWord(b *testing.B) {
-	m := newMachine(b, sframe.ABIAMD64LE)
+	m := newMachine(b, target.X86_64)
 	b.Run("slice", func(b *testing.B) {
 		var sink uint64
 		for i := 0; i < b.N; i++ {
@@ -298,7 +297,7 @@ func BenchmarkReadWord(b *testing.B) {
 // BenchmarkNew is instance setup and teardown, PAC and AFP enabling
 // included.
 func BenchmarkNew(b *testing.B) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
 			start := cpuTime()
 			for i := 0; i < b.N; i++ {
@@ -322,7 +321,7 @@ func BenchmarkNew(b *testing.B) {
 // "first" is the very first run of a new instance.
 func BenchmarkReuse(b *testing.B) {
 	nop := func(*Step) error { return nil }
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		p := callPrograms[abi]
 		b.Run(abi.Name()+"/invalidate", func(b *testing.B) {
 			m := newMachine(b, abi)
@@ -396,8 +395,8 @@ func BenchmarkReuse(b *testing.B) {
 // BenchmarkFlush is the cost of dropping the whole translation cache,
 // which the fresh-address strategy pays when it wraps.
 func BenchmarkFlush(b *testing.B) {
-	m := newMachine(b, sframe.ABIAMD64LE)
-	p := callPrograms[sframe.ABIAMD64LE]
+	m := newMachine(b, target.X86_64)
+	p := callPrograms[target.X86_64]
 	r := &Run{Code: p.code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + p.exit, Budget: 100}
 	start := cpuTime()
 	for i := 0; i < b.N; i++ {
@@ -414,7 +413,7 @@ func BenchmarkFlush(b *testing.B) {
 // BenchmarkStackReset compares zeroing the whole stack with zeroing the
 // part a run used (what Execute does after a clean run).
 func BenchmarkStackReset(b *testing.B) {
-	m := newMachine(b, sframe.ABIAMD64LE)
+	m := newMachine(b, target.X86_64)
 	for _, c := range []struct {
 		name string
 		low  uint64

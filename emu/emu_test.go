@@ -6,14 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/target"
 	uc "github.com/unicorn-engine/unicorn/bindings/go/unicorn"
-
-	"github.com/sfconform/sfconform/sframe"
 )
 
 // Hand-encoded programs, with the instruction each group of bytes is.
 
-func newMachine(t testing.TB, abi sframe.ABI) *Machine {
+func newMachine(t testing.TB, abi target.Target) *Machine {
 	t.Helper()
 	m, err := New(abi)
 	if err != nil {
@@ -59,23 +58,23 @@ func TestCoreAgreesWithBinding(t *testing.T) {
 		t.Fatalf("CoreVersion() = %q, want 2.1.x", v)
 	}
 	cases := []struct {
-		abi  sframe.ABI
+		abi  target.Target
 		code []byte
 		reg  int
 	}{
-		{sframe.ABIAMD64LE, []byte{
+		{target.X86_64, []byte{
 			0xb8, 0x05, 0x00, 0x00, 0x00, // mov $5,%eax
 			0x83, 0xc0, 0x03, // add $3,%eax
 		}, 0},
-		{sframe.ABIAArch64LE, []byte{
+		{target.AArch64, []byte{
 			0xa0, 0x00, 0x80, 0xd2, // mov x0, #5
 			0x00, 0x0c, 0x00, 0x91, // add x0, x0, #3
 		}, 0},
-		{sframe.ABIAArch64BE, []byte{
+		{target.AArch64BE, []byte{
 			0xa0, 0x00, 0x80, 0xd2, // mov x0, #5
 			0x00, 0x0c, 0x00, 0x91, // add x0, x0, #3
 		}, 0},
-		{sframe.ABIS390XBE, []byte{
+		{target.S390X, []byte{
 			0xa7, 0x29, 0x00, 0x05, // lghi %r2,5
 			0xa7, 0x2b, 0x00, 0x03, // aghi %r2,3
 		}, 2},
@@ -97,7 +96,7 @@ func TestCoreAgreesWithBinding(t *testing.T) {
 			if got != 8 {
 				t.Errorf("DWARF register %d = %#x, want 8", c.reg, got)
 			}
-			if sp, _ := m.Reg(c.abi.SPRegister()); sp != InitialSP {
+			if sp, _ := m.Reg(c.abi.SP()); sp != InitialSP {
 				t.Errorf("SP = %#x, want %#x", sp, uint64(InitialSP))
 			}
 		})
@@ -107,7 +106,7 @@ func TestCoreAgreesWithBinding(t *testing.T) {
 // TestStepsAndPCs checks every instruction is reported once, in order,
 // with the hook's PC, and that the exit is not executed.
 func TestStepsAndPCs(t *testing.T) {
-	m := newMachine(t, sframe.ABIAMD64LE)
+	m := newMachine(t, target.X86_64)
 	code := []byte{
 		0x55,             // push %rbp
 		0x48, 0x89, 0xe5, // mov %rsp,%rbp
@@ -152,21 +151,21 @@ func TestStepsAndPCs(t *testing.T) {
 func TestReadWordSeesPush(t *testing.T) {
 	const v = 0x1122334455667788
 	cases := []struct {
-		abi   sframe.ABI
+		abi   target.Target
 		code  []byte
 		reg   int
 		delta uint64 // how far the SP moved
 	}{
-		{sframe.ABIAMD64LE, cat([]byte{
+		{target.X86_64, cat([]byte{
 			0x50, // push %rax
 		}, x86Nop), 0, 8},
-		{sframe.ABIAArch64LE, cat([]byte{
+		{target.AArch64, cat([]byte{
 			0xe0, 0x0f, 0x1f, 0xf8, // str x0, [sp, #-16]!
 		}, a64Nop), 0, 16},
-		{sframe.ABIAArch64BE, cat([]byte{
+		{target.AArch64BE, cat([]byte{
 			0xe0, 0x0f, 0x1f, 0xf8, // str x0, [sp, #-16]!
 		}, a64Nop), 0, 16},
-		{sframe.ABIS390XBE, cat([]byte{
+		{target.S390X, cat([]byte{
 			0xa7, 0xfb, 0xff, 0xf8, // aghi %r15,-8
 			0xe3, 0x20, 0xf0, 0x00, 0x00, 0x24, // stg %r2,0(%r15)
 		}, s390Nop), 2, 8},
@@ -179,7 +178,7 @@ func TestReadWordSeesPush(t *testing.T) {
 				var ok bool
 				last := -1
 				_, err := run(m, c.code, map[int]uint64{c.reg: v}, func(s *Step) error {
-					sp, _ := s.Regs.Get(c.abi.SPRegister())
+					sp, _ := s.Regs.Get(c.abi.SP())
 					if s.Index == 0 {
 						before, _ = s.ReadWord(InitialSP - c.delta)
 					}
@@ -213,7 +212,7 @@ func TestReadWordSeesPush(t *testing.T) {
 }
 
 func TestReadWordBounds(t *testing.T) {
-	m := newMachine(t, sframe.ABIAMD64LE)
+	m := newMachine(t, target.X86_64)
 	_, err := run(m, x86Nop, nil, func(s *Step) error {
 		for _, c := range []struct {
 			addr uint64
@@ -245,7 +244,7 @@ func TestPointerAuth(t *testing.T) {
 		0xbf, 0x23, 0x03, 0xd5, // autiasp
 	}, a64Nop)
 	const lr = 0x10000abc
-	for _, abi := range []sframe.ABI{sframe.ABIAArch64LE, sframe.ABIAArch64BE} {
+	for _, abi := range []target.Target{target.AArch64, target.AArch64BE} {
 		t.Run(abi.Name(), func(t *testing.T) {
 			m := newMachine(t, abi)
 			for round := 0; round < 2; round++ { // stays enabled across runs
@@ -275,7 +274,7 @@ func TestPointerAuth(t *testing.T) {
 // through Track, checking the DWARF numbering of f0 (16) and f1 (20).
 func TestS390XFloatRegisters(t *testing.T) {
 	const v = 0x0123456789abcdef
-	m := newMachine(t, sframe.ABIS390XBE)
+	m := newMachine(t, target.S390X)
 	m.Track(16, 20, 2)
 	code := cat([]byte{
 		0xb3, 0xc1, 0x00, 0x0e, // ldgr %f0,%r14
@@ -326,7 +325,7 @@ func TestNoStaleCode(t *testing.T) {
 
 	// The hazard is real: without invalidation the second program runs the
 	// first one's translation.
-	raw := newMachine(t, sframe.ABIAMD64LE)
+	raw := newMachine(t, target.X86_64)
 	raw.Track(0)
 	raw.noInvalidate = true
 	exec(raw, prog(1), 10)
@@ -334,7 +333,7 @@ func TestNoStaleCode(t *testing.T) {
 		t.Logf("note: without invalidation the rewritten program gave rax %v (Unicorn dropped the stale block itself)", rax)
 	}
 
-	m := newMachine(t, sframe.ABIAMD64LE)
+	m := newMachine(t, target.X86_64)
 	m.Track(0)
 	for _, v := range []byte{1, 2, 2, 1, 3} { // 2 twice: the same image again
 		n, rax, err := exec(m, prog(v), 10)
@@ -365,11 +364,11 @@ func TestFaults(t *testing.T) {
 		cause string // in the cause
 		kind  error
 	}
-	good := map[sframe.ABI][]byte{
-		sframe.ABIAMD64LE:   x86Nop,
-		sframe.ABIAArch64LE: a64Nop,
-		sframe.ABIAArch64BE: a64Nop,
-		sframe.ABIS390XBE:   s390Nop,
+	good := map[target.Target][]byte{
+		target.X86_64:    x86Nop,
+		target.AArch64:   a64Nop,
+		target.AArch64BE: a64Nop,
+		target.S390X:     s390Nop,
 	}
 	a64 := []fault{
 		{"read", cat(a64Nop, []byte{0x20, 0x00, 0x40, 0xf9}), nil, CodeBase + 4, 1, "ldr", "unmapped read at 0x0", ErrFault},           // ldr x0, [x1]
@@ -381,8 +380,8 @@ func TestFaults(t *testing.T) {
 		{"stack guard", []byte{0xe0, 0x0f, 0x1f, 0xf8, 0xff, 0xff, 0xff, 0x17}, nil, CodeBase, 2 * (StackSize - 4096) / 16, "str", "unmapped write at 0x6ffffff0", ErrFault}, // str x0,[sp,#-16]!; b .-4
 		{"budget", []byte{0x00, 0x00, 0x00, 0x14}, nil, CodeBase, 1000, "b", "1000 instructions", ErrBudget},                                                                 // b .
 	}
-	cases := map[sframe.ABI][]fault{
-		sframe.ABIAMD64LE: {
+	cases := map[target.Target][]fault{
+		target.X86_64: {
 			{"read", []byte{0x48, 0x8b, 0x04, 0x25, 0x08, 0x00, 0x00, 0x00}, nil, CodeBase, 0, "mov 0x8,%rax", "unmapped read at 0x8", ErrFault},                          // mov 0x8,%rax
 			{"write", cat(x86Nop, []byte{0x48, 0x89, 0x04, 0x25, 0x00, 0x10, 0x00, 0x00}), nil, CodeBase + 1, 1, "mov %rax,0x1000", "unmapped write at 0x1000", ErrFault}, // mov %rax,0x1000
 			{"fetch", []byte{0xff, 0xe0}, map[int]uint64{0: 0x3000}, 0x3000, 1, "", "unmapped fetch at 0x3000", ErrFault},                                                 // jmp *%rax
@@ -394,9 +393,9 @@ func TestFaults(t *testing.T) {
 			{"stack guard", []byte{0x50, 0xeb, 0xfd}, nil, CodeBase, 2 * (StackSize - 4096) / 8, "push %rax", "unmapped write at 0x6ffffff8", ErrFault}, // push %rax; jmp .-3
 			{"budget", []byte{0xeb, 0xfe}, nil, CodeBase, 1000, "jmp", "1000 instructions", ErrBudget},                                                  // jmp .
 		},
-		sframe.ABIAArch64LE: a64,
-		sframe.ABIAArch64BE: a64,
-		sframe.ABIS390XBE: {
+		target.AArch64:   a64,
+		target.AArch64BE: a64,
+		target.S390X: {
 			{"read", []byte{0xe3, 0x20, 0x10, 0x00, 0x00, 0x04}, map[int]uint64{1: 0x8000}, CodeBase, 0, "lg", "program interruption", ErrFault},                     // lg %r2,0(%r1)
 			{"write", cat(s390Nop, []byte{0xe3, 0x20, 0x10, 0x00, 0x00, 0x24}), map[int]uint64{1: 0x8000}, CodeBase + 2, 1, "stg", "program interruption", ErrFault}, // stg %r2,0(%r1)
 			{"fetch", []byte{0x07, 0xf1}, map[int]uint64{1: 0x6000}, 0x6000, 1, "", "fetching from unmapped 0x6000", ErrFault},                                       // br %r1
@@ -406,7 +405,7 @@ func TestFaults(t *testing.T) {
 			{"budget", []byte{0xa7, 0xf4, 0x00, 0x00}, nil, CodeBase, 1000, "j", "1000 instructions", ErrBudget},                                                                                              // j .
 		},
 	}
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		m := newMachine(t, abi)
 		for _, f := range cases[abi] {
 			t.Run(abi.Name()+"/"+f.name, func(t *testing.T) {
@@ -445,7 +444,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestCallbackError(t *testing.T) {
-	m := newMachine(t, sframe.ABIAMD64LE)
+	m := newMachine(t, target.X86_64)
 	stop := errors.New("stop here")
 	code := []byte{0x90, 0x90, 0x90, 0x90} // nop x4
 	n, err := run(m, code, nil, func(s *Step) error {
@@ -473,7 +472,7 @@ func TestCallbackError(t *testing.T) {
 }
 
 func TestBadRuns(t *testing.T) {
-	m := newMachine(t, sframe.ABIAMD64LE)
+	m := newMachine(t, target.X86_64)
 	for _, c := range []struct {
 		r    Run
 		want string
@@ -496,7 +495,7 @@ func TestBadRuns(t *testing.T) {
 }
 
 func TestNestedExecuteRefused(t *testing.T) {
-	m := newMachine(t, sframe.ABIAMD64LE)
+	m := newMachine(t, target.X86_64)
 	var inner error
 	if _, err := run(m, x86Nop, nil, func(*Step) error {
 		_, inner = run(m, x86Nop, nil, nil)
@@ -512,8 +511,8 @@ func TestNestedExecuteRefused(t *testing.T) {
 // TestConcurrentMachines runs one machine per goroutine, each with its own
 // loop count, and checks every run counted its own instructions.
 func TestConcurrentMachines(t *testing.T) {
-	errs := make(chan error, len(sframe.Targets))
-	for i, abi := range sframe.Targets {
+	errs := make(chan error, len(target.All))
+	for i, abi := range target.All {
 		go func() {
 			m, err := New(abi)
 			if err != nil {
@@ -541,7 +540,7 @@ func TestConcurrentMachines(t *testing.T) {
 			errs <- nil
 		}()
 	}
-	for range sframe.Targets {
+	for range target.All {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
@@ -551,7 +550,7 @@ func TestConcurrentMachines(t *testing.T) {
 // TestRegistersReset checks a run starts from zeroed registers and clear
 // flags whatever the previous run left.
 func TestRegistersReset(t *testing.T) {
-	m := newMachine(t, sframe.ABIAMD64LE)
+	m := newMachine(t, target.X86_64)
 	m.Track(0, 3)
 	dirty := []byte{
 		0xf9,                         // stc
@@ -584,7 +583,7 @@ func TestRegistersReset(t *testing.T) {
 // image (which Execute does not write again, as they are already there)
 // must execute them, not the translation of the original.
 func TestGuestWrittenCode(t *testing.T) {
-	m := newMachine(t, sframe.ABIAMD64LE)
+	m := newMachine(t, target.X86_64)
 	m.Track(0)
 	prog := func(v byte) []byte {
 		return []byte{

@@ -10,7 +10,7 @@ import (
 	"fmt"
 
 	"github.com/sfconform/sfconform/disasm"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // Sentinels a RunError's Cause wraps.
@@ -27,7 +27,7 @@ var (
 // (errors.Is ErrFault or ErrBudget), or the step callback's error as it
 // returned it.
 type RunError struct {
-	Target sframe.ABI
+	Target target.Target
 	PC     uint64 // the instruction that could not run
 	Insn   []byte // its bytes, when readable
 	Text   string // its disassembly
@@ -86,10 +86,10 @@ func (m *Machine) instructionAt(pc uint64) ([]byte, string) {
 // Disassemble decodes the instruction at the start of code (located at
 // pc) in GNU syntax, and returns its bytes and text. Undecodable bytes
 // give "(bad)" and the target's minimum instruction length.
-func Disassemble(abi sframe.ABI, pc uint64, code []byte) ([]byte, string) {
+func Disassemble(abi target.Target, pc uint64, code []byte) ([]byte, string) {
 	text, n, err := disasm.Instruction(abi, code, pc)
 	if err != nil {
-		minLen := map[sframe.ABI]int{sframe.ABIAMD64LE: 1, sframe.ABIAArch64LE: 4, sframe.ABIAArch64BE: 4, sframe.ABIS390XBE: 2}[abi]
+		minLen := map[target.Target]int{target.X86_64: 1, target.AArch64: 4, target.AArch64BE: 4, target.S390X: 2}[abi]
 		return code[:min(max(minLen, 1), len(code))], "(bad)"
 	}
 	return code[:n], text
@@ -103,14 +103,14 @@ func (m *Machine) interruptText(n uint32) string {
 	}
 	var name string
 	switch m.abi {
-	case sframe.ABIAMD64LE:
+	case target.X86_64:
 		names := map[uint32]string{0: "divide error", 1: "debug", 3: "breakpoint", 4: "overflow", 5: "bound range", 6: "invalid opcode", 13: "general protection", 14: "page fault"}
 		name = names[n]
-	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
+	case target.AArch64, target.AArch64BE:
 		// QEMU's EXCP_* numbers.
 		names := map[uint32]string{1: "undefined instruction", 2: "supervisor call", 3: "prefetch abort", 4: "data abort", 7: "breakpoint", 11: "hypervisor call", 12: "hypervisor trap", 13: "secure monitor call"}
 		name = names[n]
-	case sframe.ABIS390XBE:
+	case target.S390X:
 		names := map[uint32]string{1: "external", 2: "supervisor call", 3: "program interruption", 4: "restart", 5: "stop", 7: "I/O", 8: "machine check"}
 		name = names[n]
 	}

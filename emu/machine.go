@@ -17,16 +17,16 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/target"
 	uc "github.com/unicorn-engine/unicorn/bindings/go/unicorn"
-
-	"github.com/sfconform/sfconform/sframe"
 )
 
 // Machine is one Unicorn instance for one target, reused across runs. It is
 // not safe for concurrent use; use one Machine per goroutine.
 type Machine struct {
-	abi sframe.ABI
-	t   *target
+	abi target.Target
+	t   *cpu
 	u   uc.Unicorn
 	h   *C.uc_engine
 	st  *C.emu_state // C memory: the hooks write it while Go reads it
@@ -70,17 +70,32 @@ type Step struct {
 	// Regs holds the PC (the hook's address argument), the SP, the frame
 	// pointer, the link register on AArch64 (x30) and s390x (r14), and any
 	// register asked for by Track, all by DWARF number.
-	Regs *sframe.RegisterFile
+	Regs *machine.Registers
 	m    *Machine
-	regs sframe.RegisterFile
+	regs machine.Registers
 }
 
-// ReadWord implements sframe.Memory: the 8 bytes at addr in the target's
+// ReadWord implements machine.Memory: the 8 bytes at addr in the target's
 // byte order, as memory holds them before the current instruction runs.
 // It fails outside mapped memory.
 func (s *Step) ReadWord(addr uint64) (uint64, bool) {
 	return s.m.readWord(addr)
 }
+
+// Stack returns the stack region's bytes from lo (clamped to StackBase) to
+// StackTop, as memory holds them before the current instruction runs, and
+// the address of the first byte. The slice aliases the live stack: it is
+// valid only during the callback, and a caller that keeps it must copy.
+func (s *Step) Stack(lo uint64) (addr uint64, b []byte) {
+	lo = max(lo, StackBase)
+	if lo >= StackTop {
+		return StackTop, nil
+	}
+	return lo, s.m.stack[lo-StackBase:]
+}
+
+// BigEndian reports the target's data byte order.
+func (s *Step) BigEndian() bool { return s.m.t.bigEndian }
 
 func (m *Machine) readWord(addr uint64) (uint64, bool) {
 	if off := addr - StackBase; off <= StackSize-8 {
@@ -186,8 +201,8 @@ func (m *Machine) deliver() (ret C.int) {
 // New makes a Machine for abi with the memory map of this package mapped,
 // and the CPU features the patterns use enabled: pointer authentication on
 // AArch64, floating point on s390x.
-func New(abi sframe.ABI) (*Machine, error) {
-	t, err := targetOf(abi)
+func New(abi target.Target) (*Machine, error) {
+	t, err := cpuOf(abi)
 	if err != nil {
 		return nil, err
 	}
@@ -259,11 +274,11 @@ func (m *Machine) setup() error {
 	m.resetVals = make([]uint64, len(m.resetIDs))
 
 	switch m.abi {
-	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
+	case target.AArch64, target.AArch64BE:
 		if err := m.enablePAuth(); err != nil {
 			return err
 		}
-	case sframe.ABIS390XBE:
+	case target.S390X:
 		if err := m.enableAFP(); err != nil {
 			return err
 		}
@@ -407,7 +422,7 @@ func (m *Machine) Close() error {
 }
 
 // ABI is the target the Machine emulates.
-func (m *Machine) ABI() sframe.ABI { return m.abi }
+func (m *Machine) ABI() target.Target { return m.abi }
 
 // Track asks for more registers, by DWARF number, at every step from the
 // next run on: e.g. the s390x FPRs 16-31 that may hold a saved FP or RA,

@@ -3,9 +3,9 @@ package emu
 import (
 	"fmt"
 
+	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/target"
 	uc "github.com/unicorn-engine/unicorn/bindings/go/unicorn"
-
-	"github.com/sfconform/sfconform/sframe"
 )
 
 // x86-64 DWARF numbers 0-15 (System V psABI, figure 3.36). 16 is the
@@ -43,8 +43,8 @@ var s390xRegs = func() []int {
 	return r
 }()
 
-// target is what differs between the four ABIs.
-type target struct {
+// cpu is what differs between the four ABIs.
+type cpu struct {
 	arch, mode int
 	regs       []int // Unicorn register id by DWARF number
 	base       []int // DWARF registers read at every step; base[0] is the SP
@@ -56,32 +56,32 @@ type target struct {
 	flags, flagsInit int
 }
 
-func targetOf(abi sframe.ABI) (*target, error) {
+func cpuOf(abi target.Target) (*cpu, error) {
 	switch abi {
-	case sframe.ABIAMD64LE:
-		return &target{arch: uc.ARCH_X86, mode: uc.MODE_64, regs: amd64Regs,
-			base: []int{sframe.RegAMD64SP, sframe.RegAMD64FP}, pc: uc.X86_REG_RIP, maxInsn: 15,
+	case target.X86_64:
+		return &cpu{arch: uc.ARCH_X86, mode: uc.MODE_64, regs: amd64Regs,
+			base: []int{target.RegX86SP, target.RegX86FP}, pc: uc.X86_REG_RIP, maxInsn: 15,
 			flags: uc.X86_REG_RFLAGS, flagsInit: 0x2}, nil // bit 1 always reads as one
-	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
-		t := &target{arch: uc.ARCH_ARM64, mode: uc.MODE_ARM, regs: arm64Regs,
-			base: []int{sframe.RegAArch64SP, sframe.RegAArch64FP, sframe.RegAArch64LR}, pc: uc.ARM64_REG_PC, maxInsn: 4,
+	case target.AArch64, target.AArch64BE:
+		t := &cpu{arch: uc.ARCH_ARM64, mode: uc.MODE_ARM, regs: arm64Regs,
+			base: []int{target.RegAArch64SP, target.RegAArch64FP, target.RegAArch64LR}, pc: uc.ARM64_REG_PC, maxInsn: 4,
 			flags: uc.ARM64_REG_NZCV}
-		if abi == sframe.ABIAArch64BE {
+		if abi == target.AArch64BE {
 			t.mode |= uc.MODE_BIG_ENDIAN
 			t.bigEndian = true
 		}
 		return t, nil
-	case sframe.ABIS390XBE:
-		return &target{arch: uc.ARCH_S390X, mode: uc.MODE_BIG_ENDIAN, regs: s390xRegs,
-			base: []int{sframe.RegS390XSP, sframe.RegS390XFP, sframe.RegS390XRA}, pc: uc.S390X_REG_PC,
+	case target.S390X:
+		return &cpu{arch: uc.ARCH_S390X, mode: uc.MODE_BIG_ENDIAN, regs: s390xRegs,
+			base: []int{target.RegS390XSP, target.RegS390XFP, target.RegS390XRA}, pc: uc.S390X_REG_PC,
 			bigEndian: true, maxInsn: 6, flags: uc.S390X_REG_PSWM, flagsInit: pswAMode64}, nil
 	}
 	return nil, fmt.Errorf("emu: no emulator for ABI %d (%s)", uint8(abi), abi)
 }
 
 // ucReg maps a DWARF register number to Unicorn's id.
-func (t *target) ucReg(abi sframe.ABI, dwarf int) (int, error) {
-	if dwarf < 0 || dwarf >= len(t.regs) || dwarf >= sframe.MaxReg {
+func (t *cpu) ucReg(abi target.Target, dwarf int) (int, error) {
+	if dwarf < 0 || dwarf >= len(t.regs) || dwarf >= machine.MaxReg {
 		return 0, fmt.Errorf("emu: %s has no DWARF register %d", abi.Name(), dwarf)
 	}
 	return t.regs[dwarf], nil

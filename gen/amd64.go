@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // x86-64 hardware register numbers (ModRM order).
@@ -33,9 +33,9 @@ var x86Names32 = [16]string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "ed
 var x86ArgDwarf = []int{5, 4, 1, 2}
 var x86ArgHW = []int{xRDI, xRSI, xRDX, xRCX}
 
-func amd64Target() *target {
-	t := &target{
-		abi: sframe.ABIAMD64LE, sp: sframe.RegAMD64SP, fp: sframe.RegAMD64FP, ra: 16,
+func amd64Target() *isa {
+	t := &isa{
+		abi: target.X86_64, sp: target.RegX86SP, fp: target.RegX86FP, ra: 16,
 		entrySPOff: 8,
 		entryRA:    savedAt(-8),
 		argRegs:    x86ArgDwarf,
@@ -45,9 +45,9 @@ func amd64Target() *target {
 		typeDirective: "@function",
 		regName: func(r int) string {
 			switch r {
-			case sframe.RegAMD64FP:
+			case target.RegX86FP:
 				return "%rbp"
-			case sframe.RegAMD64SP:
+			case target.RegX86SP:
 				return "%rsp"
 			case 16:
 				return "%rip"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // AArch64 register numbers (hardware = DWARF for x0-x30; 31 is sp or xzr by context).
@@ -19,9 +20,9 @@ const (
 	aSP  = 31
 )
 
-func arm64Target(abi sframe.ABI) *target {
-	t := &target{
-		abi: abi, sp: sframe.RegAArch64SP, fp: sframe.RegAArch64FP, ra: sframe.RegAArch64LR,
+func arm64Target(abi target.Target) *isa {
+	t := &isa{
+		abi: abi, sp: target.RegAArch64SP, fp: target.RegAArch64FP, ra: target.RegAArch64LR,
 		entrySPOff: 0,
 		entryRA:    sframe.Rule{Kind: sframe.RuleSame},
 		argRegs:    []int{0, 1, 2, 3},

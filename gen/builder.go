@@ -59,7 +59,7 @@ type frame struct {
 // instruction helpers, which update the state from the instruction's
 // semantics.
 type builder struct {
-	t      *target
+	t      *isa
 	name   string
 	rng    *rand.Rand
 	ops    []*op
@@ -70,7 +70,7 @@ type builder struct {
 	plan   *plan
 }
 
-func newBuilder(t *target, name string, rng *rand.Rand, p *Program) *builder {
+func newBuilder(t *isa, name string, rng *rand.Rand, p *Program) *builder {
 	b := &builder{t: t, name: name, rng: rng, prog: p}
 	b.st = frame{
 		cfaReg: t.sp, cfaOff: t.entrySPOff, spOff: t.entrySPOff,

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/disasm"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 var (
@@ -91,7 +91,7 @@ func TestNormalise(t *testing.T) {
 // TestDisassemblyMatchesText decodes every instruction of many programs
 // with the disasm package and compares it with gen's text and length.
 func TestDisassemblyMatchesText(t *testing.T) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		t.Run(abi.Name(), func(t *testing.T) {
 			n := 0
 			for seed := int64(1); seed <= 50; seed++ {

@@ -12,28 +12,29 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/toolchain"
 )
 
 // gasCommand returns GNU as 2.40 for abi with the flags the target needs:
 // the provisioned toolchain if there is one, else the host's cross
 // binutils (Debian bookworm ships 2.40); it skips the test without either.
-func gasCommand(t *testing.T, abi sframe.ABI) []string {
+func gasCommand(t *testing.T, abi target.Target) []string {
 	t.Helper()
 	if tc, err := toolchain.Find("gas-2.40", abi); err == nil {
 		return append([]string{tc.AS}, tc.ASFlags...)
 	}
-	name := map[sframe.ABI]string{
-		sframe.ABIAMD64LE:   "x86_64-linux-gnu-as",
-		sframe.ABIAArch64LE: "aarch64-linux-gnu-as",
-		sframe.ABIAArch64BE: "aarch64-linux-gnu-as",
-		sframe.ABIS390XBE:   "s390x-linux-gnu-as",
+	name := map[target.Target]string{
+		target.X86_64:    "x86_64-linux-gnu-as",
+		target.AArch64:   "aarch64-linux-gnu-as",
+		target.AArch64BE: "aarch64-linux-gnu-as",
+		target.S390X:     "s390x-linux-gnu-as",
 	}[abi]
 	path, err := exec.LookPath(name)
 	if err != nil {
 		t.Skipf("%s not found (install binutils-%s): cannot check %s encodings against GNU as", name, strings.TrimSuffix(name, "-as"), abi.Name())
 	}
-	if abi == sframe.ABIAArch64BE {
+	if abi == target.AArch64BE {
 		return []string{path, "-EB"}
 	}
 	return []string{path}
@@ -91,12 +92,12 @@ func checkSameCode(t *testing.T, p *Program, text []byte) {
 		for _, in := range f.Insns {
 			at := f.Addr - p.Base + uint64(in.Off)
 			if got := text[at : at+uint64(len(in.Bytes))]; !bytes.Equal(got, in.Bytes) {
-				t.Fatalf("%s seed %d: %s+0x%x %q: gen % x, GNU as % x", p.ABI.Name(), p.Seed, f.Name, in.Off, in.Text, in.Bytes, got)
+				t.Fatalf("%s seed %d: %s+0x%x %q: gen % x, GNU as % x", p.Target.Name(), p.Seed, f.Name, in.Off, in.Text, in.Bytes, got)
 			}
 		}
 	}
 	pad := text[len(p.Code):]
-	if len(pad) >= 8 || !(allBytes(pad, 0) || (p.ABI == sframe.ABIS390XBE && allPairs(pad, 0x07, 0x07))) {
+	if len(pad) >= 8 || !(allBytes(pad, 0) || (p.Target == target.S390X && allPairs(pad, 0x07, 0x07))) {
 		t.Fatalf("unexpected bytes after the code: % x", pad)
 	}
 }
@@ -130,7 +131,7 @@ func TestEncodingMatchesGNUAs(t *testing.T) {
 	if testing.Short() {
 		seeds = 4
 	}
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		t.Run(abi.Name(), func(t *testing.T) {
 			as := gasCommand(t, abi)
 			dir := t.TempDir()
@@ -158,7 +159,7 @@ func TestEncodingMatchesGNUAs(t *testing.T) {
 // TestLongBranches forces x86-64 jumps past the 8-bit range so that the
 // relaxation to 32-bit displacements is checked against GNU as too.
 func TestLongBranches(t *testing.T) {
-	abi := sframe.ABIAMD64LE
+	abi := target.X86_64
 	as := gasCommand(t, abi)
 	dir := t.TempDir()
 	long := 0

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/gen"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
-func mustGenerate(t testing.TB, abi sframe.ABI, seed int64, opt gen.Options) *gen.Program {
+func mustGenerate(t testing.TB, abi target.Target, seed int64, opt gen.Options) *gen.Program {
 	t.Helper()
 	p, err := gen.Generate(abi, seed, opt)
 	if err != nil {
@@ -20,7 +20,7 @@ func mustGenerate(t testing.TB, abi sframe.ABI, seed int64, opt gen.Options) *ge
 }
 
 func TestDeterministic(t *testing.T) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		args := map[uint64]int64{}
 		codes := map[string]bool{}
 		for seed := int64(-3); seed <= 20; seed++ {
@@ -49,7 +49,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestLayoutRelocates(t *testing.T) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		p := mustGenerate(t, abi, 7, gen.Options{Funcs: 12})
 		code := slices.Clone(p.Code)
 		syms := p.Symbols()
@@ -70,14 +70,14 @@ func TestLayoutRelocates(t *testing.T) {
 				t.Errorf("%s: symbol %v became %v", abi.Name(), syms[i], s)
 			}
 		}
-		if err := p.Layout(base + 1); err == nil && abi != sframe.ABIAMD64LE {
+		if err := p.Layout(base + 1); err == nil && abi != target.X86_64 {
 			t.Errorf("%s: odd layout base accepted", abi.Name())
 		}
 	}
 }
 
 func TestProgramShape(t *testing.T) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		for seed := int64(1); seed <= 20; seed++ {
 			p := mustGenerate(t, abi, seed, gen.Options{Funcs: 12, MaxDepth: 5})
 			if len(p.Funcs) != 13 || p.Funcs[0].Pattern != "entry" {
@@ -137,7 +137,7 @@ func TestProgramShape(t *testing.T) {
 }
 
 func TestPatternSelection(t *testing.T) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		names := gen.Patterns(abi)
 		if len(names) < 6 {
 			t.Fatalf("%s: only patterns %v", abi.Name(), names)
@@ -159,10 +159,10 @@ func TestPatternSelection(t *testing.T) {
 			t.Errorf("%s: unknown pattern: err = %v", abi.Name(), err)
 		}
 	}
-	if _, err := gen.Generate(sframe.ABI(9), 1, gen.Options{}); err == nil {
+	if _, err := gen.Generate(target.Target(9), 1, gen.Options{}); err == nil {
 		t.Error("ABI 9 accepted")
 	}
-	if gen.Patterns(sframe.ABI(9)) != nil {
+	if gen.Patterns(target.Target(9)) != nil {
 		t.Error("patterns for ABI 9")
 	}
 }
@@ -170,8 +170,8 @@ func TestPatternSelection(t *testing.T) {
 // TestAssemblyCFI checks the rendered CFI of the stub and of a frame
 // against the directives GNU as needs to build the same SFrame rows.
 func TestAssemblyCFI(t *testing.T) {
-	ra := map[sframe.ABI]string{sframe.ABIAMD64LE: "%rip", sframe.ABIAArch64LE: "x30", sframe.ABIAArch64BE: "x30", sframe.ABIS390XBE: "%r14"}
-	for _, abi := range sframe.Targets {
+	ra := map[target.Target]string{target.X86_64: "%rip", target.AArch64: "x30", target.AArch64BE: "x30", target.S390X: "%r14"}
+	for _, abi := range target.All {
 		p := mustGenerate(t, abi, 11, gen.Options{})
 		asm := p.Assembly()
 		stub := asm[strings.Index(asm, "_start:"):strings.Index(asm, ".size _start")]
@@ -190,7 +190,7 @@ func TestAssemblyCFI(t *testing.T) {
 }
 
 func BenchmarkGenerate(b *testing.B) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
 			seed := int64(0)
 			for b.Loop() {

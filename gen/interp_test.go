@@ -11,6 +11,7 @@ import (
 	"github.com/sfconform/sfconform/disasm"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // This file checks gen's rows without using them as expected values: a
@@ -20,7 +21,7 @@ import (
 // instruction evaluates gen's row against the machine state.
 
 type machine struct {
-	abi   sframe.ABI
+	abi   target.Target
 	reg   map[string]uint64
 	mem   map[uint64]uint64
 	zf    bool // x86 ZF, AArch64 Z, s390x CC == 0
@@ -81,9 +82,9 @@ func x86Reg(op string) (string, bool) {
 
 func (m *machine) spName() string {
 	switch m.abi {
-	case sframe.ABIAMD64LE:
+	case target.X86_64:
 		return "rsp"
-	case sframe.ABIS390XBE:
+	case target.S390X:
 		return "r15"
 	}
 	return "sp"
@@ -91,19 +92,19 @@ func (m *machine) spName() string {
 
 func (m *machine) fpName() string {
 	switch m.abi {
-	case sframe.ABIAMD64LE:
+	case target.X86_64:
 		return "rbp"
-	case sframe.ABIS390XBE:
+	case target.S390X:
 		return "r11"
 	}
 	return "x29"
 }
 
-func dwarfName(abi sframe.ABI, r int) string {
+func dwarfName(abi target.Target, r int) string {
 	switch abi {
-	case sframe.ABIAMD64LE:
+	case target.X86_64:
 		return map[int]string{0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp"}[r]
-	case sframe.ABIS390XBE:
+	case target.S390X:
 		return fmt.Sprintf("r%d", r)
 	}
 	if r == 31 {
@@ -129,9 +130,9 @@ func (m *machine) step(text string, next uint64) (control, uint64) {
 	mn, rest, _ := strings.Cut(strings.TrimSpace(text), " ")
 	ops := strings.Split(strings.ReplaceAll(rest, " ", ""), ",")
 	switch m.abi {
-	case sframe.ABIAMD64LE:
+	case target.X86_64:
 		return m.stepX86(mn, ops, next)
-	case sframe.ABIS390XBE:
+	case target.S390X:
 		return m.stepS390x(mn, ops, next)
 	}
 	return m.stepA64(mn, strings.ReplaceAll(rest, " ", ""), ops, next)
@@ -362,16 +363,16 @@ func (m *machine) stepS390x(mn string, ops []string, next uint64) (control, uint
 // the RA in x30; s390x CFA = SP + 160 with the RA in r14.
 func (m *machine) entryTruth(f *gen.Func) truth {
 	switch m.abi {
-	case sframe.ABIAMD64LE:
+	case target.X86_64:
 		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"]}
-	case sframe.ABIS390XBE:
+	case target.S390X:
 		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"]}
 	}
 	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"]}
 }
 
 func (m *machine) raName() string {
-	if m.abi == sframe.ABIS390XBE {
+	if m.abi == target.S390X {
 		return "r14"
 	}
 	return "x30"
@@ -407,11 +408,11 @@ type runStats struct {
 // run executes p and checks every row; it returns execution statistics.
 func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 	t.Helper()
-	m := &machine{abi: p.ABI, reg: map[string]uint64{}, mem: map[uint64]uint64{}, pc: p.Entry}
+	m := &machine{abi: p.Target, reg: map[string]uint64{}, mem: map[uint64]uint64{}, pc: p.Entry}
 	// A misaligned start: the stub must align the stack itself.
 	m.reg[m.spName()] = stackTop - 0x24
 	for i, r := range p.ArgRegs {
-		m.reg[dwarfName(p.ABI, r)] = args[i]
+		m.reg[dwarfName(p.Target, r)] = args[i]
 	}
 	starts := map[uint64]*gen.Func{}
 	type at struct {
@@ -433,16 +434,16 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 	var stack []truth
 	var st runStats
 	raSame := ""
-	if p.ABI != sframe.ABIAMD64LE {
+	if p.Target != target.X86_64 {
 		raSame = m.raName()
 	}
 	for {
 		if m.steps++; m.steps > 100000 {
-			t.Fatalf("%s seed %d: more than 100000 steps: runaway", p.ABI.Name(), p.Seed)
+			t.Fatalf("%s seed %d: more than 100000 steps: runaway", p.Target.Name(), p.Seed)
 		}
 		d, ok := decoded[m.pc]
 		if !ok {
-			text, n, err := disasm.Instruction(p.ABI, p.Code[m.pc-p.Base:], m.pc)
+			text, n, err := disasm.Instruction(p.Target, p.Code[m.pc-p.Base:], m.pc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -452,11 +453,11 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		text, n := d.text, d.n
 		cur, ok := insns[m.pc]
 		if !ok {
-			t.Fatalf("%s seed %d: pc 0x%x is not the start of any instruction gen made", p.ABI.Name(), p.Seed, m.pc)
+			t.Fatalf("%s seed %d: pc 0x%x is not the start of any instruction gen made", p.Target.Name(), p.Seed, m.pc)
 		}
 		f, in := cur.f, cur.in
 		where := lazy(func() string {
-			return fmt.Sprintf("%s seed %d: %s+0x%x %q (gen %q)", p.ABI.Name(), p.Seed, f.Name, m.pc-f.Addr, text, in.Text)
+			return fmt.Sprintf("%s seed %d: %s+0x%x %q (gen %q)", p.Target.Name(), p.Seed, f.Name, m.pc-f.Addr, text, in.Text)
 		})
 		if len(stack) == 0 {
 			if in.Row.RA.Kind != sframe.RuleUndefined || in.Row.CFA.Kind != sframe.RuleUndefined {
@@ -471,7 +472,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			if row.CFA.Kind != sframe.RuleExpr || row.CFA.Deref || row.CFA.Reg == sframe.RegCFA {
 				t.Fatalf("%s: CFA rule %+v is not register+offset", where, row.CFA)
 			}
-			cfa := m.reg[dwarfName(p.ABI, row.CFA.Reg)] + uint64(row.CFA.Offset)
+			cfa := m.reg[dwarfName(p.Target, row.CFA.Reg)] + uint64(row.CFA.Offset)
 			if cfa != top.cfa {
 				t.Fatalf("%s: row CFA %+v gives 0x%x, true CFA 0x%x", where, row.CFA, cfa, top.cfa)
 			}
@@ -513,7 +514,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 				break
 			}
 			if ctl == ctlCall {
-				if a := callAlign(p.ABI); spBefore%a != 0 {
+				if a := callAlign(p.Target); spBefore%a != 0 {
 					t.Fatalf("%s: SP 0x%x not %d-aligned at a call", where, spBefore, a)
 				}
 				if len(stack) > 0 && g == f {
@@ -534,8 +535,8 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 	}
 }
 
-func callAlign(abi sframe.ABI) uint64 {
-	if abi == sframe.ABIS390XBE {
+func callAlign(abi target.Target) uint64 {
+	if abi == target.S390X {
 		return 8
 	}
 	return 16
@@ -554,7 +555,7 @@ func findFunc(p *gen.Program, pc uint64) *gen.Func {
 // seeds through the interpreter and checks each executed row, the call
 // depth, the instruction count and the stack alignment at calls.
 func TestRowsAgainstExecution(t *testing.T) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		t.Run(abi.Name(), func(t *testing.T) {
 			opts := []gen.Options{{}, {Funcs: 20, MaxDepth: 7}}
 			for _, name := range gen.Patterns(abi) {
@@ -618,8 +619,8 @@ func testSeeds(t *testing.T, n int64) []int64 {
 func FuzzGenerate(f *testing.F) {
 	f.Add(int64(1), uint8(8), uint8(4), uint8(0))
 	f.Add(int64(-77), uint8(30), uint8(9), uint8(3))
-	f.Fuzz(func(t *testing.T, seed int64, funcs, depth, target uint8) {
-		abi := sframe.Targets[int(target)%len(sframe.Targets)]
+	f.Fuzz(func(t *testing.T, seed int64, funcs, depth, tgt uint8) {
+		abi := target.All[int(tgt)%len(target.All)]
 		opt := gen.Options{Funcs: int(funcs % 40), MaxDepth: int(depth % 10)}
 		p, err := gen.Generate(abi, seed, opt)
 		if err != nil {

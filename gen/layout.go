@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 )
 
@@ -15,7 +16,7 @@ func (p *Program) Layout(base uint64) error {
 		return fmt.Errorf("gen: Layout of a Program that Generate did not make")
 	}
 	if a := uint64(p.t.codeAlign); base%a != 0 {
-		return fmt.Errorf("gen: layout base 0x%x is not %d-byte aligned for %s", base, a, p.ABI.Name())
+		return fmt.Errorf("gen: layout base 0x%x is not %d-byte aligned for %s", base, a, p.Target.Name())
 	}
 	for _, f := range p.Funcs {
 		for _, o := range f.ops {
@@ -118,10 +119,10 @@ func (p *Program) FDEs() []sframe.FDE {
 }
 
 // Symbols returns the function symbols in address order.
-func (p *Program) Symbols() []Symbol {
-	out := make([]Symbol, len(p.Funcs))
+func (p *Program) Symbols() []image.Symbol {
+	out := make([]image.Symbol, len(p.Funcs))
 	for i, f := range p.Funcs {
-		out[i] = Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size}
+		out[i] = image.Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size}
 	}
 	return out
 }
@@ -133,7 +134,7 @@ func (p *Program) Symbols() []Symbol {
 func (p *Program) Assembly() string {
 	t := p.t
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "# sfconform program: target %s, seed %d\n", p.ABI.Name(), p.Seed)
+	fmt.Fprintf(&sb, "# sfconform program: target %s, seed %d\n", p.Target.Name(), p.Seed)
 	sb.WriteString("\t.text\n")
 	for _, f := range p.Funcs {
 		fmt.Fprintf(&sb, "\t.type %s, %s\n%s:\n\t.cfi_startproc\n", f.Name, t.typeDirective, f.Name)
@@ -157,7 +158,7 @@ func (p *Program) Assembly() string {
 
 // initialRow is the rule at a function's first instruction, as the CIE
 // GNU as writes for .cfi_startproc states it.
-func (t *target) initialRow() sframe.Row {
+func (t *isa) initialRow() sframe.Row {
 	return sframe.Row{
 		CFA: sframe.Rule{Kind: sframe.RuleExpr, Reg: t.sp, Offset: t.entrySPOff},
 		RA:  t.entryRA,
@@ -166,7 +167,7 @@ func (t *target) initialRow() sframe.Row {
 }
 
 // cfiDiff returns the directives that turn rule prev into next.
-func (t *target) cfiDiff(prev, next sframe.Row) []string {
+func (t *isa) cfiDiff(prev, next sframe.Row) []string {
 	var out []string
 	if next.CFA.Kind == sframe.RuleExpr && prev.CFA != next.CFA {
 		switch {

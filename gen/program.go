@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // DefaultBase is where Generate lays a program out; Layout moves it.
@@ -22,8 +23,8 @@ type Options struct {
 // Program is a generated program: an entry stub and the functions it
 // reaches, with the unwind rule of every instruction.
 type Program struct {
-	ABI  sframe.ABI
-	Seed int64
+	Target target.Target
+	Seed   int64
 	// Funcs[0] is the entry stub: it calls the root function Funcs[1]; its
 	// rows are outermost (RA undefined); execution ends at Exit.
 	Funcs []*Func
@@ -36,7 +37,7 @@ type Program struct {
 	Code        []byte
 	Entry, Exit uint64
 
-	t *target
+	t *isa
 }
 
 // Func is one function of a Program.
@@ -58,16 +59,9 @@ type Insn struct {
 	Row   sframe.Row // the rule that holds at this instruction, before it executes; Start = Off
 }
 
-// Symbol is a function symbol of a laid-out program.
-type Symbol struct {
-	Name string
-	Addr uint64
-	Size uint32
-}
-
 // Patterns lists the pattern names of a target, in catalog order.
-func Patterns(abi sframe.ABI) []string {
-	t := targetFor(abi)
+func Patterns(abi target.Target) []string {
+	t := isaFor(abi)
 	if t == nil {
 		return nil
 	}
@@ -122,8 +116,8 @@ func (f *plan) ownCost() int { return 14 + f.fillers + 2*f.loop + 3*len(f.calls)
 
 // Generate builds the program for abi and seed. The same arguments give the
 // same program everywhere.
-func Generate(abi sframe.ABI, seed int64, opt Options) (p *Program, err error) {
-	t := targetFor(abi)
+func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error) {
+	t := isaFor(abi)
 	if t == nil {
 		return nil, fmt.Errorf("gen: no generator for ABI %v", abi)
 	}
@@ -145,7 +139,7 @@ func Generate(abi sframe.ABI, seed int64, opt Options) (p *Program, err error) {
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5f2c_0f0a_9e37_79b9^uint64(abi)))
 
-	p = &Program{ABI: abi, Seed: seed, t: t}
+	p = &Program{Target: abi, Seed: seed, t: t}
 	p.ArgRegs = slices.Clone(t.argRegs)
 	p.Args = make([]uint64, len(t.argRegs))
 	for i := range p.Args {
@@ -179,7 +173,7 @@ func Generate(abi sframe.ABI, seed int64, opt Options) (p *Program, err error) {
 }
 
 // selectPatterns returns the catalog entries named, in catalog order.
-func (t *target) selectPatterns(names []string) ([]*pattern, error) {
+func (t *isa) selectPatterns(names []string) ([]*pattern, error) {
 	if names == nil {
 		return t.patterns, nil
 	}
@@ -200,7 +194,7 @@ func (t *target) selectPatterns(names []string) ([]*pattern, error) {
 	return out, nil
 }
 
-func (t *target) pattern(name string) *pattern {
+func (t *isa) pattern(name string) *pattern {
 	for _, p := range t.patterns {
 		if p.name == name {
 			return p
@@ -214,7 +208,7 @@ func (t *target) pattern(name string) *pattern {
 // there is no recursion and no call chain is longer than depth. Functions
 // 0..depth-1 form a chain of unconditional calls, so the longest chain is
 // exactly depth.
-func planGraph(t *target, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
+func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	plans := make([]*plan, n)
 	for i := range plans {
 		lvl := i + 1

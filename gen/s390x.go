@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // s390x ABI facts the patterns rely on: the caller provides a 160-byte
@@ -21,9 +22,9 @@ const (
 
 func zSlot(r int) int64 { return 48 + 8*int64(r-6) }
 
-func s390xTarget() *target {
-	t := &target{
-		abi: sframe.ABIS390XBE, sp: sframe.RegS390XSP, fp: sframe.RegS390XFP, ra: sframe.RegS390XRA,
+func s390xTarget() *isa {
+	t := &isa{
+		abi: target.S390X, sp: target.RegS390XSP, fp: target.RegS390XFP, ra: target.RegS390XRA,
 		entrySPOff: zSaveArea,
 		entryRA:    sframe.Rule{Kind: sframe.RuleSame},
 		argRegs:    []int{2, 3, 4, 5},

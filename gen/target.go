@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
-// target is everything gen knows about one ABI: registers, the state at a
+// isa is everything gen knows about one ABI: registers, the state at a
 // function's entry, the call discipline, the instruction helpers the
 // patterns share, and the pattern catalog.
-type target struct {
-	abi        sframe.ABI
+type isa struct {
+	abi        target.Target
 	sp, fp, ra int // DWARF numbers; ra is the return-address column
 	entrySPOff int64
 	entryRA    sframe.Rule
@@ -46,10 +47,10 @@ type pattern struct {
 	build         func(b *builder, f *plan)
 }
 
-var targets = []*target{amd64Target(), arm64Target(sframe.ABIAArch64LE), arm64Target(sframe.ABIAArch64BE), s390xTarget()}
+var isas = []*isa{amd64Target(), arm64Target(target.AArch64), arm64Target(target.AArch64BE), s390xTarget()}
 
-func targetFor(abi sframe.ABI) *target {
-	for _, t := range targets {
+func isaFor(abi target.Target) *isa {
+	for _, t := range isas {
 		if t.abi == abi {
 			return t
 		}

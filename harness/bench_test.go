@@ -3,10 +3,12 @@ package harness
 import (
 	"testing"
 
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/producer"
+
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
-	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // benchPrograms is the default mix: consecutive seeds, all patterns.
@@ -28,7 +30,7 @@ func BenchmarkCheckSteady(b *testing.B) { benchmarkChecks(b, 1) }
 
 // benchmarkChecks checks n pre-built programs of each target in turn.
 func benchmarkChecks(b *testing.B, n int) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
 			c, err := New(abi, Options{})
 			if err != nil {
@@ -56,7 +58,7 @@ func benchmarkChecks(b *testing.B, n int) {
 // BenchmarkPipeline adds generation and encoding to each program, as the
 // run command does.
 func BenchmarkPipeline(b *testing.B) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
 			c, err := New(abi, Options{})
 			if err != nil {
@@ -66,7 +68,7 @@ func BenchmarkPipeline(b *testing.B) {
 			cons := consumer.NewBuiltin()
 			steps := 0
 			for i := 0; i < b.N; i++ {
-				img, _, err := BuiltinImage(abi, 3, int64(i), gen.Options{})
+				img, _, err := Produce(producer.Builtin{Version: 3}, abi, int64(i), gen.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -80,7 +82,7 @@ func BenchmarkPipeline(b *testing.B) {
 
 // BenchmarkNewChecker is the instance setup cost.
 func BenchmarkNewChecker(b *testing.B) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		b.Run(abi.Name(), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				c, err := New(abi, Options{})
@@ -88,7 +90,7 @@ func BenchmarkNewChecker(b *testing.B) {
 					b.Fatal(err)
 				}
 				// The first run pays for lazy initialisation.
-				img, _, _ := BuiltinImage(abi, 3, 1, gen.Options{})
+				img, _, _ := Produce(producer.Builtin{Version: 3}, abi, 1, gen.Options{})
 				c.Check(img, consumer.NewBuiltin())
 				c.Close()
 			}
@@ -96,10 +98,10 @@ func BenchmarkNewChecker(b *testing.B) {
 	}
 }
 
-func benchImages(b *testing.B, abi sframe.ABI, n int) []*producer.Image {
-	var out []*producer.Image
+func benchImages(b *testing.B, abi target.Target, n int) []*image.Image {
+	var out []*image.Image
 	for i := 0; i < n; i++ {
-		img, _, err := BuiltinImage(abi, 3, int64(i), gen.Options{})
+		img, _, err := Produce(producer.Builtin{Version: 3}, abi, int64(i), gen.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

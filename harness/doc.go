@@ -1,12 +1,18 @@
-// Package harness runs one image through the pipeline: it executes the
-// image on an emulated machine, and at every instruction updates the
-// oracle, asks the consumer for a backtrace and judges it.
+// Package harness runs one image through the pipeline: it validates the
+// image's SFrame section (package validate: a broken rule is INVALID),
+// executes the image on an emulated machine, and at every instruction
+// updates the oracle, asks the consumer for a backtrace and judges it.
 //
 // A Checker owns one emulator instance and is reused across images of its
-// target; use one Checker per goroutine.
+// target; use one Checker per goroutine, or a Pool.
 //
 // In-process consumers (BatchSize 1) unwind against the live emulated
 // memory at each step. For consumers that take batches, each step carries
-// a snapshot of the live stack (from the SP to the top of the stack
-// region), and judging happens when a batch is full or the run ends.
+// a machine.Snapshot of the registers and the live stack (from a little
+// below the SP to the top of the stack region), and judging happens when a
+// batch is full or the run ends.
+//
+// Produce makes an image from a registered producer; Pairing says whether
+// a producer and a consumer can meet on a target (an UnsupportedError with
+// the reason when not: reported, never counted as a failure).
 package harness

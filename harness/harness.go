@@ -6,9 +6,13 @@ import (
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/disasm"
 	"github.com/sfconform/sfconform/emu"
+	"github.com/sfconform/sfconform/frame"
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/oracle"
-	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/validate"
+	"github.com/sfconform/sfconform/verdict"
 )
 
 // DefaultBudget bounds the instructions of one run; generated programs
@@ -30,53 +34,55 @@ type Failure struct {
 	Insn      string // disassembly of the instruction about to execute
 	Function  string // symbol+offset
 	Judgement oracle.Judgement
-	Expected  []oracle.Frame
-	Got       []oracle.Frame
+	Expected  []frame.Frame
+	Got       []frame.Frame
 	Err       error // what the consumer stopped with
 }
 
 // Result is the outcome of checking one image.
 type Result struct {
-	Steps    int       // instructions executed and judged
-	Counts   [4]int    // steps per oracle.Verdict
-	Failures []Failure // the first MaxFailures failing steps
-	LoadErr  error     // the consumer refused the section (every step is then ERROR)
-	RunErr   error     // the emulation stopped early: fault, budget, oracle
-	Executed []uint64  // PCs in execution order, when Options asked for them
+	Steps  int                // instructions executed and judged
+	Counts [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
+	// Violations are the rules the section breaks (validate.Section),
+	// warnings included.
+	Violations []verdict.Violation
+	Failures   []Failure // the first MaxFailures failing steps
+	LoadErr    error     // the consumer refused the section (every step is then ERROR)
+	RunErr     error     // the emulation stopped early: fault, budget, oracle
+	Executed   []uint64  // PCs in execution order, when Trace asked for them
 }
 
-// Clean reports whether every step was OK and the run completed.
+// Invalid reports whether the section breaks a rule (warnings aside).
+func (r *Result) Invalid() bool { return validate.Invalid(r.Violations) }
+
+// Clean reports whether the section is valid, every step was OK and the
+// run completed.
 func (r *Result) Clean() bool {
-	return r.RunErr == nil && r.LoadErr == nil && r.Counts[oracle.Wrong]+r.Counts[oracle.NoInfo]+r.Counts[oracle.Error] == 0
+	return r.RunErr == nil && r.LoadErr == nil && !r.Invalid() &&
+		r.Counts[verdict.Wrong]+r.Counts[verdict.NoInfo]+r.Counts[verdict.Error] == 0
 }
 
 // Checker checks images of one target.
 type Checker struct {
-	abi sframe.ABI
-	m   *emu.Machine
-	opt Options
+	target target.Target
+	m      *emu.Machine
+	opt    Options
 
 	// per-run state, reused
-	img      *producer.Image
+	img      *image.Image
 	cons     consumer.Consumer
 	tracker  *oracle.Tracker
 	res      *Result
-	expected []oracle.Frame
-	batch    []pending
+	expected []frame.Frame
+	batch    [][]frame.Frame // expected frames of the steps waiting for a batch consumer
 	steps    []consumer.Step
 	out      []consumer.Result
 	record   bool
 }
 
-// pending is a step waiting for a batch consumer.
-type pending struct {
-	expected []oracle.Frame
-	snap     *snapshot
-}
-
 // New makes a Checker with its own emulator instance.
-func New(abi sframe.ABI, opt Options) (*Checker, error) {
-	m, err := emu.New(abi)
+func New(t target.Target, opt Options) (*Checker, error) {
+	m, err := emu.New(t)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +92,7 @@ func New(abi sframe.ABI, opt Options) (*Checker, error) {
 	if opt.MaxFailures <= 0 {
 		opt.MaxFailures = 1
 	}
-	return &Checker{abi: abi, m: m, opt: opt}, nil
+	return &Checker{target: t, m: m, opt: opt}, nil
 }
 
 // Close releases the emulator.
@@ -95,24 +101,25 @@ func (c *Checker) Close() error { return c.m.Close() }
 // Machine exposes the emulator, e.g. to track extra registers.
 func (c *Checker) Machine() *emu.Machine { return c.m }
 
-// Check runs img and judges cons's backtrace at every instruction. The
-// consumer is loaded with the image first.
-func (c *Checker) Check(img *producer.Image, cons consumer.Consumer) *Result {
+// Check validates img's section, runs img and judges cons's backtrace at
+// every instruction. The consumer is loaded with the image first.
+func (c *Checker) Check(img *image.Image, cons consumer.Consumer) *Result {
 	return c.check(img, cons, false)
 }
 
 // Trace is Check that also records every executed PC in Result.Executed.
-func (c *Checker) Trace(img *producer.Image, cons consumer.Consumer) *Result {
+func (c *Checker) Trace(img *image.Image, cons consumer.Consumer) *Result {
 	return c.check(img, cons, true)
 }
 
-func (c *Checker) check(img *producer.Image, cons consumer.Consumer, record bool) *Result {
+func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *Result {
 	res := &Result{}
-	if img.ABI != c.abi {
-		res.RunErr = fmt.Errorf("harness: %s image on a %s checker", img.ABI.Name(), c.abi.Name())
+	if img.Target != c.target {
+		res.RunErr = fmt.Errorf("harness: %s image on a %s checker", img.Target.Name(), c.target.Name())
 		return res
 	}
-	tr, err := oracle.NewTracker(img.ABI, img.Symbols, img.Entry)
+	res.Violations = validate.Section(img)
+	tr, err := oracle.NewTracker(img.Target, img.Symbols, img.Entry)
 	if err != nil {
 		res.RunErr = err
 		return res
@@ -126,9 +133,7 @@ func (c *Checker) check(img *producer.Image, cons consumer.Consumer, record bool
 		Code: img.Code, CodeAddr: img.CodeAddr, Entry: img.Entry, Exit: img.Exit,
 		Regs: img.Regs, Budget: c.opt.Budget,
 	}, c.step)
-	if ferr := c.flush(); err == nil {
-		err = ferr
-	}
+	c.flush()
 	res.RunErr = err
 	c.img, c.cons, c.tracker, c.res = nil, nil, nil, nil
 	return res
@@ -144,7 +149,7 @@ func (c *Checker) step(s *emu.Step) error {
 	}
 	c.expected = c.tracker.Expected(c.expected[:0], s.Regs)
 	if c.res.LoadErr != nil {
-		c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: c.res.LoadErr}, s)
+		c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: c.res.LoadErr})
 		return nil
 	}
 	if c.cons.BatchSize() <= 1 {
@@ -153,62 +158,65 @@ func (c *Checker) step(s *emu.Step) error {
 			c.out = make([]consumer.Result, 1)
 		}
 		if err := c.cons.Unwind(c.steps, c.out[:1]); err != nil {
-			c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}, s)
+			c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)})
 			return nil
 		}
-		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0], s)
+		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0])
 		return nil
 	}
-	snap := takeSnapshot(s, c.abi)
-	c.batch = append(c.batch, pending{expected: append([]oracle.Frame(nil), c.expected...), snap: snap})
-	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.regs, Mem: snap})
+	snap := takeSnapshot(s, c.target)
+	c.batch = append(c.batch, append([]frame.Frame(nil), c.expected...))
+	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.Regs, Mem: snap, Snapshot: snap})
 	if len(c.batch) >= c.cons.BatchSize() {
-		return c.flush()
+		c.flush()
 	}
 	return nil
 }
 
 // flush sends buffered steps to a batch consumer and judges them.
-func (c *Checker) flush() error {
+func (c *Checker) flush() {
 	if len(c.batch) == 0 {
-		return nil
+		return
 	}
 	if cap(c.out) < len(c.batch) {
 		c.out = make([]consumer.Result, len(c.batch))
 	}
 	out := c.out[:len(c.batch)]
 	err := c.cons.Unwind(c.steps, out)
-	for i, p := range c.batch {
+	for i, expected := range c.batch {
 		r := out[i]
 		if err != nil {
 			r = consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}
 		}
-		c.judge(c.steps[i].Index, c.steps[i].Regs.PC, p.expected, r, p.snap)
+		c.judge(c.steps[i].Index, c.steps[i].Regs.PC, expected, r)
 	}
 	c.batch, c.steps = c.batch[:0], c.steps[:0]
-	return nil
 }
 
-func (c *Checker) judge(index int, pc uint64, expected []oracle.Frame, r consumer.Result, mem sframe.Memory) {
+func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer.Result) {
 	j := oracle.Compare(expected, r.Frames, r.Err)
 	res := c.res
 	res.Steps++
 	res.Counts[j.Verdict]++
-	if j.Verdict == oracle.OK || len(res.Failures) >= c.opt.MaxFailures {
+	if j.Verdict == verdict.OK || len(res.Failures) >= c.opt.MaxFailures {
 		return
 	}
-	text := "?"
-	if off := pc - c.img.CodeAddr; pc >= c.img.CodeAddr && off < uint64(len(c.img.Code)) {
-		if t, _, err := disasm.Instruction(c.abi, c.img.Code[off:], pc); err == nil {
-			text = t
-		}
-	}
 	res.Failures = append(res.Failures, Failure{
-		Step: index, PC: pc, Insn: text, Function: c.img.Describe(pc), Judgement: j,
-		Expected: append([]oracle.Frame(nil), expected...),
-		Got:      append([]oracle.Frame(nil), r.Frames...),
+		Step: index, PC: pc, Insn: c.instruction(pc), Function: c.img.Describe(pc), Judgement: j,
+		Expected: append([]frame.Frame(nil), expected...),
+		Got:      append([]frame.Frame(nil), r.Frames...),
 		Err:      r.Err,
 	})
+}
+
+// instruction disassembles the instruction at pc for a report.
+func (c *Checker) instruction(pc uint64) string {
+	if b := c.img.Instruction(pc); b != nil {
+		if t, _, err := disasm.Instruction(c.target, b, pc); err == nil {
+			return t
+		}
+	}
+	return "?"
 }
 
 // Pool keeps one Checker per target, made on first use: what a
@@ -216,29 +224,33 @@ func (c *Checker) judge(index int, pc uint64, expected []oracle.Frame, r consume
 // Like a Checker, a Pool is not safe for concurrent use.
 type Pool struct {
 	opt      Options
-	checkers map[sframe.ABI]*Checker
+	checkers map[target.Target]*Checker
 }
 
 // NewPool makes an empty pool whose Checkers use opt.
-func NewPool(opt Options) *Pool { return &Pool{opt: opt, checkers: map[sframe.ABI]*Checker{}} }
+func NewPool(opt Options) *Pool { return &Pool{opt: opt, checkers: map[target.Target]*Checker{}} }
 
-// Get returns the pool's Checker for abi, making it if needed.
-func (p *Pool) Get(abi sframe.ABI) (*Checker, error) {
-	if c := p.checkers[abi]; c != nil {
+// Get returns the pool's Checker for t, making it if needed.
+func (p *Pool) Get(t target.Target) (*Checker, error) {
+	if c := p.checkers[t]; c != nil {
 		return c, nil
 	}
-	c, err := New(abi, p.opt)
+	c, err := New(t, p.opt)
 	if err != nil {
 		return nil, err
 	}
-	p.checkers[abi] = c
+	p.checkers[t] = c
 	return c, nil
 }
 
 // Close releases every Checker of the pool.
 func (p *Pool) Close() {
-	for abi, c := range p.checkers {
+	for t, c := range p.checkers {
 		c.Close()
-		delete(p.checkers, abi)
+		delete(p.checkers, t)
 	}
 }
+
+// machineMemory is what a Step offers an in-process consumer; asserted
+// here so a change to emu.Step that breaks it fails to compile.
+var _ machine.Memory = (*emu.Step)(nil)

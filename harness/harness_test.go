@@ -2,19 +2,26 @@ package harness
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/verdict"
 
 	"github.com/sfconform/sfconform/cbf"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
+	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/gen"
-	"github.com/sfconform/sfconform/oracle"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
-func newChecker(t *testing.T, abi sframe.ABI) *Checker {
+func newChecker(t *testing.T, abi target.Target) *Checker {
 	t.Helper()
 	c, err := New(abi, Options{})
 	if err != nil {
@@ -26,7 +33,7 @@ func newChecker(t *testing.T, abi sframe.ABI) *Checker {
 
 // shiftedCFA returns the image with every row's CFA of the root function
 // (the entry stub's callee) one word off.
-func shiftedCFA(t *testing.T, prog *gen.Program, v sframe.Version) *producer.Image {
+func shiftedCFA(t *testing.T, prog *gen.Program, v sframe.Version) *image.Image {
 	t.Helper()
 	fdes := prog.FDEs()
 	for i := range fdes {
@@ -35,7 +42,7 @@ func shiftedCFA(t *testing.T, prog *gen.Program, v sframe.Version) *producer.Ima
 		}
 		for r := range fdes[i].Rows {
 			if fdes[i].Rows[r].CFA.Kind == sframe.RuleExpr {
-				fdes[i].Rows[r].CFA.Offset += sframe.WordSize
+				fdes[i].Rows[r].CFA.Offset += target.WordSize
 			}
 		}
 	}
@@ -47,25 +54,25 @@ func shiftedCFA(t *testing.T, prog *gen.Program, v sframe.Version) *producer.Ima
 }
 
 func TestCleanAndMutatedImages(t *testing.T) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		t.Run(abi.Name(), func(t *testing.T) {
 			c := newChecker(t, abi)
-			img, prog, err := BuiltinImage(abi, 3, 11, gen.Options{})
+			img, prog, err := Produce(producer.Builtin{Version: 3}, abi, 11, gen.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			res := c.Check(img, consumer.NewBuiltin())
-			if !res.Clean() || res.Steps == 0 || res.Counts[oracle.OK] != res.Steps {
+			if !res.Clean() || res.Steps == 0 || res.Counts[verdict.OK] != res.Steps {
 				t.Fatalf("correct image: %+v", res)
 			}
 
 			bad := shiftedCFA(t, prog, 3)
 			res = c.Check(bad, consumer.NewBuiltin())
-			if res.Clean() || len(res.Failures) != 1 || res.Counts[oracle.Wrong] == 0 {
+			if res.Clean() || len(res.Failures) != 1 || res.Counts[verdict.Wrong] == 0 {
 				t.Fatalf("CFA off by a word went unnoticed: %+v", res)
 			}
 			f := res.Failures[0]
-			if f.Judgement.Verdict != oracle.Wrong || f.Insn == "" || f.Insn == "?" {
+			if f.Judgement.Verdict != verdict.Wrong || f.Insn == "" || f.Insn == "?" {
 				t.Fatalf("failure lacks verdict or instruction: %+v", f)
 			}
 
@@ -90,7 +97,7 @@ func TestCleanAndMutatedImages(t *testing.T) {
 			}
 			for _, x := range []struct {
 				raw    []byte
-				frames []oracle.Frame
+				frames []frame.Frame
 			}{{back.ExpectedCBF, back.Expected}, {back.GotCBF, back.Got}} {
 				bt, err := cbf.Decode(x.raw)
 				if err != nil {
@@ -122,6 +129,13 @@ func (b *batched) BatchSize() int { return b.size }
 
 func (b *batched) Unwind(steps []consumer.Step, out []consumer.Result) error {
 	b.calls++
+	for i := range steps {
+		// Everything a batch consumer reads is in the serialisable snapshot.
+		s := &steps[i]
+		if s.Snapshot == nil || s.Regs != &s.Snapshot.Regs || s.Mem != machine.Memory(s.Snapshot) || len(s.Snapshot.Stack) == 0 {
+			return fmt.Errorf("step %d: no self-contained snapshot", s.Index)
+		}
+	}
 	if b.fail != nil {
 		return b.fail
 	}
@@ -129,9 +143,9 @@ func (b *batched) Unwind(steps []consumer.Step, out []consumer.Result) error {
 }
 
 func TestBatchConsumerSeesSnapshots(t *testing.T) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		c := newChecker(t, abi)
-		img, prog, err := BuiltinImage(abi, 2, 5, gen.Options{})
+		img, prog, err := Produce(producer.Builtin{Version: 2}, abi, 5, gen.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +167,7 @@ func TestBatchConsumerSeesSnapshots(t *testing.T) {
 			t.Fatalf("%s: batched failure %+v, live %+v", abi.Name(), bres.Failures, lres.Failures)
 		}
 		crash := c.Check(img, &batched{size: 8, fail: errors.New("consumer process exited")})
-		if crash.Counts[oracle.Error] != crash.Steps || crash.Steps == 0 {
+		if crash.Counts[verdict.Error] != crash.Steps || crash.Steps == 0 {
 			t.Fatalf("%s: a crashing batch consumer: %+v", abi.Name(), crash.Counts)
 		}
 	}
@@ -162,21 +176,21 @@ func TestBatchConsumerSeesSnapshots(t *testing.T) {
 // refusing refuses every section, as a consumer that cannot parse it.
 type refusing struct{ consumer.Builtin }
 
-func (refusing) Load(*producer.Image) error { return errors.New("not an SFrame section") }
+func (refusing) Load(*image.Image) error { return errors.New("not an SFrame section") }
 
 func TestRefusedSectionIsErrorAtEveryStep(t *testing.T) {
-	c := newChecker(t, sframe.ABIAMD64LE)
-	img, _, _ := BuiltinImage(sframe.ABIAMD64LE, 3, 1, gen.Options{})
+	c := newChecker(t, target.X86_64)
+	img, _, _ := Produce(producer.Builtin{Version: 3}, target.X86_64, 1, gen.Options{})
 	res := c.Check(img, &refusing{})
-	if res.LoadErr == nil || res.Counts[oracle.Error] != res.Steps || res.Steps == 0 {
+	if res.LoadErr == nil || res.Counts[verdict.Error] != res.Steps || res.Steps == 0 {
 		t.Fatalf("%+v", res)
 	}
 }
 
 func TestFaultingRunThenCleanRun(t *testing.T) {
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		c := newChecker(t, abi)
-		img, _, _ := BuiltinImage(abi, 3, 3, gen.Options{})
+		img, _, _ := Produce(producer.Builtin{Version: 3}, abi, 3, gen.Options{})
 		broken := *img
 		broken.Code = append([]byte(nil), img.Code...)
 		// Make the root function's first instruction an invalid one.
@@ -193,8 +207,8 @@ func TestFaultingRunThenCleanRun(t *testing.T) {
 }
 
 func TestWrongTargetImage(t *testing.T) {
-	c := newChecker(t, sframe.ABIS390XBE)
-	img, _, _ := BuiltinImage(sframe.ABIAMD64LE, 3, 1, gen.Options{})
+	c := newChecker(t, target.S390X)
+	img, _, _ := Produce(producer.Builtin{Version: 3}, target.X86_64, 1, gen.Options{})
 	if res := c.Check(img, consumer.NewBuiltin()); res.RunErr == nil {
 		t.Fatal("x86-64 image ran on an s390x checker")
 	}
@@ -202,18 +216,88 @@ func TestWrongTargetImage(t *testing.T) {
 
 func TestPoolReusesCheckers(t *testing.T) {
 	p := NewPool(Options{})
-	a, err := p.Get(sframe.ABIS390XBE)
+	a, err := p.Get(target.S390X)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := p.Get(sframe.ABIS390XBE)
-	c, _ := p.Get(sframe.ABIAMD64LE)
+	b, _ := p.Get(target.S390X)
+	c, _ := p.Get(target.X86_64)
 	if a != b || a == c {
 		t.Fatalf("pool: same target gave %p and %p, other target %p", a, b, c)
 	}
 	p.Close()
-	if d, _ := p.Get(sframe.ABIS390XBE); d == a {
+	if d, _ := p.Get(target.S390X); d == a {
 		t.Fatal("a closed pool handed out a closed checker")
 	}
 	p.Close()
+}
+
+// withoutFDE drops the FDE of prog's root function (the stub's callee).
+func withoutFDE(t *testing.T, prog *gen.Program, v sframe.Version) *image.Image {
+	t.Helper()
+	var fdes []sframe.FDE
+	for _, f := range prog.FDEs() {
+		if f.Start != prog.Funcs[1].Addr {
+			fdes = append(fdes, f)
+		}
+	}
+	img, err := producer.BuiltinFrom(prog, v, fdes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// A function without an FDE: the steps inside it (frame 0) and in its
+// callees (frame 1) are NOINFO, not WRONG, since every frame the consumer
+// got to is right.
+func TestMissingFDEIsNoInfo(t *testing.T) {
+	for _, tg := range target.All {
+		c := newChecker(t, tg)
+		_, prog, err := Produce(producer.Builtin{Version: 3}, tg, 11, gen.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := c.Check(withoutFDE(t, prog, 3), consumer.NewBuiltin())
+		if res.Counts[verdict.NoInfo] == 0 || res.Counts[verdict.Wrong] != 0 || res.Counts[verdict.Error] != 0 {
+			t.Fatalf("%s: counts %v", tg.Name(), res.Counts)
+		}
+		if f := res.Failures[0]; f.Judgement.Verdict != verdict.NoInfo || !errors.Is(f.Err, frame.ErrNoInfo) {
+			t.Fatalf("%s: first failure %+v", tg.Name(), f)
+		}
+		if res.Invalid() {
+			t.Fatalf("%s: a table with a function left out is valid, got %v", tg.Name(), res.Violations)
+		}
+	}
+}
+
+// A section breaking a rule strict consumers apply is INVALID, with the
+// rule and its byte offset, even when every step unwinds correctly.
+func TestInvalidSectionIsReported(t *testing.T) {
+	c := newChecker(t, target.AArch64BE)
+	_, prog, err := Produce(producer.Builtin{Version: 2}, target.AArch64BE, 4, gen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fdes := prog.FDEs()
+	fdes[1].Size += 8 // runs into the next function
+	img, err := producer.BuiltinFrom(prog, 2, fdes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := c.Check(img, consumer.NewBuiltin())
+	if !res.Invalid() || res.Clean() || res.Steps == 0 {
+		t.Fatalf("overlapping FDEs: invalid=%v clean=%v steps=%d %v", res.Invalid(), res.Clean(), res.Steps, res.Violations)
+	}
+	v := res.Violations[0]
+	if v.Rule != "functions overlap" || v.Offset <= sframe.HeaderSize || v.Warning {
+		t.Fatalf("violation %+v", v)
+	}
+	cs := NewCase(img, prog, 4, "builtin", res)
+	if res.Counts[verdict.OK] == res.Steps && (cs.Verdict != verdict.Invalid || !strings.Contains(cs.Detail, "functions overlap")) {
+		t.Fatalf("reproducer: verdict %v, detail %q", cs.Verdict, cs.Detail)
+	}
+	if len(cs.Violations) == 0 {
+		t.Fatal("reproducer lost the violations")
+	}
 }

@@ -2,47 +2,24 @@ package harness
 
 import (
 	"github.com/sfconform/sfconform/emu"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/target"
 )
 
-// snapshotSlack is how far below the SP a snapshot starts: unwinders never
-// read below the SP, but a red zone costs little to include.
+// snapshotSlack is how far below the SP a snapshot starts: the x86-64
+// psABI's red zone is 128 bytes; unwinders never read below the SP, but
+// the red zone costs little to include.
 const snapshotSlack = 256
 
-// snapshot is a copy of the registers and the live stack taken at one
-// step, for consumers that unwind later, in batches.
-type snapshot struct {
-	regs  sframe.RegisterFile
-	base  uint64
-	words []uint64
-}
-
-func takeSnapshot(s *emu.Step, abi sframe.ABI) *snapshot {
-	sp := s.Regs.Regs[abi.SPRegister()] &^ 7
-	lo := max(sp-snapshotSlack, emu.StackBase)
-	if sp < snapshotSlack {
-		lo = emu.StackBase
+// takeSnapshot copies the registers and the live stack, from a little
+// below the SP to the top of the stack region, for a consumer that
+// unwinds later or in another process.
+func takeSnapshot(s *emu.Step, t target.Target) *machine.Snapshot {
+	sp := s.Regs.Regs[t.SP()]
+	lo := uint64(emu.StackBase)
+	if sp >= emu.StackBase+snapshotSlack {
+		lo = sp - snapshotSlack
 	}
-	snap := &snapshot{regs: *s.Regs, base: lo}
-	for a := lo; a+8 <= emu.StackTop; a += 8 {
-		w, ok := s.ReadWord(a)
-		if !ok {
-			break
-		}
-		snap.words = append(snap.words, w)
-	}
-	return snap
-}
-
-// ReadWord implements sframe.Memory over the snapshot: aligned words
-// only, as unwinders read saved slots.
-func (m *snapshot) ReadWord(addr uint64) (uint64, bool) {
-	if addr < m.base || addr&7 != 0 {
-		return 0, false
-	}
-	i := (addr - m.base) / 8
-	if i >= uint64(len(m.words)) {
-		return 0, false
-	}
-	return m.words[i], true
+	addr, b := s.Stack(lo)
+	return &machine.Snapshot{Regs: *s.Regs, StackAddr: addr, Stack: append([]byte(nil), b...), BigEndian: s.BigEndian()}
 }

@@ -20,7 +20,12 @@
 // back at the caller's SP. The entry stub that starts a run is the
 // outermost frame: it has no CFA and nothing above it.
 //
-// Compare judges one consumer backtrace against the expected one: OK,
-// WRONG (a value differs), NOINFO (the consumer found no FDE or row for a
-// PC inside a function) or ERROR (the consumer failed).
+// Compare judges one consumer backtrace against the expected one. The
+// frames the consumer returned come first: a value that differs is WRONG.
+// Only when all of them are right does the error it stopped with decide:
+// NOINFO when it wraps frame.ErrNoInfo (no FDE or row for the PC of the
+// frame it stopped at), ERROR otherwise.
+//
+// The oracle imports only the leaf vocabulary (target, machine, image,
+// frame, verdict); the architecture package's test holds it to that.
 package oracle

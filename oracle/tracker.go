@@ -3,8 +3,10 @@ package oracle
 import (
 	"fmt"
 
-	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/frame"
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/target"
 )
 
 // call is one active function as recorded at its entry.
@@ -18,9 +20,9 @@ type call struct {
 
 // Tracker follows calls and returns on the emulated machine.
 type Tracker struct {
-	abi     sframe.ABI
-	sp, fp  int // DWARF numbers of the ABI's SP and FP
-	symbols []producer.Symbol
+	target  target.Target
+	sp, fp  int // DWARF numbers of the target's SP and FP
+	symbols []image.Symbol
 	starts  map[uint64]int
 	entry   int // index of the entry stub's symbol
 	calls   []call
@@ -28,26 +30,29 @@ type Tracker struct {
 
 // NewTracker prepares a tracker for an image whose run starts in the
 // symbol holding entry (the stub, the outermost frame).
-func NewTracker(abi sframe.ABI, symbols []producer.Symbol, entry uint64) (*Tracker, error) {
-	t := &Tracker{
-		abi:     abi,
-		sp:      abi.SPRegister(),
-		fp:      abi.FPRegister(),
+func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker, error) {
+	if !t.Valid() {
+		return nil, fmt.Errorf("oracle: %v is not a target", t)
+	}
+	tr := &Tracker{
+		target:  t,
+		sp:      t.SP(),
+		fp:      t.FP(),
 		symbols: symbols,
 		starts:  make(map[uint64]int, len(symbols)),
 		entry:   -1,
 	}
 	for i, s := range symbols {
-		t.starts[s.Addr] = i
-		if entry >= s.Addr && entry < s.Addr+uint64(s.Size) {
-			t.entry = i
+		tr.starts[s.Addr] = i
+		if entry >= s.Addr && entry < s.End() {
+			tr.entry = i
 		}
 	}
-	if t.entry < 0 {
+	if tr.entry < 0 {
 		return nil, fmt.Errorf("oracle: no symbol holds the entry point 0x%x", entry)
 	}
-	t.Reset()
-	return t, nil
+	tr.Reset()
+	return tr, nil
 }
 
 // Reset forgets every call: the next step is the first of a new run.
@@ -60,7 +65,7 @@ func (t *Tracker) Depth() int { return len(t.calls) }
 
 // Observe updates the call stack from the machine state before the
 // instruction at regs.PC executes.
-func (t *Tracker) Observe(regs *sframe.RegisterFile, mem sframe.Memory) error {
+func (t *Tracker) Observe(regs *machine.Registers, mem machine.Memory) error {
 	pc := regs.PC
 	sp := regs.Regs[t.sp]
 	for len(t.calls) > 1 {
@@ -86,23 +91,23 @@ func (t *Tracker) Observe(regs *sframe.RegisterFile, mem sframe.Memory) error {
 	return nil
 }
 
-// enter reads what the ABI guarantees at a function's first instruction.
-func (t *Tracker) enter(fn int, regs *sframe.RegisterFile, mem sframe.Memory) (call, error) {
+// enter reads what the psABI guarantees at a function's first instruction.
+func (t *Tracker) enter(fn int, regs *machine.Registers, mem machine.Memory) (call, error) {
 	sp := regs.Regs[t.sp]
 	c := call{fn: fn, callerFP: regs.Regs[t.fp]}
-	switch t.abi {
-	case sframe.ABIAMD64LE:
+	switch t.target {
+	case target.X86_64:
 		ra, ok := mem.ReadWord(sp)
 		if !ok {
 			return c, fmt.Errorf("oracle: entry of %s: return address at sp 0x%x unreadable", t.symbols[fn].Name, sp)
 		}
 		c.cfa, c.ra, c.callerSP = sp+8, ra, sp+8
-	case sframe.ABIAArch64LE, sframe.ABIAArch64BE:
-		c.cfa, c.ra, c.callerSP = sp, regs.Regs[sframe.RegAArch64LR], sp
-	case sframe.ABIS390XBE:
-		c.cfa, c.ra, c.callerSP = sp+160, regs.Regs[sframe.RegS390XRA], sp
+	case target.AArch64, target.AArch64BE:
+		c.cfa, c.ra, c.callerSP = sp, regs.Regs[target.RegAArch64LR], sp
+	case target.S390X:
+		c.cfa, c.ra, c.callerSP = sp+160, regs.Regs[target.RegS390XRA], sp
 	default:
-		return c, fmt.Errorf("oracle: no entry convention for %v", t.abi)
+		return c, fmt.Errorf("oracle: no entry convention for %v", t.target)
 	}
 	return c, nil
 }
@@ -111,9 +116,9 @@ func (t *Tracker) enter(fn int, regs *sframe.RegisterFile, mem sframe.Memory) (c
 func (t *Tracker) Function() string { return t.symbols[t.calls[len(t.calls)-1].fn].Name }
 
 // Expected appends the expected backtrace, innermost first, to dst.
-func (t *Tracker) Expected(dst []Frame, regs *sframe.RegisterFile) []Frame {
+func (t *Tracker) Expected(dst []frame.Frame, regs *machine.Registers) []frame.Frame {
 	n := len(t.calls)
-	f := Frame{PC: regs.PC, SP: regs.Regs[t.sp], FP: regs.Regs[t.fp]}
+	f := frame.Frame{PC: regs.PC, SP: regs.Regs[t.sp], FP: regs.Regs[t.fp]}
 	for i := n - 1; i >= 0; i-- {
 		c := &t.calls[i]
 		if i == 0 {
@@ -122,7 +127,7 @@ func (t *Tracker) Expected(dst []Frame, regs *sframe.RegisterFile) []Frame {
 			f.CFA = c.cfa
 		}
 		dst = append(dst, f)
-		f = Frame{PC: c.ra, SP: c.callerSP, FP: c.callerFP}
+		f = frame.Frame{PC: c.ra, SP: c.callerSP, FP: c.callerFP}
 	}
 	return dst
 }

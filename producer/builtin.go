@@ -4,54 +4,82 @@ import (
 	"fmt"
 
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
+
+func init() {
+	for _, v := range []sframe.Version{sframe.Version2, sframe.Version3} {
+		v := v
+		Register(fmt.Sprintf("builtin-v%d", v), func(name, arg string) (Producer, error) {
+			if arg != "" {
+				return nil, fmt.Errorf("producer %s takes no argument", name)
+			}
+			return Builtin{Version: v}, nil
+		})
+	}
+}
 
 // sectionAlign is where the section starts after the code: a linker
 // aligns .sframe to 8 bytes; it is never mapped into the emulator.
 const sectionAlign = 8
 
-// Builtin encodes the generator's own rows as an SFrame section of the
-// given version in the target's byte order. The Program must be laid out.
-func Builtin(p *gen.Program, v sframe.Version) (*Image, error) {
-	return BuiltinFrom(p, v, p.FDEs())
+// Builtin encodes the generator's own rows with the sframe package, as
+// SFrame Version (2 or 3) in the target's byte order, with PC-relative
+// function starts and sorted FDEs.
+type Builtin struct{ Version sframe.Version }
+
+func (b Builtin) Name() string { return fmt.Sprintf("builtin-v%d", b.Version) }
+
+// SFrameVersion: the encoder writes its version for every target.
+func (b Builtin) SFrameVersion(t target.Target) (int, error) {
+	if !t.Valid() {
+		return 0, fmt.Errorf("%v is not a target", t)
+	}
+	return int(b.Version), nil
 }
 
-// BuiltinFrom is Builtin with the FDEs given, e.g. with a fault injected.
-func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*Image, error) {
+// Produce encodes the program's rows. The Program must be laid out.
+func (b Builtin) Produce(p *gen.Program) (*image.Image, error) {
+	return BuiltinFrom(p, b.Version, p.FDEs())
+}
+
+// BuiltinFrom is the builtin producer with the FDEs given, e.g. with a
+// fault injected.
+func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Image, error) {
 	if len(p.Code) == 0 {
 		return nil, fmt.Errorf("builtin producer: program (seed %d) is not laid out", p.Seed)
 	}
-	img := &Image{
-		ABI:      p.ABI,
-		Producer: fmt.Sprintf("builtin-v%d", v),
-		Version:  v,
-		Code:     p.Code,
-		CodeAddr: p.Base,
-		Entry:    p.Entry,
-		Exit:     p.Exit,
-		Regs:     make(map[int]uint64, len(p.ArgRegs)),
+	img := &image.Image{
+		Target:        p.Target,
+		Producer:      fmt.Sprintf("builtin-v%d", v),
+		SFrameVersion: int(v),
+		Code:          p.Code,
+		CodeAddr:      p.Base,
+		Entry:         p.Entry,
+		Exit:          p.Exit,
+		Symbols:       p.Symbols(),
+		Regs:          make(map[int]uint64, len(p.ArgRegs)),
 	}
 	for i, r := range p.ArgRegs {
 		img.Regs[r] = p.Args[i]
 	}
-	for _, s := range p.Symbols() {
-		img.Symbols = append(img.Symbols, Symbol(s))
-	}
-	sortSymbols(img.Symbols)
+	img.SortSymbols()
 	end := p.Base + uint64(len(p.Code))
 	img.SFrameAddr = (end + sectionAlign - 1) &^ (sectionAlign - 1)
-	fixedFP, fixedRA := sframe.DefaultFixedOffsets(p.ABI)
+	abi := sframe.ABI(p.Target)
+	fixedFP, fixedRA := sframe.DefaultFixedOffsets(abi)
 	sec, err := sframe.Encode(fdes, sframe.EncodeOptions{
 		Version:    v,
-		ABI:        p.ABI,
+		ABI:        abi,
 		Base:       img.SFrameAddr,
 		PCRel:      true,
 		CFAFixedFP: fixedFP,
 		CFAFixedRA: fixedRA,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("builtin producer: %s seed %d, SFrame v%d: %w", p.ABI.Name(), p.Seed, v, err)
+		return nil, fmt.Errorf("builtin producer: %s seed %d, SFrame v%d: %w", p.Target.Name(), p.Seed, v, err)
 	}
 	img.SFrame = sec
 	return img, nil

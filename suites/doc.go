@@ -3,9 +3,9 @@
 //	ginkgo -r ./suites
 //
 // conformance checks every instruction of generated programs on every
-// target, pattern and SFrame version; mutation proves the harness catches
+// target, pattern, producer and consumer; mutation proves the harness catches
 // faults injected into correct tables. Entries carry labels (target:NAME,
-// version:N, pattern:NAME, producer:NAME, consumer:NAME, slow) to select
+// pattern:NAME, producer:NAME, consumer:NAME, slow) to select
 // with --label-filter. Programs are seeded from GinkgoRandomSeed(): rerun
 // a failure with --seed. Failures are saved as reproducers under
 // $SFCONFORM_FAILURES (default: failures/ at the repository root).

@@ -17,7 +17,7 @@
 // provisioned, sits in toolchains/llvm-<major>/bin/llvm-mc; this package
 // does not list it.
 //
-// A Toolchain is one binutils version for one target (sframe.ABI). AArch64
+// A Toolchain is one binutils version for one target (target.Target). AArch64
 // big-endian uses the aarch64 triple with -EB for both as and ld.
 //
 // SFrameVersion is measured, not assumed: the assembler is run with

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // probeSource is the smallest input that makes gas --gsframe write an FDE:
@@ -147,7 +147,7 @@ func writeProbeCache(path, stamp string, r probeResult) error {
 // measureSFrameVersion assembles probeSource with and without --gsframe.
 // Failing without it means a broken toolchain (an error); failing only with
 // it means the assembler cannot emit SFrame for this target (version 0).
-func measureSFrameVersion(as string, flags []string, target sframe.ABI) (probeResult, error) {
+func measureSFrameVersion(as string, flags []string, tg target.Target) (probeResult, error) {
 	dir, err := os.MkdirTemp("", "sfconform-probe-")
 	if err != nil {
 		return probeResult{}, err
@@ -165,7 +165,7 @@ func measureSFrameVersion(as string, flags []string, target sframe.ABI) (probeRe
 	if out, err := runTool(as, append(append([]string{}, flags...), "--gsframe", "-o", withSFrame, src)...); err != nil {
 		return probeResult{version: 0, reason: assemblerComplaint(out)}, nil
 	}
-	return readSFrameVersion(withSFrame, target)
+	return readSFrameVersion(withSFrame, tg)
 }
 
 func runTool(name string, args ...string) (string, error) {
@@ -201,14 +201,14 @@ func assemblerComplaint(out string) string {
 // readSFrameVersion reads the version byte of the .sframe section of an
 // object file, checking that the file and the section are in the target's
 // byte order.
-func readSFrameVersion(path string, target sframe.ABI) (probeResult, error) {
+func readSFrameVersion(path string, tg target.Target) (probeResult, error) {
 	f, err := elf.Open(path)
 	if err != nil {
 		return probeResult{}, err
 	}
 	defer f.Close()
-	if f.ByteOrder != target.ByteOrder() {
-		return probeResult{}, fmt.Errorf("%s: object is %v, target %s is %v", path, f.ByteOrder, target.Name(), target.ByteOrder())
+	if f.ByteOrder != tg.ByteOrder() {
+		return probeResult{}, fmt.Errorf("%s: object is %v, target %s is %v", path, f.ByteOrder, tg.Name(), tg.ByteOrder())
 	}
 	sec := f.Section(".sframe")
 	if sec == nil {
@@ -221,7 +221,7 @@ func readSFrameVersion(path string, target sframe.ABI) (probeResult, error) {
 	if len(data) < 4 {
 		return probeResult{}, fmt.Errorf("%s: .sframe at file offset %#x is %d bytes, shorter than the 4-byte preamble", path, sec.Offset, len(data))
 	}
-	if m := target.ByteOrder().Uint16(data); m != sframeMagic {
+	if m := tg.ByteOrder().Uint16(data); m != sframeMagic {
 		return probeResult{}, fmt.Errorf("%s: .sframe magic at file offset %#x is %#04x, want %#04x", path, sec.Offset, m, sframeMagic)
 	}
 	return probeResult{version: int(data[2])}, nil

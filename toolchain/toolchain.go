@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // DefaultCacheDir is where ci/setup.sh provisions toolchains unless
@@ -26,12 +26,12 @@ var ErrNotProvisioned = errors.New("toolchain not provisioned (run 'make setup')
 
 // Toolchain is one GNU binutils version for one target.
 type Toolchain struct {
-	Name          string     // "gas-2.44", "gas-2.47.50": what producers and labels call it
-	Version       string     // as "as --version" reports it: "2.44", "2.47.50.20261021"
-	Suite         string     // the Debian suite it came from: bookworm, trixie, sid
-	Target        sframe.ABI // the target it assembles for
-	Triple        string     // GNU triple of the tools: x86_64-linux-gnu, aarch64-linux-gnu, s390x-linux-gnu
-	AS            string     // paths of the tools
+	Name          string        // "gas-2.44", "gas-2.47.50": what producers and labels call it
+	Version       string        // as "as --version" reports it: "2.44", "2.47.50.20261021"
+	Suite         string        // the Debian suite it came from: bookworm, trixie, sid
+	Target        target.Target // the target it assembles for
+	Triple        string        // GNU triple of the tools: x86_64-linux-gnu, aarch64-linux-gnu, s390x-linux-gnu
+	AS            string        // paths of the tools
 	LD            string
 	Objdump       string
 	Readelf       string
@@ -62,14 +62,14 @@ func CacheDir() string {
 func targetsOf(triple string) []Toolchain {
 	switch triple {
 	case "x86_64-linux-gnu":
-		return []Toolchain{{Target: sframe.ABIAMD64LE}}
+		return []Toolchain{{Target: target.X86_64}}
 	case "aarch64-linux-gnu":
 		return []Toolchain{
-			{Target: sframe.ABIAArch64LE},
-			{Target: sframe.ABIAArch64BE, ASFlags: []string{"-EB"}, LDFlags: []string{"-EB"}},
+			{Target: target.AArch64},
+			{Target: target.AArch64BE, ASFlags: []string{"-EB"}, LDFlags: []string{"-EB"}},
 		}
 	case "s390x-linux-gnu":
-		return []Toolchain{{Target: sframe.ABIS390XBE}}
+		return []Toolchain{{Target: target.S390X}}
 	}
 	return nil
 }
@@ -173,7 +173,7 @@ func load() ([]Toolchain, error) {
 		if c := compareVersions(a.Version, b.Version); c != 0 {
 			return c
 		}
-		return slices.Index(sframe.Targets, a.Target) - slices.Index(sframe.Targets, b.Target)
+		return slices.Index(target.All, a.Target) - slices.Index(target.All, b.Target)
 	})
 	return all, errors.Join(errs...)
 }
@@ -231,14 +231,14 @@ func All() ([]Toolchain, error) {
 // Find returns the toolchain called name for target. name is a Toolchain's
 // Name ("gas-2.44"), "gas-" followed by its full Version, or "gas-" followed
 // by its Debian suite ("gas-sid").
-func Find(name string, target sframe.ABI) (Toolchain, error) {
+func Find(name string, tg target.Target) (Toolchain, error) {
 	all, loadErr := load()
 	var have []string
 	for _, t := range all {
 		if !slices.Contains(have, t.Name) {
 			have = append(have, t.Name)
 		}
-		if t.Target != target || !t.matches(name) {
+		if t.Target != tg || !t.matches(name) {
 			continue
 		}
 		if err := (&t).probe(); err != nil {
@@ -246,7 +246,7 @@ func Find(name string, target sframe.ABI) (Toolchain, error) {
 		}
 		return t, nil
 	}
-	msg := fmt.Sprintf("toolchain %s for %s is not in %s", name, target.Name(), filepath.Join(CacheDir(), "toolchains"))
+	msg := fmt.Sprintf("toolchain %s for %s is not in %s", name, tg.Name(), filepath.Join(CacheDir(), "toolchains"))
 	if len(have) > 0 {
 		msg += " (provisioned: " + strings.Join(have, ", ") + ")"
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // These tests run the toolchains that ci/setup.sh provisioned; each one
@@ -20,19 +20,19 @@ import (
 // their release notes and the SFrame spec's version history: bookworm 2.40
 // writes v1, trixie 2.44 writes v2, sid (2.46 and later) writes v3. Before
 // v3 gas refuses --gsframe for s390x.
-func knownSFrameVersion(suite string, target sframe.ABI) (int, bool) {
+func knownSFrameVersion(suite string, tg target.Target) (int, bool) {
 	v, ok := map[string]int{"bookworm": 1, "trixie": 2, "sid": 3}[suite]
-	if ok && target == sframe.ABIS390XBE && v < 3 {
+	if ok && tg == target.S390X && v < 3 {
 		return 0, true
 	}
 	return v, ok
 }
 
-var elfMachine = map[sframe.ABI]elf.Machine{
-	sframe.ABIAMD64LE:   elf.EM_X86_64,
-	sframe.ABIAArch64LE: elf.EM_AARCH64,
-	sframe.ABIAArch64BE: elf.EM_AARCH64,
-	sframe.ABIS390XBE:   elf.EM_S390,
+var elfMachine = map[target.Target]elf.Machine{
+	target.X86_64:    elf.EM_X86_64,
+	target.AArch64:   elf.EM_AARCH64,
+	target.AArch64BE: elf.EM_AARCH64,
+	target.S390X:     elf.EM_S390,
 }
 
 func provisioned(t *testing.T) []Toolchain {
@@ -60,8 +60,8 @@ func TestEverySuiteIsProvisioned(t *testing.T) {
 			t.Logf("binutils of Debian %s are not provisioned under %s: run 'make setup'", suite, CacheDir())
 			continue
 		}
-		if n != len(sframe.Targets) {
-			t.Errorf("Debian %s: %d toolchains, want one per target (%d)", suite, n, len(sframe.Targets))
+		if n != len(target.All) {
+			t.Errorf("Debian %s: %d toolchains, want one per target (%d)", suite, n, len(target.All))
 		}
 	}
 }
@@ -171,7 +171,7 @@ func TestFindProvisioned(t *testing.T) {
 				got.AS, got.Target.Name(), got.SFrameVersion, want.AS, want.Target.Name(), want.SFrameVersion)
 		}
 	}
-	_, err := Find("gas-0.1", sframe.ABIAMD64LE)
+	_, err := Find("gas-0.1", target.X86_64)
 	if !errors.Is(err, ErrNotProvisioned) || !strings.Contains(err.Error(), want.Name) {
 		t.Errorf("Find(gas-0.1) error %q should wrap ErrNotProvisioned and list %s", err, want.Name)
 	}

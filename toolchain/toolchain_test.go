@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // fakeCache builds a cache directory holding the given toolchain.conf
@@ -61,25 +61,25 @@ func TestLoadListsEveryTargetInVersionOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	type key struct {
-		name   string
-		target sframe.ABI
+		name string
+		tg   target.Target
 	}
 	var got []key
 	for _, tc := range all {
 		got = append(got, key{tc.Name, tc.Target})
 	}
 	want := []key{
-		{"gas-2.9", sframe.ABIAArch64LE}, {"gas-2.9", sframe.ABIAArch64BE},
-		{"gas-2.40", sframe.ABIAMD64LE}, {"gas-2.40", sframe.ABIAArch64LE},
-		{"gas-2.40", sframe.ABIAArch64BE}, {"gas-2.40", sframe.ABIS390XBE},
+		{"gas-2.9", target.AArch64}, {"gas-2.9", target.AArch64BE},
+		{"gas-2.40", target.X86_64}, {"gas-2.40", target.AArch64},
+		{"gas-2.40", target.AArch64BE}, {"gas-2.40", target.S390X},
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("load() = %v, want %v", got, want)
 	}
 	for _, tc := range all {
-		wantTriple := map[sframe.ABI]string{
-			sframe.ABIAMD64LE: "x86_64-linux-gnu", sframe.ABIAArch64LE: "aarch64-linux-gnu",
-			sframe.ABIAArch64BE: "aarch64-linux-gnu", sframe.ABIS390XBE: "s390x-linux-gnu",
+		wantTriple := map[target.Target]string{
+			target.X86_64: "x86_64-linux-gnu", target.AArch64: "aarch64-linux-gnu",
+			target.AArch64BE: "aarch64-linux-gnu", target.S390X: "s390x-linux-gnu",
 		}[tc.Target]
 		if tc.Triple != wantTriple {
 			t.Errorf("%s %s: triple %q, want %q", tc.Name, tc.Target.Name(), tc.Triple, wantTriple)
@@ -88,7 +88,7 @@ func TestLoadListsEveryTargetInVersionOrder(t *testing.T) {
 			!strings.HasSuffix(tc.Objdump, "/bin/"+wantTriple+"-objdump") || !strings.HasSuffix(tc.Readelf, "/bin/"+wantTriple+"-readelf") {
 			t.Errorf("%s %s: tool paths %q %q %q %q", tc.Name, tc.Target.Name(), tc.AS, tc.LD, tc.Objdump, tc.Readelf)
 		}
-		wantEB := tc.Target == sframe.ABIAArch64BE
+		wantEB := tc.Target == target.AArch64BE
 		if slices.Contains(tc.ASFlags, "-EB") != wantEB || slices.Contains(tc.LDFlags, "-EB") != wantEB {
 			t.Errorf("%s %s: ASFlags %q LDFlags %q, want -EB in both only for aarch64_be", tc.Name, tc.Target.Name(), tc.ASFlags, tc.LDFlags)
 		}
@@ -110,7 +110,7 @@ func TestLoadNamesMissingTool(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), gone) || !errors.Is(err, ErrNotProvisioned) {
 		t.Fatalf("load() error = %v, want one naming %s and wrapping ErrNotProvisioned", err, gone)
 	}
-	if len(all) != 1 || all[0].Target != sframe.ABIAMD64LE {
+	if len(all) != 1 || all[0].Target != target.X86_64 {
 		t.Errorf("load() kept %d toolchains, want only the complete x86-64 one", len(all))
 	}
 }
@@ -144,7 +144,7 @@ func TestNothingProvisioned(t *testing.T) {
 	if !strings.Contains(err.Error(), root) || !strings.Contains(err.Error(), "make setup") {
 		t.Errorf("All() error %q should name %s and say to run make setup", err, root)
 	}
-	_, err = Find("gas-2.44", sframe.ABIS390XBE)
+	_, err = Find("gas-2.44", target.S390X)
 	if !errors.Is(err, ErrNotProvisioned) || !strings.Contains(err.Error(), "gas-2.44 for s390x") ||
 		!strings.Contains(err.Error(), "make setup") {
 		t.Errorf("Find error %q should name gas-2.44 for s390x and say to run make setup", err)
@@ -170,7 +170,7 @@ func TestFindMatchesNameVersionAndSuite(t *testing.T) {
 			t.Errorf("%s matches %q", tc.Name, name)
 		}
 	}
-	_, err = Find("gas-2.44", sframe.ABIAMD64LE)
+	_, err = Find("gas-2.44", target.X86_64)
 	if !errors.Is(err, ErrNotProvisioned) || !strings.Contains(err.Error(), "provisioned: gas-2.47.50") {
 		t.Errorf("Find(gas-2.44) error %q should list the provisioned gas-2.47.50", err)
 	}
@@ -216,7 +216,7 @@ func TestProbeTellsRefusalFromBreakage(t *testing.T) {
 done
 exit 0
 `)
-	r, err := measureSFrameVersion(refuses, nil, sframe.ABIS390XBE)
+	r, err := measureSFrameVersion(refuses, nil, target.S390X)
 	if err != nil {
 		t.Fatalf("an assembler refusing --gsframe is not broken: %v", err)
 	}
@@ -224,7 +224,7 @@ exit 0
 		t.Errorf("probe = version %d, reason %q; want 0 and the assembler's message", r.version, r.reason)
 	}
 	broken := writeScript(t, dir, "broken-as", "echo 'cannot load libfoo.so' >&2; exit 127\n")
-	if _, err := measureSFrameVersion(broken, nil, sframe.ABIAMD64LE); err == nil ||
+	if _, err := measureSFrameVersion(broken, nil, target.X86_64); err == nil ||
 		!strings.Contains(err.Error(), "libfoo.so") || !strings.Contains(err.Error(), broken) {
 		t.Errorf("probe of a broken assembler: error %v, want one naming it and its message", err)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +16,8 @@ func init() {
 const dumpUsage = `usage: sfconform dump [--json] FILE
        sfconform dump --raw --base ADDR [--json] FILE
 
+FILE "-" reads standard input.
+
 Prints the .sframe section of the ELF file FILE in the layout of GNU
 objdump --sframe (of the binutils release that produces the section's
 version), from the line "Contents of the SFrame section" on.
@@ -25,43 +25,16 @@ version), from the line "Contents of the SFrame section" on.
 With --raw, FILE holds the bare section bytes (as objcopy -O binary
 --only-section=.sframe writes them) whose first byte is at address ADDR;
 the target comes from the section header.
-
-Flags:
 `
 
-func runDump(args []string) int {
-	return dumpMain(args, os.Stdout, os.Stderr)
-}
-
-func dumpMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runDump(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("dump", dumpUsage, stderr)
 	raw := fs.Bool("raw", false, "FILE is a bare .sframe section, not an ELF file")
 	baseText := fs.String("base", "", "with --raw: the address of the section's first byte (decimal or 0x hex)")
 	asJSON := fs.Bool("json", false, "print JSON (fields documented in the sframe package's DumpJSON)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, dumpUsage)
-		fs.PrintDefaults()
-	}
-	// Flags may come before or after FILE.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitSetup
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(files) != 1 {
-		fmt.Fprintln(stderr, "sfconform dump: want exactly one FILE")
-		fs.Usage()
-		return exitSetup
+	files, err := parseArgs(fs, args, 1, 1, stdout)
+	if err != nil {
+		return parseExit(err)
 	}
 	path := files[0]
 	if *baseText != "" && !*raw {
@@ -80,7 +53,7 @@ func dumpMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sfconform dump: --base %q: not an address\n", *baseText)
 			return exitSetup
 		}
-		buf, err := os.ReadFile(path)
+		buf, err := readInput(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfconform dump: %v\n", err)
 			return exitSetup
@@ -94,14 +67,13 @@ func dumpMain(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		var err error
-		t, err = sframe.ReadELF(path)
+		t, err = readELF(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfconform dump: %v\n", err)
 			return exitSetup
 		}
 	}
 
-	var err error
 	if *asJSON {
 		err = sframe.DumpJSON(stdout, t)
 	} else {
@@ -112,4 +84,41 @@ func dumpMain(args []string, stdout, stderr io.Writer) int {
 		return exitSetup
 	}
 	return exitOK
+}
+
+// readInput reads a file, or standard input for "-".
+func readInput(path string) ([]byte, error) {
+	if path == "-" {
+		return io.ReadAll(os.Stdin)
+	}
+	return os.ReadFile(path)
+}
+
+// readELF reads the SFrame section of an ELF file; "-" is standard input,
+// copied to a temporary file first (the ELF reader needs random access).
+func readELF(path string) (*sframe.Table, error) {
+	if path != "-" {
+		return sframe.ReadELF(path)
+	}
+	b, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return nil, fmt.Errorf("reading standard input: %w", err)
+	}
+	f, err := os.CreateTemp("", "sfconform-dump-*.elf")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	t, err := sframe.ReadELF(f.Name())
+	if err != nil {
+		return nil, fmt.Errorf("standard input: %w", err)
+	}
+	return t, nil
 }

@@ -16,7 +16,7 @@ const fixtureDir = "../../sframe/testdata/gas-2.40"
 
 func runDumpCmd(args ...string) (stdout, stderr string, code int) {
 	var o, e bytes.Buffer
-	code = dumpMain(args, &o, &e)
+	code = runDump(args, &o, &e)
 	return o.String(), e.String(), code
 }
 
@@ -116,7 +116,7 @@ func TestDumpErrors(t *testing.T) {
 		args []string
 		want []string // in stderr
 	}{
-		{[]string{}, []string{"exactly one FILE"}},
+		{[]string{}, []string{"exactly 1 argument"}},
 		{[]string{"--raw", short}, []string{"--base"}},
 		{[]string{"--base", "0x10", short}, []string{"--raw"}},
 		{[]string{"--raw", "--base", "zz", short}, []string{"zz"}},

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"flag"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,133 +17,279 @@ import (
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/oracle"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/verdict"
 )
 
 func init() {
-	register("run", "check generated programs on emulated targets (the main job); --replay FILE replays a failure", cmdRun)
+	register("run", "check generated programs on emulated targets (the main job)", cmdRun)
 }
+
+// Defaults of the main job: what `make run` covers.
+const (
+	defaultProducers = "builtin-v2,builtin-v3"
+	defaultConsumers = "builtin"
+	defaultPrograms  = 10000
+)
+
+const runUsage = `usage: sfconform run [flags]
+       sfconform run --list
+       sfconform run --replay FILE
+
+Generates programs for each target, has each producer make their SFrame
+section, runs them on the emulator and at every executed instruction
+judges each consumer's backtrace against the machine. One cell per
+target x producer x consumer; a pair that cannot meet on a target (the
+producer emits no SFrame for it, or the consumer does not read that
+version) is listed as "unsupported (reason)", not as a failure.
+
+Every section is also validated against the rules strict consumers apply;
+a section that breaks one counts as INVALID. Each failing program is saved
+as a reproducer under --out.
+
+Program i of a cell uses seed S+i, S being --seed (default: from the
+clock, printed on stderr). Exit status: 0 all clean, 1 failures, 2 bad
+usage or setup.
+`
 
 // runConfig is what the run flags select.
 type runConfig struct {
-	programs int
-	targets  []sframe.ABI
-	versions []sframe.Version
-	seed     int64
-	consumer string
-	out      string
-	workers  int
-	quiet    bool
+	programs  int
+	targets   []target.Target
+	producers []string
+	consumers []string
+	seed      int64
+	out       string
+	workers   int
+	quiet     bool
+	json      bool
 }
 
-// job is one target x version cell of the summary.
-type job struct {
-	abi      sframe.ABI
-	version  sframe.Version
-	programs int
-	steps    int
-	counts   [4]int
-	failed   int // programs with a failure or a run error
-	saved    []string
+// cell is one target x producer x consumer of the summary.
+type cell struct {
+	Target        string         `json:"target"`
+	Producer      string         `json:"producer"`
+	Consumer      string         `json:"consumer"`
+	SFrameVersion int            `json:"sframe_version,omitempty"`
+	Status        string         `json:"status"` // clean, failed, unsupported, error
+	Reason        string         `json:"reason,omitempty"`
+	Programs      int            `json:"programs"`
+	Instructions  int            `json:"instructions"`
+	Verdicts      map[string]int `json:"verdicts"` // steps per verdict; INVALID counts programs
+	Failed        int            `json:"failed_programs"`
+	Saved         []string       `json:"reproducers,omitempty"`
+	Seconds       float64        `json:"seconds"`
+
+	target   target.Target
+	counts   [verdict.Count]int
 	setupErr error
-	elapsed  time.Duration
 }
 
-func cmdRun(args []string) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+// summary is what --json writes.
+type summary struct {
+	Seed     int64   `json:"seed"`
+	Programs int     `json:"programs_per_cell"`
+	Cells    []*cell `json:"cells"`
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", runUsage, stderr)
 	cfg := runConfig{}
-	fs.IntVar(&cfg.programs, "programs", 10000, "programs per target and version")
-	targets := fs.String("targets", "all", "comma-separated targets: x86-64, aarch64, aarch64_be, s390x, or all")
-	versions := fs.String("versions", "2,3", "comma-separated SFrame versions for the builtin producer")
-	fs.Int64Var(&cfg.seed, "seed", 0, "first seed; program i uses seed+i (0 = from the clock, printed)")
-	fs.StringVar(&cfg.consumer, "consumer", "builtin", "consumer under test: "+strings.Join(consumer.Names(), ", "))
+	fs.IntVar(&cfg.programs, "programs", defaultPrograms, "programs per cell")
+	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
+	producers := fs.String("producer", defaultProducers, "comma-separated producers (see --list)")
+	consumers := fs.String("consumer", defaultConsumers, "comma-separated consumers (see --list)")
+	seedText := fs.String("seed", "", "first seed, any integer (default: from the clock)")
 	fs.StringVar(&cfg.out, "out", "failures", "directory for failure reproducers")
 	fs.IntVar(&cfg.workers, "j", runtime.NumCPU(), "parallel workers (one emulator each)")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress on stderr")
+	fs.BoolVar(&cfg.json, "json", false, "write the summary as JSON on stdout instead of a table")
+	list := fs.Bool("list", false, "list producers and consumers and what each supports, then exit")
 	replay := fs.String("replay", "", "replay one saved failure file and report whether it still fails")
-	fs.SetOutput(os.Stderr)
-	if err := fs.Parse(args); err != nil {
+	versions := fs.String("versions", "", "removed: the producer's name says the version (builtin-v2, builtin-v3)")
+	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
+		return parseExit(err)
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "sfconform run:", err)
 		return exitSetup
 	}
-	if *replay != "" {
-		return replayCase(*replay, cfg.consumer, os.Stdout)
+	if *versions != "" {
+		return fail(errors.New("--versions is gone: name the producer instead, e.g. --producer builtin-v3"))
 	}
 	var err error
+	if cfg.producers, err = splitNames(*producers, producer.New); err != nil {
+		return fail(err)
+	}
+	if cfg.consumers, err = splitNames(*consumers, consumer.New); err != nil {
+		return fail(err)
+	}
+	if *list {
+		return listPlugins(stdout)
+	}
+	if *replay != "" {
+		return replayCase(*replay, *consumers, stdout, stderr)
+	}
 	if cfg.targets, err = parseTargets(*targets); err != nil {
-		fmt.Fprintln(os.Stderr, "sfconform run:", err)
-		return exitSetup
+		return fail(err)
 	}
-	if cfg.versions, err = parseVersions(*versions); err != nil {
-		fmt.Fprintln(os.Stderr, "sfconform run:", err)
-		return exitSetup
-	}
-	if _, err := consumer.New(cfg.consumer); err != nil {
-		fmt.Fprintln(os.Stderr, "sfconform run:", err)
-		return exitSetup
-	}
-	if cfg.seed == 0 {
+	if *seedText == "" {
 		cfg.seed = time.Now().UnixNano() & 0x7fffffff
+	} else if cfg.seed, err = strconv.ParseInt(*seedText, 0, 64); err != nil {
+		return fail(fmt.Errorf("--seed %q: not an integer", *seedText))
 	}
 	if cfg.programs < 1 || cfg.workers < 1 {
-		fmt.Fprintln(os.Stderr, "sfconform run: --programs and -j must be at least 1")
-		return exitSetup
+		return fail(errors.New("--programs and -j must be at least 1"))
 	}
-	fmt.Fprintf(os.Stderr, "sfconform run: seed %d, %d programs per target x version, consumer %s\n", cfg.seed, cfg.programs, cfg.consumer)
-	jobs := runJobs(cfg)
-	printSummary(os.Stdout, jobs)
-	code := exitOK
-	for _, j := range jobs {
-		switch {
-		case j.setupErr != nil:
-			fmt.Fprintf(os.Stderr, "%s v%d: setup error: %v\n", j.abi.Name(), j.version, j.setupErr)
-			code = exitSetup
-		case j.failed > 0 && code == exitOK:
-			code = exitFailure
+	fmt.Fprintf(stderr, "sfconform run: seed %d, %d programs per cell, producers %s, consumers %s\n",
+		cfg.seed, cfg.programs, strings.Join(cfg.producers, ","), strings.Join(cfg.consumers, ","))
+	cells := runCells(cfg, stderr)
+	if cfg.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(summary{Seed: cfg.seed, Programs: cfg.programs, Cells: cells}); err != nil {
+			return fail(err)
 		}
-		for _, p := range j.saved {
-			fmt.Fprintln(os.Stderr, "saved", p)
+	} else {
+		printSummary(stdout, cells)
+	}
+	code := exitOK
+	for _, c := range cells {
+		switch c.Status {
+		case "error":
+			fmt.Fprintf(stderr, "%s %s x %s: setup error: %v\n", c.Target, c.Producer, c.Consumer, c.setupErr)
+			code = exitSetup
+		case "failed":
+			if code == exitOK {
+				code = exitFailure
+			}
+		}
+		if !cfg.json {
+			for _, p := range c.Saved {
+				fmt.Fprintln(stderr, "saved", p)
+			}
 		}
 	}
 	return code
 }
 
-func parseTargets(s string) ([]sframe.ABI, error) {
-	if s == "all" {
-		return sframe.Targets, nil
+func targetNames() string {
+	var n []string
+	for _, t := range target.All {
+		n = append(n, t.Name())
 	}
-	var out []sframe.ABI
+	return strings.Join(n, ", ")
+}
+
+func parseTargets(s string) ([]target.Target, error) {
+	if s == "all" {
+		return target.All, nil
+	}
+	var out []target.Target
 	for _, n := range strings.Split(s, ",") {
-		a, err := sframe.ParseTarget(strings.TrimSpace(n))
+		t, err := target.Parse(strings.TrimSpace(n))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, a)
+		out = append(out, t)
 	}
 	return out, nil
 }
 
-func parseVersions(s string) ([]sframe.Version, error) {
-	var out []sframe.Version
+// splitNames splits a comma-separated list of plug-in names and checks
+// each by making it once.
+func splitNames[T interface{ Name() string }](s string, mk func(string) (T, error)) ([]string, error) {
+	var out []string
 	for _, n := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(n))
-		if err != nil || v < 2 || v > 3 {
-			return nil, fmt.Errorf("SFrame version %q: the builtin producer writes 2 or 3", n)
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
 		}
-		out = append(out, sframe.Version(v))
+		p, err := mk(n)
+		if err != nil {
+			return nil, err
+		}
+		if c, ok := any(p).(interface{ Close() error }); ok {
+			c.Close()
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty list %q", s)
 	}
 	return out, nil
 }
 
-// runJobs spreads target x version cells over the workers; each worker
-// owns one emulator per target it meets.
-func runJobs(cfg runConfig) []*job {
-	var jobs []*job
-	for _, a := range cfg.targets {
-		for _, v := range cfg.versions {
-			jobs = append(jobs, &job{abi: a, version: v})
+// listPlugins prints every registered producer and consumer and, per
+// target, the SFrame version a producer emits or why it emits none, and
+// which versions a consumer reads.
+func listPlugins(w io.Writer) int {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "PRODUCER")
+	for _, t := range target.All {
+		fmt.Fprintf(tw, "\t%s", t.Name())
+	}
+	fmt.Fprintln(tw)
+	for _, n := range producer.Names() {
+		p, err := producer.New(n)
+		if err != nil {
+			fmt.Fprintf(tw, "%s\tunusable: %v\n", n, err)
+			continue
+		}
+		fmt.Fprint(tw, n)
+		for _, t := range target.All {
+			if v, err := p.SFrameVersion(t); err != nil {
+				fmt.Fprintf(tw, "\tunsupported (%v)", err)
+			} else {
+				fmt.Fprintf(tw, "\tv%d", v)
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprint(tw, "\nCONSUMER")
+	for _, t := range target.All {
+		fmt.Fprintf(tw, "\t%s", t.Name())
+	}
+	fmt.Fprintln(tw)
+	for _, n := range consumer.Names() {
+		c, err := consumer.New(n)
+		if err != nil {
+			fmt.Fprintf(tw, "%s\t(takes an argument: %v)\n", n, err)
+			continue
+		}
+		fmt.Fprint(tw, n)
+		for _, t := range target.All {
+			var vs []string
+			for v := 1; v <= 3; v++ {
+				if c.Supports(t, v) == nil {
+					vs = append(vs, "v"+strconv.Itoa(v))
+				}
+			}
+			if len(vs) == 0 {
+				vs = []string{"-"}
+			}
+			fmt.Fprintf(tw, "\t%s", strings.Join(vs, ","))
+		}
+		fmt.Fprintln(tw)
+		c.Close()
+	}
+	tw.Flush()
+	return exitOK
+}
+
+// runCells spreads the cells over the workers; each worker owns one
+// emulator per target it meets.
+func runCells(cfg runConfig, stderr io.Writer) []*cell {
+	var cells []*cell
+	for _, t := range cfg.targets {
+		for _, p := range cfg.producers {
+			for _, c := range cfg.consumers {
+				cells = append(cells, &cell{Target: t.Name(), Producer: p, Consumer: c, target: t, Verdicts: map[string]int{}})
+			}
 		}
 	}
-	work := make(chan *job)
+	work := make(chan *cell)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for w := 0; w < cfg.workers; w++ {
@@ -152,125 +298,177 @@ func runJobs(cfg runConfig) []*job {
 			defer wg.Done()
 			checkers := harness.NewPool(harness.Options{})
 			defer checkers.Close()
-			for j := range work {
-				chk, err := checkers.Get(j.abi)
-				if err != nil {
-					j.setupErr = err
-					continue
-				}
-				runJob(cfg, j, chk, &mu)
+			for c := range work {
+				runCell(cfg, c, checkers, &mu, stderr)
 			}
 		}()
 	}
-	for _, j := range jobs {
-		work <- j
+	for _, c := range cells {
+		work <- c
 	}
 	close(work)
 	wg.Wait()
-	return jobs
+	for _, c := range cells {
+		for v := verdict.OK; int(v) < verdict.Count; v++ {
+			c.Verdicts[v.String()] = c.counts[v]
+		}
+	}
+	return cells
 }
 
-func runJob(cfg runConfig, j *job, chk *harness.Checker, mu *sync.Mutex) {
-	cons, err := consumer.New(cfg.consumer)
+func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, stderr io.Writer) {
+	setupErr := func(err error) {
+		c.Status, c.Reason, c.setupErr = "error", err.Error(), err
+	}
+	prod, err := producer.New(c.Producer)
 	if err != nil {
-		j.setupErr = err
+		setupErr(err)
+		return
+	}
+	cons, err := consumer.New(c.Consumer)
+	if err != nil {
+		setupErr(err)
 		return
 	}
 	defer cons.Close()
+	if err := harness.Pairing(prod, cons, c.target); err != nil {
+		var u *harness.UnsupportedError
+		if errors.As(err, &u) {
+			c.Status, c.Reason = "unsupported", u.Reason
+			return
+		}
+		setupErr(err)
+		return
+	}
+	c.SFrameVersion, _ = prod.SFrameVersion(c.target)
+	chk, err := checkers.Get(c.target)
+	if err != nil {
+		setupErr(err)
+		return
+	}
 	start := time.Now()
+	defer func() { c.Seconds = time.Since(start).Seconds() }()
+	name := fmt.Sprintf("%s %s x %s", c.Target, c.Producer, c.Consumer)
 	for i := 0; i < cfg.programs; i++ {
 		seed := cfg.seed + int64(i)
-		img, prog, err := harness.BuiltinImage(j.abi, j.version, seed, gen.Options{})
+		img, prog, err := harness.Produce(prod, c.target, seed, gen.Options{})
 		if err != nil {
-			j.setupErr = fmt.Errorf("seed %d: %w", seed, err)
+			setupErr(fmt.Errorf("seed %d: %w", seed, err))
 			return
 		}
 		res := chk.Check(img, cons)
-		j.programs++
-		j.steps += res.Steps
+		c.Programs++
+		c.Instructions += res.Steps
 		for v := range res.Counts {
-			j.counts[v] += res.Counts[v]
+			c.counts[v] += res.Counts[v]
+		}
+		if res.Invalid() {
+			c.counts[verdict.Invalid]++
 		}
 		if !res.Clean() {
-			j.failed++
+			c.Failed++
 			if path, err := corpus.Save(cfg.out, harness.NewCase(img, prog, seed, cons.Name(), res)); err != nil {
-				fmt.Fprintf(os.Stderr, "%s v%d seed %d: saving the failure: %v\n", j.abi.Name(), j.version, seed, err)
+				fmt.Fprintf(stderr, "%s seed %d: saving the failure: %v\n", name, seed, err)
 			} else {
-				j.saved = append(j.saved, path)
+				c.Saved = append(c.Saved, path)
 			}
 			if !cfg.quiet {
 				mu.Lock()
-				fmt.Fprintf(os.Stderr, "FAIL %s v%d seed %d: %s\n", j.abi.Name(), j.version, seed, describe(res))
+				fmt.Fprintf(stderr, "FAIL %s seed %d: %s\n", name, seed, describe(res))
 				mu.Unlock()
 			}
 		}
 		if !cfg.quiet && (i+1)%2500 == 0 {
 			mu.Lock()
-			fmt.Fprintf(os.Stderr, "%s v%d: %d/%d programs, %d instructions\n", j.abi.Name(), j.version, i+1, cfg.programs, j.steps)
+			fmt.Fprintf(stderr, "%s: %d/%d programs, %d instructions\n", name, i+1, cfg.programs, c.Instructions)
 			mu.Unlock()
 		}
 	}
-	j.elapsed = time.Since(start)
+	c.Status = "clean"
+	if c.Failed > 0 {
+		c.Status = "failed"
+	}
 }
 
 func describe(res *harness.Result) string {
 	switch {
-	case res.LoadErr != nil:
-		return "consumer refused the section: " + res.LoadErr.Error()
 	case len(res.Failures) > 0:
 		f := res.Failures[0]
 		return fmt.Sprintf("step %d at %s (%s): %s %s", f.Step, f.Function, f.Insn, f.Judgement.Verdict, f.Judgement.Detail)
+	case res.Invalid():
+		for _, v := range res.Violations {
+			if !v.Warning {
+				return "section " + v.String()
+			}
+		}
+	case res.LoadErr != nil:
+		return "consumer refused the section: " + res.LoadErr.Error()
 	case res.RunErr != nil:
 		return "run stopped: " + res.RunErr.Error()
 	}
 	return "clean"
 }
 
-func printSummary(w io.Writer, jobs []*job) {
+func printSummary(w io.Writer, cells []*cell) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tversion\tprograms\tinstructions\tOK\tWRONG\tNOINFO\tERROR\tfailed programs\tinstr/s\t")
-	for _, j := range jobs {
-		rate := 0.0
-		if j.elapsed > 0 {
-			rate = float64(j.steps) / j.elapsed.Seconds()
+	fmt.Fprintln(tw, "target\tproducer\tconsumer\tprograms\tinstructions\tOK\tWRONG\tNOINFO\tERROR\tINVALID\tfailed programs\tinstr/s\t")
+	var notes []string
+	for _, c := range cells {
+		switch c.Status {
+		case "unsupported", "error":
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", c.Target, c.Producer, c.Consumer)
+			notes = append(notes, fmt.Sprintf("%s %s x %s: %s (%s)", c.Target, c.Producer, c.Consumer, c.Status, c.Reason))
+			continue
 		}
-		fmt.Fprintf(tw, "%s\tv%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t\n", j.abi.Name(), j.version, j.programs, j.steps,
-			j.counts[oracle.OK], j.counts[oracle.Wrong], j.counts[oracle.NoInfo], j.counts[oracle.Error], j.failed, rate)
+		rate := 0.0
+		if c.Seconds > 0 {
+			rate = float64(c.Instructions) / c.Seconds
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t\n", c.Target, c.Producer, c.Consumer, c.Programs, c.Instructions,
+			c.counts[verdict.OK], c.counts[verdict.Wrong], c.counts[verdict.NoInfo], c.counts[verdict.Error], c.counts[verdict.Invalid], c.Failed, rate)
 	}
 	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
 }
 
-// replayCase re-runs a saved failure on the consumer it names (or the one
-// given) and says whether the recorded step still fails.
-func replayCase(path, consName string, w io.Writer) int {
+// replayCase re-runs a saved failure on the consumer it names (or, when it
+// names none, the first of consumers) and says whether the recorded step
+// still fails.
+func replayCase(path, consumers string, w, stderr io.Writer) int {
 	c, err := corpus.Load(path)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "sfconform run --replay:", err)
+		fmt.Fprintln(stderr, "sfconform run --replay:", err)
 		return exitSetup
 	}
 	img, err := c.Image()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "sfconform run --replay: %s: %v\n", path, err)
+		fmt.Fprintf(stderr, "sfconform run --replay: %s: %v\n", path, err)
 		return exitSetup
 	}
-	if c.Consumer != "" {
-		consName = c.Consumer
+	consName := c.Consumer
+	if consName == "" {
+		consName, _, _ = strings.Cut(consumers, ",")
 	}
 	cons, err := consumer.New(consName)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "sfconform run --replay:", err)
+		fmt.Fprintln(stderr, "sfconform run --replay:", err)
 		return exitSetup
 	}
 	defer cons.Close()
-	chk, err := harness.New(img.ABI, harness.Options{MaxFailures: 1 << 30})
+	chk, err := harness.New(img.Target, harness.Options{MaxFailures: 1 << 30})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "sfconform run --replay:", err)
+		fmt.Fprintln(stderr, "sfconform run --replay:", err)
 		return exitSetup
 	}
 	defer chk.Close()
 	res := chk.Check(img, cons)
 	fmt.Fprintf(w, "replay %s: %s, %s, producer %s, consumer %s, seed %d\n", path, c.Target, "SFrame v"+strconv.Itoa(c.Version), c.Producer, consName, c.Seed)
 	fmt.Fprintf(w, "recorded: step %d at %s (%s): %s %s\n", c.Step, c.Function, c.Insn, c.Verdict, c.Detail)
+	for _, v := range res.Violations {
+		fmt.Fprintf(w, "section:  %v\n", v)
+	}
 	for i := range res.Failures {
 		f := &res.Failures[i]
 		if f.Step != c.Step {
@@ -281,6 +479,9 @@ func replayCase(path, consName string, w io.Writer) int {
 		return exitFailure
 	}
 	switch {
+	case c.Verdict == verdict.Invalid && res.Invalid():
+		fmt.Fprintln(w, "now:      the section is still invalid")
+		return exitFailure
 	case res.LoadErr != nil:
 		fmt.Fprintf(w, "now:      consumer refused the section: %v\n", res.LoadErr)
 		return exitFailure
@@ -288,8 +489,7 @@ func replayCase(path, consName string, w io.Writer) int {
 		fmt.Fprintf(w, "now:      run stopped: %v\n", res.RunErr)
 		return exitFailure
 	case !res.Clean():
-		fmt.Fprintf(w, "now:      the recorded step passes, but %d other steps fail (first: step %d, %s)\n",
-			res.Counts[1]+res.Counts[2]+res.Counts[3], res.Failures[0].Step, res.Failures[0].Judgement.Detail)
+		fmt.Fprintf(w, "now:      the recorded failure is gone, but the program still fails: %s\n", describe(res))
 		return exitFailure
 	}
 	fmt.Fprintf(w, "now:      all %d steps conform: the failure no longer reproduces\n", res.Steps)

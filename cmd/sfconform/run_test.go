@@ -2,22 +2,25 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sfconform/sfconform/image"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 func TestRunCleanExitsZero(t *testing.T) {
 	out := t.TempDir()
-	code := cmdRun([]string{"--programs", "3", "--targets", "x86-64,s390x", "--versions", "3", "--seed", "5", "-q", "--out", out})
+	code := cmdRun([]string{"--programs", "3", "--targets", "x86-64,s390x", "--producer", "builtin-v3", "--seed", "5", "-q", "--out", out}, io.Discard, io.Discard)
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
@@ -29,12 +32,16 @@ func TestRunCleanExitsZero(t *testing.T) {
 func TestRunBadFlagsExitTwo(t *testing.T) {
 	for _, args := range [][]string{
 		{"--targets", "vax"},
-		{"--versions", "1"},
+		{"--versions", "3"},
+		{"--producer", "builtin-v1"},
+		{"--producer", ""},
+		{"--seed", "x"},
+		{"stray"},
 		{"--consumer", "nonesuch"},
 		{"--programs", "0"},
 		{"--bogus"},
 	} {
-		if code := cmdRun(args); code != exitSetup {
+		if code := cmdRun(args, io.Discard, io.Discard); code != exitSetup {
 			t.Errorf("%v: exit %d, want %d", args, code, exitSetup)
 		}
 	}
@@ -42,16 +49,16 @@ func TestRunBadFlagsExitTwo(t *testing.T) {
 
 // failingCase saves a reproducer of a table whose root function's CFA is
 // one word off, and returns it with the image the fixed table gives.
-func failingCase(t *testing.T, abi sframe.ABI) (string, *producer.Image) {
+func failingCase(t *testing.T, abi target.Target) (string, *image.Image) {
 	t.Helper()
-	good, prog, err := harness.BuiltinImage(abi, 3, 21, gen.Options{})
+	good, prog, err := harness.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fdes := prog.FDEs()
 	for i := range fdes {
 		if fdes[i].Start == prog.Funcs[1].Addr {
-			fdes[i].Rows[0].CFA.Offset += sframe.WordSize
+			fdes[i].Rows[0].CFA.Offset += target.WordSize
 		}
 	}
 	bad, err := producer.BuiltinFrom(prog, 3, fdes)
@@ -75,9 +82,9 @@ func failingCase(t *testing.T, abi sframe.ABI) (string, *producer.Image) {
 }
 
 func TestReplay(t *testing.T) {
-	path, good := failingCase(t, sframe.ABIAArch64BE)
+	path, good := failingCase(t, target.AArch64BE)
 	var out bytes.Buffer
-	if code := replayCase(path, "builtin", &out); code != exitFailure {
+	if code := replayCase(path, "builtin", &out, io.Discard); code != exitFailure {
 		t.Fatalf("replaying a failing case: exit %d\n%s", code, out.String())
 	}
 	if s := out.String(); !strings.Contains(s, "now:") || !strings.Contains(s, "WRONG") || !strings.Contains(s, "expected") {
@@ -95,7 +102,7 @@ func TestReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if code := replayCase(fixed, "builtin", &out); code != exitOK || !strings.Contains(out.String(), "no longer reproduces") {
+	if code := replayCase(fixed, "builtin", &out, io.Discard); code != exitOK || !strings.Contains(out.String(), "no longer reproduces") {
 		t.Fatalf("replaying a fixed case: exit %d\n%s", code, out.String())
 	}
 
@@ -103,10 +110,10 @@ func TestReplay(t *testing.T) {
 	raw, _ := os.ReadFile(path)
 	corrupt := filepath.Join(t.TempDir(), "corrupt.json")
 	os.WriteFile(corrupt, raw[:len(raw)/3], 0o644)
-	if code := replayCase(corrupt, "builtin", &out); code != exitSetup {
+	if code := replayCase(corrupt, "builtin", &out, io.Discard); code != exitSetup {
 		t.Fatalf("corrupt case: exit %d", code)
 	}
-	if code := replayCase(filepath.Join(t.TempDir(), "missing.json"), "builtin", &out); code != exitSetup {
+	if code := replayCase(filepath.Join(t.TempDir(), "missing.json"), "builtin", &out, io.Discard); code != exitSetup {
 		t.Fatalf("missing case: exit %d", code)
 	}
 }

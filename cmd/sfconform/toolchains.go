@@ -2,11 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/sfconform/sfconform/toolchain"
@@ -33,43 +30,33 @@ type toolchainJSON struct {
 	LDFlags       []string `json:"ld_flags,omitempty"`
 }
 
-func cmdToolchains(args []string) int {
-	fs := flag.NewFlagSet("toolchains", flag.ContinueOnError)
+func cmdToolchains(args []string, stdout, stderr io.Writer) int {
+	head := fmt.Sprintf("usage: sfconform toolchains [--json]\n\n"+
+		"Lists the GNU toolchains 'make setup' provisioned under %s ($%s),\n"+
+		"one line per toolchain and target, with the SFrame version its assembler emits\n"+
+		"(0: it cannot emit SFrame for that target).\n", toolchain.CacheDir(), toolchain.CacheEnv)
+	fs := newFlagSet("toolchains", head, stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: sfconform toolchains [--json]\n\n"+
-			"Lists the GNU toolchains 'make setup' provisioned under %s ($%s),\n"+
-			"one line per toolchain and target, with the SFrame version its assembler emits\n"+
-			"(0: it cannot emit SFrame for that target).\n\n", toolchain.CacheDir(), toolchain.CacheEnv)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitSetup
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "sfconform toolchains: unexpected argument %q\n", fs.Arg(0))
-		return exitSetup
+	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
+		return parseExit(err)
 	}
 	all, err := toolchain.All()
 	if len(all) == 0 {
-		fmt.Fprintf(os.Stderr, "sfconform toolchains: %v\n", err)
+		fmt.Fprintf(stderr, "sfconform toolchains: %v\n", err)
 		return exitSetup
 	}
 	if err != nil {
 		// Some are usable: list those, and say what is broken.
-		fmt.Fprintf(os.Stderr, "sfconform toolchains: warning: %v\n", err)
+		fmt.Fprintf(stderr, "sfconform toolchains: warning: %v\n", err)
 	}
 	if *asJSON {
-		return printToolchainsJSON(os.Stdout, all)
+		return printToolchainsJSON(stdout, stderr, all)
 	}
-	printToolchainsTable(os.Stdout, all)
+	printToolchainsTable(stdout, all)
 	return exitOK
 }
 
-func printToolchainsJSON(w io.Writer, all []toolchain.Toolchain) int {
+func printToolchainsJSON(w, stderr io.Writer, all []toolchain.Toolchain) int {
 	rows := make([]toolchainJSON, 0, len(all))
 	for _, t := range all {
 		rows = append(rows, toolchainJSON{
@@ -82,7 +69,7 @@ func printToolchainsJSON(w io.Writer, all []toolchain.Toolchain) int {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(rows); err != nil {
-		fmt.Fprintf(os.Stderr, "sfconform toolchains: %v\n", err)
+		fmt.Fprintf(stderr, "sfconform toolchains: %v\n", err)
 		return exitFailure
 	}
 	return exitOK

@@ -1,11 +1,16 @@
 package conformance_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/verdict"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,8 +22,7 @@ import (
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/oracle"
-	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 func TestConformance(t *testing.T) {
@@ -30,7 +34,7 @@ func TestConformance(t *testing.T) {
 const programsPerEntry = 60
 
 // campaignPrograms is how many programs of the default mix each target x
-// version checks in the slow campaign; SFCONFORM_CAMPAIGN_PROGRAMS
+// producer x consumer checks in the slow campaign; SFCONFORM_CAMPAIGN_PROGRAMS
 // overrides it.
 func campaignPrograms() int {
 	if n, err := strconv.Atoi(os.Getenv("SFCONFORM_CAMPAIGN_PROGRAMS")); err == nil && n > 0 {
@@ -42,9 +46,9 @@ func campaignPrograms() int {
 // One emulator per target per parallel process, reused by every entry.
 var checkers = harness.NewPool(harness.Options{})
 
-func checker(abi sframe.ABI) *harness.Checker {
-	c, err := checkers.Get(abi)
-	Expect(err).NotTo(HaveOccurred(), "emulator for %s", abi.Name())
+func checker(t target.Target) *harness.Checker {
+	c, err := checkers.Get(t)
+	Expect(err).NotTo(HaveOccurred(), "emulator for %s", t.Name())
 	return c
 }
 
@@ -59,7 +63,7 @@ func failuresDir() string {
 
 // Run is one checked program, what the matcher reports on.
 type Run struct {
-	img   *producer.Image
+	img   *image.Image
 	prog  *gen.Program
 	seed  int64
 	cons  string
@@ -88,9 +92,12 @@ func Conform() types.GomegaMatcher {
 // Report describes the run for a failure message.
 func (r *Run) Report() string {
 	res := r.res
-	head := fmt.Sprintf("%s, %s, seed %d: %d instructions checked (OK %d, WRONG %d, NOINFO %d, ERROR %d)\nreproducer: %s",
-		r.img.ABI.Name(), r.img.Producer, r.seed, res.Steps,
-		res.Counts[oracle.OK], res.Counts[oracle.Wrong], res.Counts[oracle.NoInfo], res.Counts[oracle.Error], r.saved)
+	head := fmt.Sprintf("%s, %s x %s, seed %d: %d instructions checked (OK %d, WRONG %d, NOINFO %d, ERROR %d)\nreproducer: %s",
+		r.img.Target.Name(), r.img.Producer, r.cons, r.seed, res.Steps,
+		res.Counts[verdict.OK], res.Counts[verdict.Wrong], res.Counts[verdict.NoInfo], res.Counts[verdict.Error], r.saved)
+	for _, v := range res.Violations {
+		head += "\nsection " + v.String()
+	}
 	switch {
 	case len(res.Failures) > 0:
 		f := res.Failures[0]
@@ -105,14 +112,32 @@ func (r *Run) Report() string {
 	return head
 }
 
+// plugins makes the producer and consumer of an entry, or skips the entry
+// with the reason when they cannot meet on the target: an unsupported pair
+// shows in the report as a skipped entry with its reason, never as a
+// failure.
+func plugins(t target.Target, prodName, consName string) (producer.Producer, consumer.Consumer) {
+	prod, err := producer.New(prodName)
+	Expect(err).NotTo(HaveOccurred())
+	cons, err := consumer.New(consName)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cons.Close)
+	if err := harness.Pairing(prod, cons, t); err != nil {
+		var u *harness.UnsupportedError
+		Expect(errors.As(err, &u)).To(BeTrue(), "%v", err)
+		Skip("unsupported (" + u.Reason + ")")
+	}
+	return prod, cons
+}
+
 var _ = DescribeTable("every executed instruction unwinds to the machine's state",
-	func(abi sframe.ABI, pattern string, v sframe.Version) {
-		cons := consumer.NewBuiltin()
+	func(t target.Target, pattern, prodName, consName string) {
+		prod, cons := plugins(t, prodName, consName)
 		for i := int64(0); i < programsPerEntry; i++ {
 			seed := GinkgoRandomSeed() + i
-			img, prog, err := harness.BuiltinImage(abi, v, seed, gen.Options{Patterns: []string{pattern}})
+			img, prog, err := harness.Produce(prod, t, seed, gen.Options{Patterns: []string{pattern}})
 			Expect(err).NotTo(HaveOccurred(), "seed %d", seed)
-			res := checker(abi).Check(img, cons)
+			res := checker(t).Check(img, cons)
 			Expect(res.Steps).To(BeNumerically(">", 0), "seed %d executed nothing", seed)
 			Expect(&Run{img: img, prog: prog, seed: seed, cons: cons.Name(), res: res}).To(Conform())
 		}
@@ -123,27 +148,48 @@ var _ = DescribeTable("every executed instruction unwinds to the machine's state
 // The long campaign: the default pattern mix, many seeds. Excluded from
 // make test; run it with ginkgo --label-filter slow ./suites/conformance.
 var _ = DescribeTable("campaign: the default mix over many seeds",
-	func(abi sframe.ABI, v sframe.Version) {
-		cons := consumer.NewBuiltin()
+	func(t target.Target, prodName, consName string) {
+		prod, cons := plugins(t, prodName, consName)
 		n := campaignPrograms()
 		for i := 0; i < n; i++ {
 			seed := GinkgoRandomSeed() + int64(i)
-			img, prog, err := harness.BuiltinImage(abi, v, seed, gen.Options{})
+			img, prog, err := harness.Produce(prod, t, seed, gen.Options{})
 			Expect(err).NotTo(HaveOccurred(), "seed %d", seed)
-			res := checker(abi).Check(img, cons)
+			res := checker(t).Check(img, cons)
 			Expect(&Run{img: img, prog: prog, seed: seed, cons: cons.Name(), res: res}).To(Conform())
 		}
 	},
 	campaignEntries(),
 )
 
+// suiteProducers and suiteConsumers are the plug-ins the tables cover:
+// every registered producer, and every registered consumer that needs no
+// argument (an exec: consumer names its command only on the command line).
+func suiteProducers() []string { return producer.Names() }
+
+func suiteConsumers() []string {
+	var out []string
+	for _, n := range consumer.Names() {
+		if c, err := consumer.New(n); err == nil {
+			c.Close()
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func labels(t target.Target, prod, cons string, more ...string) Labels {
+	return append(Labels{"target:" + t.Name(), "producer:" + prod, "consumer:" + cons}, more...)
+}
+
 func campaignEntries() []TableEntry {
 	var out []TableEntry
-	for _, abi := range sframe.Targets {
-		for _, v := range []sframe.Version{2, 3} {
-			out = append(out, Entry(fmt.Sprintf("%s v%d", abi.Name(), v),
-				Label("slow", "target:"+abi.Name(), fmt.Sprintf("version:%d", v), "producer:builtin", "consumer:builtin"),
-				abi, v))
+	for _, t := range target.All {
+		for _, p := range suiteProducers() {
+			for _, c := range suiteConsumers() {
+				out = append(out, Entry(fmt.Sprintf("%s %s x %s", t.Name(), p, c),
+					Label(labels(t, p, c, "slow")...), t, p, c))
+			}
 		}
 	}
 	return out
@@ -151,12 +197,13 @@ func campaignEntries() []TableEntry {
 
 func entries() []TableEntry {
 	var out []TableEntry
-	for _, abi := range sframe.Targets {
-		for _, p := range gen.Patterns(abi) {
-			for _, v := range []sframe.Version{2, 3} {
-				out = append(out, Entry(fmt.Sprintf("%s %s v%d", abi.Name(), p, v),
-					Label("target:"+abi.Name(), "pattern:"+p, fmt.Sprintf("version:%d", v), "producer:builtin", "consumer:builtin"),
-					abi, p, v))
+	for _, t := range target.All {
+		for _, pat := range gen.Patterns(t) {
+			for _, p := range suiteProducers() {
+				for _, c := range suiteConsumers() {
+					out = append(out, Entry(fmt.Sprintf("%s %s %s x %s", t.Name(), pat, p, c),
+						Label(labels(t, p, c, "pattern:"+pat)...), t, pat, p, c))
+				}
 			}
 		}
 	}

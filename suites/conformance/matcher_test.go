@@ -9,19 +9,19 @@ import (
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 var _ = Describe("the Conform matcher", Label("matcher"), func() {
 	It("reports the PC, the instruction, the row and both backtraces, and saves a replayable case", func() {
 		GinkgoT().Setenv("SFCONFORM_FAILURES", GinkgoT().TempDir())
-		abi := sframe.ABIAMD64LE
-		img, prog, err := harness.BuiltinImage(abi, 3, 9, gen.Options{})
+		abi := target.X86_64
+		img, prog, err := harness.Produce(producer.Builtin{Version: 3}, abi, 9, gen.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		fdes := prog.FDEs()
 		for i := range fdes {
 			if fdes[i].Start == prog.Funcs[1].Addr {
-				fdes[i].Rows[0].CFA.Offset += sframe.WordSize
+				fdes[i].Rows[0].CFA.Offset += target.WordSize
 			}
 		}
 		bad, err := producer.BuiltinFrom(prog, 3, fdes)

@@ -4,8 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/sfconform/sfconform/image"
+
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // faultClass injects one kind of fault into a correct image. apply
@@ -13,22 +16,22 @@ import (
 // encoder cannot express it); such a mutant is counted as inapplicable.
 type faultClass struct {
 	name  string
-	apply func(in *mutationInput) (*producer.Image, string, bool)
+	apply func(in *mutationInput) (*image.Image, string, bool)
 }
 
 var faultClasses = []faultClass{
 	{"cfa-offset+word", rowFault(func(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
-		return shiftRule(&f.Rows[r].CFA, +sframe.WordSize, "CFA")
+		return shiftRule(&f.Rows[r].CFA, +target.WordSize, "CFA")
 	})},
 	{"cfa-offset-word", rowFault(func(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
-		return shiftRule(&f.Rows[r].CFA, -sframe.WordSize, "CFA")
+		return shiftRule(&f.Rows[r].CFA, -target.WordSize, "CFA")
 	})},
 	{"fre-start-moved", rowFault(moveRowStart)},
 	{"fp-offset", rowFault(func(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
 		if f.Rows[r].FP.Kind != sframe.RuleExpr || f.Rows[r].FP.Reg != sframe.RegCFA {
 			return "", false
 		}
-		return shiftRule(&f.Rows[r].FP, -sframe.WordSize, "FP")
+		return shiftRule(&f.Rows[r].FP, -target.WordSize, "FP")
 	})},
 	{"ra-offset", raOffset},
 	{"cfa-base-flipped", rowFault(flipBase)},
@@ -62,8 +65,8 @@ func candidates(in *mutationInput, fdes []sframe.FDE) [][2]int {
 
 // rowFault applies mutate to one executed row, chosen by the seed among
 // those where mutate applies, and encodes the result.
-func rowFault(mutate func(in *mutationInput, f *sframe.FDE, r int) (string, bool)) func(*mutationInput) (*producer.Image, string, bool) {
-	return func(in *mutationInput) (*producer.Image, string, bool) {
+func rowFault(mutate func(in *mutationInput, f *sframe.FDE, r int) (string, bool)) func(*mutationInput) (*image.Image, string, bool) {
+	return func(in *mutationInput) (*image.Image, string, bool) {
 		cands := candidates(in, in.prog.FDEs())
 		for k := range cands {
 			c := cands[(int(uint64(in.seed)%uint64(len(cands)))+k)%len(cands)]
@@ -129,7 +132,7 @@ func moveRowStart(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
 
 func flipBase(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
 	c := &f.Rows[r].CFA
-	sp, fp := in.abi.SPRegister(), in.abi.FPRegister()
+	sp, fp := in.abi.SP(), in.abi.FP()
 	if c.Kind != sframe.RuleExpr || c.Deref {
 		return "", false
 	}
@@ -146,21 +149,21 @@ func flipBase(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
 
 // raOffset moves a saved RA's slot. On x86-64 the RA slot is the header's
 // fixed offset, so the fault goes there.
-func raOffset(in *mutationInput) (*producer.Image, string, bool) {
-	if in.abi == sframe.ABIAMD64LE {
+func raOffset(in *mutationInput) (*image.Image, string, bool) {
+	if in.abi == target.X86_64 {
 		img := cloneImage(in.img)
-		img.SFrame[6] = byte(int8(img.SFrame[6]) - sframe.WordSize)
+		img.SFrame[6] = byte(int8(img.SFrame[6]) - target.WordSize)
 		return img, "header fixed RA offset moved down one word", true
 	}
 	return rowFault(func(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
 		if f.Rows[r].RA.Kind != sframe.RuleExpr || f.Rows[r].RA.Reg != sframe.RegCFA {
 			return "", false
 		}
-		return shiftRule(&f.Rows[r].RA, -sframe.WordSize, "RA")
+		return shiftRule(&f.Rows[r].RA, -target.WordSize, "RA")
 	})(in)
 }
 
-func funcSizeShort(in *mutationInput) (*producer.Image, string, bool) {
+func funcSizeShort(in *mutationInput) (*image.Image, string, bool) {
 	for k := range in.prog.Funcs {
 		fn := in.prog.Funcs[(int(uint64(in.seed)%uint64(len(in.prog.Funcs)))+k)%len(in.prog.Funcs)]
 		last := fn.Insns[len(fn.Insns)-1]
@@ -187,7 +190,7 @@ func funcSizeShort(in *mutationInput) (*producer.Image, string, bool) {
 	return nil, "", false
 }
 
-func cloneImage(img *producer.Image) *producer.Image {
+func cloneImage(img *image.Image) *image.Image {
 	c := *img
 	c.SFrame = append([]byte(nil), img.SFrame...)
 	return &c
@@ -243,7 +246,7 @@ func executedFDEs(in *mutationInput, l layout) []int {
 
 // dataWordSize changes the data-word size code of the first FRE of an
 // executed function that has data words.
-func dataWordSize(in *mutationInput) (*producer.Image, string, bool) {
+func dataWordSize(in *mutationInput) (*image.Image, string, bool) {
 	l := sectionLayout(in.img.SFrame)
 	fdes := executedFDEs(in, l)
 	for k := range fdes {
@@ -275,7 +278,7 @@ func dataWordSize(in *mutationInput) (*producer.Image, string, bool) {
 
 // fieldByteOrder stores one executed FDE's function start field in the
 // wrong byte order.
-func fieldByteOrder(in *mutationInput) (*producer.Image, string, bool) {
+func fieldByteOrder(in *mutationInput) (*image.Image, string, bool) {
 	l := sectionLayout(in.img.SFrame)
 	fdes := executedFDEs(in, l)
 	if len(fdes) == 0 {

@@ -6,14 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/producer"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
-	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 func TestMutation(t *testing.T) {
@@ -27,7 +30,7 @@ const mutantsPerClass = 12
 
 var checkers = harness.NewPool(harness.Options{})
 
-func checker(abi sframe.ABI) *harness.Checker {
+func checker(abi target.Target) *harness.Checker {
 	c, err := checkers.Get(abi)
 	Expect(err).NotTo(HaveOccurred(), "emulator for %s", abi.Name())
 	return c
@@ -66,7 +69,7 @@ var _ = AfterSuite(func() {
 })
 
 var _ = DescribeTable("a fault injected into a correct table is caught unless it is equivalent",
-	func(abi sframe.ABI, v sframe.Version, class faultClass) {
+	func(abi target.Target, v sframe.Version, class faultClass) {
 		t := tallies[class.name]
 		if t == nil {
 			t = &tally{}
@@ -74,7 +77,7 @@ var _ = DescribeTable("a fault injected into a correct table is caught unless it
 		}
 		for i := int64(0); i < mutantsPerClass; i++ {
 			seed := GinkgoRandomSeed() + i
-			img, prog, err := harness.BuiltinImage(abi, v, seed, gen.Options{})
+			img, prog, err := harness.Produce(producer.Builtin{Version: v}, abi, seed, gen.Options{})
 			Expect(err).NotTo(HaveOccurred())
 			clean := checker(abi).Trace(img, consumer.NewBuiltin())
 			Expect(clean.Clean()).To(BeTrue(), "seed %d: the unmutated table must conform before mutating it", seed)
@@ -106,7 +109,7 @@ var _ = DescribeTable("a fault injected into a correct table is caught unless it
 
 func mutationEntries() []TableEntry {
 	var out []TableEntry
-	for _, abi := range sframe.Targets {
+	for _, abi := range target.All {
 		for _, v := range []sframe.Version{2, 3} {
 			for _, c := range faultClasses {
 				out = append(out, Entry(fmt.Sprintf("%s v%d %s", abi.Name(), v, c.name),
@@ -120,11 +123,11 @@ func mutationEntries() []TableEntry {
 
 // mutationInput is what a fault class may look at to place its fault.
 type mutationInput struct {
-	abi      sframe.ABI
+	abi      target.Target
 	v        sframe.Version
 	seed     int64
 	prog     *gen.Program
-	img      *producer.Image
+	img      *image.Image
 	executed []uint64
 }
 

@@ -3,9 +3,12 @@ package mutation_test
 import (
 	"fmt"
 
+	"github.com/sfconform/sfconform/image"
+
 	"github.com/sfconform/sfconform/consumer"
-	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // probeConsumer is the builtin consumer on the mutant, plus a witness of
@@ -14,10 +17,10 @@ import (
 // its own small evaluator (not the unwinder under test), and records the
 // first step where they disagree.
 type probeConsumer struct {
-	orig  *producer.Image
+	orig  *image.Image
 	inner *consumer.Builtin
 
-	abi       sframe.ABI
+	abi       target.Target
 	origT     *sframe.Table
 	mutT      *sframe.Table
 	mutErr    error
@@ -31,8 +34,10 @@ func (p *probeConsumer) Name() string   { return "builtin" }
 func (p *probeConsumer) BatchSize() int { return 1 }
 func (p *probeConsumer) Close() error   { return nil }
 
-func (p *probeConsumer) Load(img *producer.Image) error {
-	p.abi = img.ABI
+func (p *probeConsumer) Supports(t target.Target, v int) error { return p.inner.Supports(t, v) }
+
+func (p *probeConsumer) Load(img *image.Image) error {
+	p.abi = img.Target
 	var err error
 	if p.origT, err = sframe.Decode(p.orig.SFrame, p.orig.SFrameAddr); err != nil {
 		return fmt.Errorf("original section: %w", err)
@@ -67,7 +72,7 @@ func (p *probeConsumer) Unwind(steps []consumer.Step, out []consumer.Result) err
 
 // evaluate applies the row covering the PC to the machine state and says
 // what it yields for the caller: CFA, RA and FP values, or why none.
-func evaluate(abi sframe.ABI, t *sframe.Table, regs *sframe.RegisterFile, mem sframe.Memory) string {
+func evaluate(abi target.Target, t *sframe.Table, regs *machine.Registers, mem machine.Memory) string {
 	_, row, err := t.FindRow(regs.PC)
 	if err != nil {
 		return "no row"
@@ -79,18 +84,18 @@ func evaluate(abi sframe.ABI, t *sframe.Table, regs *sframe.RegisterFile, mem sf
 	if !ok {
 		return "CFA unreadable"
 	}
-	lr := sframe.RegAArch64LR
-	if abi == sframe.ABIS390XBE {
-		lr = sframe.RegS390XRA
+	lr := target.RegAArch64LR
+	if abi == target.S390X {
+		lr = target.RegS390XRA
 	}
 	ra, rok := value(row.RA, cfa, lr, regs, mem)
-	fp, fok := value(row.FP, cfa, abi.FPRegister(), regs, mem)
+	fp, fok := value(row.FP, cfa, abi.FP(), regs, mem)
 	return fmt.Sprintf("cfa=%#x ra=%#x/%v fp=%#x/%v", cfa, ra, rok, fp, fok)
 }
 
 // value evaluates one rule; home is the register a RuleSame value is
 // still in (-1: none).
-func value(r sframe.Rule, cfa uint64, home int, regs *sframe.RegisterFile, mem sframe.Memory) (uint64, bool) {
+func value(r sframe.Rule, cfa uint64, home int, regs *machine.Registers, mem machine.Memory) (uint64, bool) {
 	switch r.Kind {
 	case sframe.RuleSame:
 		return regs.Get(home)

