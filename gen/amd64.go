@@ -78,13 +78,34 @@ func amd64Target() *isa {
 			x86Jcc(b, 5, l)
 		},
 	}
-	t.patterns = []*pattern{
-		{name: "leaf", build: x86Leaf},
-		{name: "fp-frame", calls: true, build: x86FPFrame},
-		{name: "sp-frame", calls: true, epilogueCalls: true, build: x86SPFrame},
-		{name: "callee-saved", calls: true, epilogueCalls: true, build: x86CalleeSaved},
-		{name: "multi-epilogue", calls: true, earlyExit: true, build: x86MultiEpilogue},
-		{name: "tail-call", calls: true, tail: true, build: x86TailCall},
+	t.prims = prims{
+		fpSetup:     x86FPSetup,
+		fpTeardowns: []func(b *builder){x86Leave, x86MovPop, x86AddPop},
+		spSetup: func(b *builder) {
+			x86AdjSP(b, -(8 + 16*int64(b.rng.IntN(3))))
+		},
+		spTeardown: func(b *builder, epi func()) {
+			epi()
+			x86AdjSP(b, b.st.spOff-8)
+		},
+		alloc: func(b *builder, exact int64) int64 {
+			if exact == 0 {
+				exact = -16 * (1 + int64(b.rng.IntN(9)))
+			}
+			x86AdjSP(b, exact)
+			return exact
+		},
+		wiggle: func(b *builder) {
+			// A push/pop pair moves the CFA offset once more, between calls.
+			x86Push(b, xR10)
+			x86Filler(b)
+			x86Pop(b, xR11)
+		},
+		saveRegs:  x86SaveRegs,
+		setReg:    func(b *builder, r int) { x86MovImm(b, r, b.rng.Uint32()) },
+		fpSaveOne: x86FPSaveOne,
+		ret:       x86Ret,
+		tailJump:  x86Jmp,
 	}
 	return t
 }
@@ -228,68 +249,28 @@ func x86Filler(b *builder) {
 	}
 }
 
-// x86Leaf: no frame, no calls; sometimes a second ret behind a branch.
-func x86Leaf(b *builder, f *plan) {
-	b.body()
-	if b.rng.IntN(2) == 0 {
-		l := b.newLabel()
-		b.cond(l)
-		x86Filler(b)
-		x86Ret(b)
-		b.place(l)
-	}
-	x86Ret(b)
-}
-
-// x86FPFrame: push %rbp; mov %rsp,%rbp; [sub $N,%rsp]; ...; leave, or
-// mov %rbp,%rsp; pop %rbp, or pop %rbp; ret.
-func x86FPFrame(b *builder, f *plan) {
+// x86FPSetup: push %rbp; mov %rsp,%rbp; [sub $N,%rsp].
+func x86FPSetup(b *builder) {
 	x86FrameSetup(b)
-	n := int64(16 * b.rng.IntN(3))
-	x86AdjSP(b, -n)
-	b.calls(posPrologue)
-	b.body()
-	b.calls(posBody)
-	switch {
-	case n > 0 && b.rng.IntN(3) == 0:
-		// The long form of leave.
-		b.insn([]byte{0x48, 0x89, 0xec}, "mov %%rbp,%%rsp")
-		b.spFromFP(0)
-		x86Pop(b, xRBP)
-	case n > 0 || b.rng.IntN(2) == 0:
-		x86Leave(b)
-	default:
-		x86Pop(b, xRBP)
-	}
-	x86Ret(b)
+	x86AdjSP(b, -16*int64(b.rng.IntN(3)))
 }
 
-// x86SPFrame: CFA from %rsp only, through two allocations and two
-// releases, sometimes a push/pop pair in between.
-func x86SPFrame(b *builder, f *plan) {
-	a := int64(8 + 16*b.rng.IntN(3))
-	x86AdjSP(b, -a)
-	b.calls(posPrologue)
-	x86Filler(b)
-	c := int64(16 * (1 + b.rng.IntN(9)))
-	x86AdjSP(b, -c)
-	b.body()
-	if b.rng.IntN(2) == 0 {
-		// A push/pop pair moves the CFA offset once more, between calls.
-		x86Push(b, xR10)
-		x86Filler(b)
-		x86Pop(b, xR11)
-	}
-	b.calls(posBody)
-	x86AdjSP(b, c)
-	b.calls(posEpilogue)
-	x86AdjSP(b, a)
-	x86Ret(b)
+// x86MovPop is the long form of leave.
+func x86MovPop(b *builder) {
+	b.insn([]byte{0x48, 0x89, 0xec}, "mov %%rbp,%%rsp")
+	b.spFromFP(0)
+	x86Pop(b, xRBP)
 }
 
-// x86CalleeSaved: pushes of callee-saved registers (sometimes %rbp among
-// them, saved but not used as a frame pointer), writes to them, pops.
-func x86CalleeSaved(b *builder, f *plan) {
+// x86AddPop releases the locals with add, then pops %rbp.
+func x86AddPop(b *builder) {
+	x86AdjSP(b, b.st.spOff-b.st.fpOff)
+	x86Pop(b, xRBP)
+}
+
+// x86SaveRegs pushes callee-saved registers (sometimes %rbp among them,
+// saved but not used as a frame pointer) and aligns the stack for calls.
+func x86SaveRegs(b *builder) ([]int, func(*builder, func())) {
 	pool := []int{xRBX, xR12, xR13, xR14, xR15}
 	b.rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
 	regs := pool[:1+b.rng.IntN(3)]
@@ -305,77 +286,42 @@ func x86CalleeSaved(b *builder, f *plan) {
 		n += 8
 	}
 	x86AdjSP(b, -n)
-	b.calls(posPrologue)
+	var written []int
 	for _, r := range regs {
 		if r != xRBP {
-			x86MovImm(b, r, b.rng.Uint32())
+			written = append(written, r)
 		}
 	}
-	b.body()
-	b.calls(posBody)
-	if len(regs)%2 == 0 {
-		// After the release SP would be misaligned: call before it.
-		b.calls(posEpilogue)
-		x86AdjSP(b, n)
-	} else {
-		x86AdjSP(b, n)
-		b.calls(posEpilogue)
+	return written, func(b *builder, epi func()) {
+		if len(regs)%2 == 0 {
+			// After the release SP would be misaligned: call before it.
+			epi()
+			x86AdjSP(b, n)
+		} else {
+			x86AdjSP(b, n)
+			epi()
+		}
+		for i := len(regs) - 1; i >= 0; i-- {
+			x86Pop(b, regs[i])
+		}
 	}
-	for i := len(regs) - 1; i >= 0; i-- {
-		x86Pop(b, regs[i])
-	}
-	x86Ret(b)
 }
 
-// x86MultiEpilogue: a frame with %rbx saved and two epilogues, one taken
-// early on an argument bit; one releases with add/pop, the other with
-// mov/leave.
-func x86MultiEpilogue(b *builder, f *plan) {
+// x86FPSaveOne: a frame with %rbx saved; one epilogue releases with
+// add/pop, the other with mov/leave.
+func x86FPSaveOne(b *builder) (int, [2]func(*builder)) {
 	x86FrameSetup(b)
 	x86Push(b, xRBX)
 	x86AdjSP(b, -8)
-	b.calls(posPrologue)
-	x86MovImm(b, xRBX, b.rng.Uint32())
-	early := b.newLabel()
-	b.cond(early)
-	saved := b.st
-	b.body()
-	b.calls(posBody)
-	popStyle := b.rng.IntN(2) == 0
-	epilogue := func(pop bool) {
-		if pop {
+	return xRBX, [2]func(*builder){
+		func(b *builder) {
 			x86AdjSP(b, 8)
 			x86Pop(b, xRBX)
 			x86Pop(b, xRBP)
-		} else {
+		},
+		func(b *builder) {
 			b.insn([]byte{0x48, 0x8b, 0x5d, 0xf8}, "mov -0x8(%%rbp),%%rbx")
 			x86Leave(b)
-		}
-		x86Ret(b)
+		},
 	}
-	epilogue(popStyle)
-	b.st = saved
-	b.place(early)
-	epilogue(!popStyle)
-}
-
-// x86TailCall: tear the frame down and jmp to a deeper function.
-func x86TailCall(b *builder, f *plan) {
-	if len(f.calls) == 0 && b.rng.IntN(3) == 0 {
-		b.body()
-		x86Jmp(b, f.tail)
-		return
-	}
-	x86FrameSetup(b)
-	n := int64(16 * b.rng.IntN(2))
-	x86AdjSP(b, -n)
-	b.calls(posPrologue)
-	b.body()
-	b.calls(posBody)
-	if n > 0 {
-		x86Leave(b)
-	} else {
-		x86Pop(b, xRBP)
-	}
-	x86Jmp(b, f.tail)
 }

@@ -60,13 +60,33 @@ func arm64Target(abi target.Target) *isa {
 			a64Cond(b, 1, "ne", l)
 		},
 	}
-	t.patterns = []*pattern{
-		{name: "leaf", build: a64Leaf},
-		{name: "fp-frame", calls: true, build: a64FPFrame},
-		{name: "sp-frame", calls: true, epilogueCalls: true, build: a64SPFrame},
-		{name: "callee-saved", calls: true, epilogueCalls: true, build: a64CalleeSaved},
-		{name: "multi-epilogue", calls: true, earlyExit: true, build: a64MultiEpilogue},
-		{name: "tail-call", calls: true, tail: true, build: a64TailCall},
+	t.prims = prims{
+		fpSetup:     a64FPSetup,
+		fpTeardowns: []func(b *builder){a64ReleaseAddLoad, a64ReleaseMovLoad},
+		spSetup: func(b *builder) {
+			// The frame record at the top of the frame, x29 not set.
+			a := int64(16 * (1 + b.rng.IntN(3)))
+			a64AdjSP(b, -a)
+			a64SaveRecord(b, false, a-16)
+		},
+		spTeardown: func(b *builder, epi func()) {
+			epi()
+			a := b.st.spOff
+			a64LoadRecord(b, false, a-16)
+			a64AdjSP(b, a)
+		},
+		alloc: func(b *builder, exact int64) int64 {
+			if exact == 0 {
+				exact = -16 * (1 + int64(b.rng.IntN(4)))
+			}
+			a64AdjSP(b, exact)
+			return exact
+		},
+		saveRegs:  a64SaveRegs,
+		setReg:    func(b *builder, r int) { a64Movz(b, r, uint16(1+b.rng.IntN(0xfffe))) },
+		fpSaveOne: a64FPSaveOne,
+		ret:       a64Ret,
+		tailJump:  func(b *builder, fn string) { a64Branch26(b, 0x14000000, "b", fn) },
 	}
 	return t
 }
@@ -242,125 +262,55 @@ func a64Filler(b *builder) {
 	}
 }
 
-// a64Leaf: no frame, RA stays in x30; sometimes a second ret behind a branch.
-func a64Leaf(b *builder, f *plan) {
-	b.body()
-	if b.rng.IntN(2) == 0 {
-		l := b.newLabel()
-		b.cond(l)
-		a64Filler(b)
-		a64Ret(b)
-		b.place(l)
-	}
-	a64Ret(b)
-}
-
-// a64FPFrame: stp x29, x30, [sp, #-N]!; mov x29, sp; [sub sp]; ...; ldp; ret.
-func a64FPFrame(b *builder, f *plan) {
-	n := int64(16 * (1 + b.rng.IntN(3)))
-	a64SaveRecord(b, true, n)
+// a64FPSetup: stp x29, x30, [sp, #-N]!; mov x29, sp; [sub sp, sp, #L].
+func a64FPSetup(b *builder) {
+	a64SaveRecord(b, true, int64(16*(1+b.rng.IntN(3))))
 	a64SetFP(b)
-	locals := int64(16 * b.rng.IntN(3))
-	a64AdjSP(b, -locals)
-	b.calls(posPrologue)
-	b.body()
-	b.calls(posBody)
-	if locals > 0 {
-		if b.rng.IntN(2) == 0 {
-			a64AdjSP(b, locals)
-		} else {
-			a64(b, 0x910003bf, "mov sp, x29")
-			b.spFromFP(0)
-		}
+	a64AdjSP(b, -16*int64(b.rng.IntN(3)))
+}
+
+// a64ReleaseAddLoad releases the locals with add, then reloads the frame
+// record post-indexed; a64ReleaseMovLoad resets sp from x29 instead.
+func a64ReleaseAddLoad(b *builder) {
+	a64AdjSP(b, b.st.spOff-b.st.fpOff)
+	a64LoadRecord(b, true, b.st.fpOff)
+}
+
+func a64ReleaseMovLoad(b *builder) {
+	if b.st.spOff != b.st.fpOff {
+		a64(b, 0x910003bf, "mov sp, x29")
+		b.spFromFP(0)
 	}
-	a64LoadRecord(b, true, n)
-	a64Ret(b)
+	a64LoadRecord(b, true, b.st.spOff)
 }
 
-// a64SPFrame: CFA from sp only; the frame record stored at the top of the
-// frame without setting x29; two allocations and two releases.
-func a64SPFrame(b *builder, f *plan) {
-	a := int64(16 * (1 + b.rng.IntN(3)))
-	a64AdjSP(b, -a)
-	a64SaveRecord(b, false, a-16)
-	b.calls(posPrologue)
-	a64Filler(b)
-	c := int64(16 * (1 + b.rng.IntN(4)))
-	a64AdjSP(b, -c)
-	b.body()
-	b.calls(posBody)
-	a64AdjSP(b, c)
-	b.calls(posEpilogue)
-	a64LoadRecord(b, false, a-16)
-	a64AdjSP(b, a)
-	a64Ret(b)
-}
-
-// a64CalleeSaved: frame record plus x19-x21 saved, written and restored;
-// x29 set up or not.
-func a64CalleeSaved(b *builder, f *plan) {
+// a64SaveRegs: frame record plus x19-x21, x29 set up or not.
+func a64SaveRegs(b *builder) ([]int, func(*builder, func())) {
 	a64SaveRecord(b, true, 48)
 	if b.rng.IntN(2) == 0 {
 		a64SetFP(b)
 	}
 	a64Pair(b, false, 0, aX19, aX20, 16)
 	a64LdSt(b, false, aX21, aSP, 32)
-	b.calls(posPrologue)
-	for _, r := range []int{aX19, aX20, aX21} {
-		a64Movz(b, r, uint16(1+b.rng.IntN(0xfffe)))
+	return []int{aX19, aX20, aX21}, func(b *builder, epi func()) {
+		a64LdSt(b, true, aX21, aSP, 32)
+		a64Pair(b, true, 0, aX19, aX20, 16)
+		epi()
+		a64LoadRecord(b, true, 48)
 	}
-	b.body()
-	b.calls(posBody)
-	a64LdSt(b, true, aX21, aSP, 32)
-	a64Pair(b, true, 0, aX19, aX20, 16)
-	b.calls(posEpilogue)
-	a64LoadRecord(b, true, 48)
-	a64Ret(b)
 }
 
-// a64MultiEpilogue: a frame with x19 saved and two epilogues, one taken
-// early on an argument bit; they restore x19 through sp or through x29.
-func a64MultiEpilogue(b *builder, f *plan) {
+// a64FPSaveOne: a frame with x19 saved; the epilogues restore x19 through
+// sp or through x29.
+func a64FPSaveOne(b *builder) (int, [2]func(*builder)) {
 	a64SaveRecord(b, true, 32)
 	a64SetFP(b)
 	a64LdSt(b, false, aX19, aSP, 16)
-	b.calls(posPrologue)
-	a64Movz(b, aX19, uint16(1+b.rng.IntN(0xfffe)))
-	early := b.newLabel()
-	b.cond(early)
-	saved := b.st
-	b.body()
-	b.calls(posBody)
-	viaSP := b.rng.IntN(2) == 0
-	epilogue := func(sp bool) {
-		if sp {
-			a64LdSt(b, true, aX19, aSP, 16)
-		} else {
-			a64LdSt(b, true, aX19, aFP, 16)
+	epilogue := func(base int) func(*builder) {
+		return func(b *builder) {
+			a64LdSt(b, true, aX19, base, 16)
+			a64LoadRecord(b, true, 32)
 		}
-		a64LoadRecord(b, true, 32)
-		a64Ret(b)
 	}
-	epilogue(viaSP)
-	b.st = saved
-	b.place(early)
-	epilogue(!viaSP)
-}
-
-// a64TailCall: tear the frame down and branch to a deeper function with
-// x30 holding this function's return address.
-func a64TailCall(b *builder, f *plan) {
-	if len(f.calls) == 0 && b.rng.IntN(3) == 0 {
-		b.body()
-		a64Branch26(b, 0x14000000, "b", f.tail)
-		return
-	}
-	n := int64(16 * (1 + b.rng.IntN(2)))
-	a64SaveRecord(b, true, n)
-	a64SetFP(b)
-	b.calls(posPrologue)
-	b.body()
-	b.calls(posBody)
-	a64LoadRecord(b, true, n)
-	a64Branch26(b, 0x14000000, "b", f.tail)
+	return aX19, [2]func(*builder){epilogue(aSP), epilogue(aFP)}
 }

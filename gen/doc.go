@@ -27,11 +27,16 @@
 //
 // # Patterns
 //
-// Every target has: leaf (no frame), fp-frame, sp-frame (several stack
-// adjustments, no frame pointer), callee-saved, multi-epilogue (early
-// return on an argument bit) and tail-call. Each target's catalog lives in
-// its own file (amd64.go, arm64.go, s390x.go); adding a pattern is adding a
-// constructor there and an entry to the catalog.
+// A pattern is a way to build a function. Skeletons (skeletons.go: leaf,
+// fp-frame, sp-frame, callee-saved, multi-epilogue, tail-call, ...) are
+// written once over each target's prims: frame setup and teardown,
+// allocation, register saves, return and tail jump, each emitted in the
+// target's own idiom (amd64.go, arm64.go, s390x.go). A target's own
+// patterns use its instructions directly. Each pattern declares the SFrame
+// versions that can express its rows; Options.SFrameVersion keeps the
+// default mix to those, and naming one that the version cannot express is a
+// *CannotExpressError. Catalog lists them all (sfconform patterns). Adding
+// a pattern is one file and one catalog line.
 //
 // # Renderings
 //

@@ -17,7 +17,12 @@ const DefaultBase = 0x10000
 type Options struct {
 	Funcs    int      // functions besides the entry stub; default 8, at least MaxDepth (exactly 1 when MaxDepth is 1)
 	MaxDepth int      // longest chain of calls from the root; default 4, at least 1
-	Patterns []string // pattern names to use; nil = every pattern of the target
+	Patterns []string // pattern names to use; nil = every pattern of the target (that SFrameVersion expresses)
+	// SFrameVersion, when not 0, restricts the patterns to those the
+	// version can express: with Patterns nil, the default mix leaves the
+	// others out; a named pattern it cannot express is a
+	// *CannotExpressError.
+	SFrameVersion int
 }
 
 // Program is a generated program: an entry stub and the functions it
@@ -57,19 +62,6 @@ type Insn struct {
 	Bytes []byte
 	Text  string     // GNU syntax, as in the assembly text
 	Row   sframe.Row // the rule that holds at this instruction, before it executes; Start = Off
-}
-
-// Patterns lists the pattern names of a target, in catalog order.
-func Patterns(abi target.Target) []string {
-	t := isaFor(abi)
-	if t == nil {
-		return nil
-	}
-	names := make([]string, len(t.patterns))
-	for i, p := range t.patterns {
-		names[i] = p.name
-	}
-	return names
 }
 
 // callPos says where in a function a call sits.
@@ -121,7 +113,7 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 	if t == nil {
 		return nil, fmt.Errorf("gen: no generator for ABI %v", abi)
 	}
-	pats, err := t.selectPatterns(opt.Patterns)
+	pats, err := t.selectPatterns(opt.Patterns, opt.SFrameVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -172,16 +164,25 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 	return p, nil
 }
 
-// selectPatterns returns the catalog entries named, in catalog order.
-func (t *isa) selectPatterns(names []string) ([]*pattern, error) {
-	if names == nil {
-		return t.patterns, nil
-	}
+// selectPatterns returns the catalog entries named (nil: all), in catalog
+// order, keeping those version v expresses (v 0: all).
+func (t *isa) selectPatterns(names []string, v int) ([]*pattern, error) {
 	var out []*pattern
+	if names == nil {
+		for _, p := range t.patterns {
+			if v == 0 || p.expresses(v) {
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	}
 	for _, n := range names {
 		p := t.pattern(n)
 		if p == nil {
 			return nil, fmt.Errorf("gen: %s has no pattern %q (have %s)", t.abi.Name(), n, strings.Join(Patterns(t.abi), ", "))
+		}
+		if v != 0 && !p.expresses(v) {
+			return nil, &CannotExpressError{Target: t.abi, Pattern: n, Version: v, Reason: p.cannot}
 		}
 		if !slices.Contains(out, p) {
 			out = append(out, p)

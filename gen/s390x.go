@@ -72,13 +72,62 @@ func s390xTarget() *isa {
 				enc: func(pc, tgt uint64, _ bool) ([]byte, error) { return zRel16([]byte{0xa7, zR1<<4 | 7}, pc, tgt) }})
 		},
 	}
-	t.patterns = []*pattern{
-		{name: "leaf", build: zLeaf},
-		{name: "fp-frame", calls: true, build: zFPFrame},
-		{name: "sp-frame", calls: true, epilogueCalls: true, build: zSPFrame},
-		{name: "callee-saved", calls: true, build: zCalleeSaved},
-		{name: "multi-epilogue", calls: true, earlyExit: true, build: zMultiEpilogue},
-		{name: "tail-call", calls: true, tail: true, build: zTailCall},
+	t.prims = prims{
+		fpSetup: func(b *builder) {
+			zSave(b, zR11)
+			zAghi(b, zR15, -(zSaveArea + 8*int64(b.rng.IntN(5))))
+			zSetFP(b)
+		},
+		fpTeardowns: []func(b *builder){
+			func(b *builder) { zRestore(b, zR11, zR11) },
+			func(b *builder) { zRestore(b, zR11, zR15) },
+		},
+		spSetup: func(b *builder) {
+			// Only %r14/%r15 saved; CFA from %r15.
+			zSave(b, zR14)
+			zAghi(b, zR15, -(zSaveArea + 8*int64(b.rng.IntN(4))))
+		},
+		spTeardown: func(b *builder, epi func()) {
+			epi()
+			if b.rng.IntN(2) == 0 {
+				zAghi(b, zR15, b.st.spOff-zSaveArea)
+			}
+			zRestore(b, zR14, zR15)
+		},
+		alloc: func(b *builder, exact int64) int64 {
+			if exact == 0 {
+				exact = -8 * (1 + int64(b.rng.IntN(8)))
+			}
+			zAghi(b, zR15, exact)
+			return exact
+		},
+		saveRegs: func(b *builder) ([]int, func(*builder, func())) {
+			// The full stmg %r6,%r15 / lmg %r6,%r15 frame.
+			zSave(b, 6)
+			zAghi(b, zR15, -(zSaveArea + 8*int64(b.rng.IntN(4))))
+			var regs []int
+			for r := 6; r <= 10; r++ {
+				if b.rng.IntN(2) == 0 {
+					regs = append(regs, r)
+				}
+			}
+			return regs, func(b *builder, epi func()) {
+				epi()
+				zRestore(b, 6, zR15)
+			}
+		},
+		setReg: func(b *builder, r int) { zLghi(b, r, int16(b.rng.Uint32())) },
+		fpSaveOne: func(b *builder) (int, [2]func(*builder)) {
+			zSave(b, 6)
+			zAghi(b, zR15, -(zSaveArea + 16))
+			zSetFP(b)
+			return 6, [2]func(*builder){
+				func(b *builder) { zRestore(b, 6, zR11) },
+				func(b *builder) { zRestore(b, 6, zR15) },
+			}
+		},
+		ret:      zRet,
+		tailJump: func(b *builder, fn string) { zLong(b, 0xf4, "jg ", fn) },
 	}
 	return t
 }
@@ -179,112 +228,4 @@ func zFiller(b *builder) {
 	default:
 		b.insn([]byte{0x07, 0x07}, "nopr %%r7")
 	}
-}
-
-// zLeaf: no frame, RA stays in %r14; sometimes a second return behind a branch.
-func zLeaf(b *builder, f *plan) {
-	b.body()
-	if b.rng.IntN(2) == 0 {
-		l := b.newLabel()
-		b.cond(l)
-		zFiller(b)
-		zRet(b)
-		b.place(l)
-	}
-	zRet(b)
-}
-
-// zFPFrame: stmg %r11,%r15; aghi %r15,-(160+N); lgr %r11,%r15; ...;
-// lmg %r11,%r15 through %r11; br %r14.
-func zFPFrame(b *builder, f *plan) {
-	zSave(b, zR11)
-	zAghi(b, zR15, -(zSaveArea + 8*int64(b.rng.IntN(5))))
-	zSetFP(b)
-	b.calls(posPrologue)
-	b.body()
-	b.calls(posBody)
-	if b.rng.IntN(2) == 0 {
-		zRestore(b, zR11, zR11)
-	} else {
-		zRestore(b, zR11, zR15)
-	}
-	zRet(b)
-}
-
-// zSPFrame: only %r14/%r15 saved, CFA from %r15 through two allocations;
-// the epilogue releases one of them before the lmg.
-func zSPFrame(b *builder, f *plan) {
-	zSave(b, zR14)
-	a := zSaveArea + 8*int64(b.rng.IntN(4))
-	zAghi(b, zR15, -a)
-	b.calls(posPrologue)
-	zFiller(b)
-	c := 8 * int64(1+b.rng.IntN(8))
-	zAghi(b, zR15, -c)
-	b.body()
-	b.calls(posBody)
-	zAghi(b, zR15, c)
-	b.calls(posEpilogue)
-	if b.rng.IntN(2) == 0 {
-		zAghi(b, zR15, a)
-	}
-	zRestore(b, zR14, zR15)
-	zRet(b)
-}
-
-// zCalleeSaved: the full stmg %r6,%r15 / lmg %r6,%r15 frame with the
-// callee-saved registers written in the body.
-func zCalleeSaved(b *builder, f *plan) {
-	zSave(b, 6)
-	zAghi(b, zR15, -(zSaveArea + 8*int64(b.rng.IntN(4))))
-	b.calls(posPrologue)
-	for r := 6; r <= 10; r++ {
-		if b.rng.IntN(2) == 0 {
-			zLghi(b, r, int16(b.rng.Uint32()))
-		}
-	}
-	b.body()
-	b.calls(posBody)
-	zRestore(b, 6, zR15)
-	zRet(b)
-}
-
-// zMultiEpilogue: an FP frame with two epilogues, one taken early on an
-// argument bit; one restores through %r15, the other through %r11.
-func zMultiEpilogue(b *builder, f *plan) {
-	zSave(b, 6)
-	zAghi(b, zR15, -(zSaveArea + 16))
-	zSetFP(b)
-	b.calls(posPrologue)
-	zLghi(b, 6, int16(b.rng.Uint32()))
-	early := b.newLabel()
-	b.cond(early)
-	saved := b.st
-	b.body()
-	b.calls(posBody)
-	base := []int{zR11, zR15}[b.rng.IntN(2)]
-	zRestore(b, 6, base)
-	zRet(b)
-	b.st = saved
-	b.place(early)
-	zRestore(b, 6, zR11+zR15-base)
-	zRet(b)
-}
-
-// zTailCall: tear the frame down and jg to a deeper function with %r14
-// holding this function's return address.
-func zTailCall(b *builder, f *plan) {
-	if len(f.calls) == 0 && b.rng.IntN(3) == 0 {
-		b.body()
-		zLong(b, 0xf4, "jg ", f.tail)
-		return
-	}
-	zSave(b, zR11)
-	zAghi(b, zR15, -zSaveArea)
-	zSetFP(b)
-	b.calls(posPrologue)
-	b.body()
-	b.calls(posBody)
-	zRestore(b, zR11, zR11)
-	zLong(b, 0xf4, "jg ", f.tail)
 }

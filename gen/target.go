@@ -8,9 +8,10 @@ import (
 	"github.com/sfconform/sfconform/target"
 )
 
-// isa is everything gen knows about one ABI: registers, the state at a
-// function's entry, the call discipline, the instruction helpers the
-// patterns share, and the pattern catalog.
+// isa is everything gen knows about one target: registers, the state at a
+// function's entry, the call discipline, and the primitives the shared
+// skeletons (skeletons.go) and the target's own patterns build functions
+// from.
 type isa struct {
 	abi        target.Target
 	sp, fp, ra int // DWARF numbers; ra is the return-address column
@@ -33,21 +34,100 @@ type isa struct {
 	filler     func(b *builder)
 	loop       func(b *builder, n int)
 
+	prims prims
+
+	// own lists the patterns only this target has, in catalog order after
+	// the shared skeletons.
+	own []*pattern
+	// patterns is the whole catalog: the skeletons the target supports,
+	// then its own patterns. Built once by catalogFor.
 	patterns []*pattern
 }
 
-// pattern is one catalog entry: a way to build a function. Adding a pattern
-// is adding an entry to a target's catalog.
+// prims are the per-target steps the shared skeletons are written in. Each
+// one emits instructions in the target's own idiom and records what they do
+// to the frame through the builder (sp, saveRA, fpFromSP, ...), so the rows
+// follow from the instructions. Primitives make their own seeded choices
+// (sizes, instruction forms) with b.rng.
+type prims struct {
+	// fpSetup saves what the caller needs back (RA where the target keeps
+	// it in a register, the FP), makes the FP the CFA base and allocates
+	// some locals: afterwards a call is legal.
+	fpSetup func(b *builder)
+	// fpTeardowns are alternative epilogues undoing fpSetup: SP back at its
+	// entry value, FP and RA where the caller left them.
+	fpTeardowns []func(b *builder)
+	// spSetup saves what a call needs saved and allocates a frame with the
+	// CFA based on SP; spTeardown undoes it. epi runs the epilogue's calls
+	// at the point where the frame still allows them.
+	spSetup    func(b *builder)
+	spTeardown func(b *builder, epi func())
+	// alloc moves SP by exact (negative grows the frame) or, when exact is
+	// 0, grows the frame by a random amount that keeps calls legal; it
+	// returns the adjustment so that alloc(b, -adj) undoes it.
+	alloc func(b *builder, exact int64) int64
+	// wiggle moves SP and back within the body once (x86-64 push/pop
+	// pair), where the target has such an idiom; nil otherwise.
+	wiggle func(b *builder)
+	// saveRegs saves some callee-saved registers (and whatever a call then
+	// needs), returns the registers it saved and an epilogue that restores
+	// everything, running epi where calls are still legal.
+	saveRegs func(b *builder) (regs []int, epilogue func(b *builder, epi func()))
+	// setReg writes a random value to a register saveRegs saved.
+	setReg func(b *builder, r int)
+	// fpSaveOne sets up an FP frame that also saves one callee-saved
+	// register, and returns it and two different epilogues restoring both.
+	fpSaveOne func(b *builder) (reg int, epilogues [2]func(b *builder))
+	// ret returns; tailJump leaves through a jump to fn.
+	ret      func(b *builder)
+	tailJump func(b *builder, fn string)
+}
+
+// pattern is one catalog entry: a way to build a function. A skeleton is
+// written once over prims; a target's own pattern uses its instructions
+// directly. Adding a pattern is one file and one line in a catalog.
 type pattern struct {
 	name          string
+	doc           string
 	calls         bool // may call other functions
 	tail          bool // leaves through a tail call
 	epilogueCalls bool // has a legal call position inside the epilogue
 	earlyExit     bool // may return before its posBody calls
-	build         func(b *builder, f *plan)
+	// versions lists the SFrame versions that can express the pattern's
+	// rows; nil means every version the encoder writes (2 and 3).
+	versions []int
+	// cannot says why the versions not listed cannot express it.
+	cannot string
+	// on says whether the skeleton exists on a target (nil: everywhere).
+	on    func(t *isa) bool
+	build func(b *builder, f *plan)
+}
+
+// expresses reports whether SFrame version v can express the pattern.
+func (p *pattern) expresses(v int) bool {
+	if p.versions == nil {
+		return v == 2 || v == 3
+	}
+	for _, x := range p.versions {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 var isas = []*isa{amd64Target(), arm64Target(target.AArch64), arm64Target(target.AArch64BE), s390xTarget()}
+
+func init() {
+	for _, t := range isas {
+		for _, p := range skeletons {
+			if p.on == nil || p.on(t) {
+				t.patterns = append(t.patterns, p)
+			}
+		}
+		t.patterns = append(t.patterns, t.own...)
+	}
+}
 
 func isaFor(abi target.Target) *isa {
 	for _, t := range isas {
@@ -61,6 +141,9 @@ func isaFor(abi target.Target) *isa {
 // calls emits the plan's calls at position pos, each conditional one
 // skipped by a branch on an argument bit.
 func (b *builder) calls(pos callPos) {
+	if b.plan == nil {
+		return
+	}
 	for _, c := range b.plan.calls {
 		if c.pos != pos {
 			continue
@@ -80,6 +163,9 @@ func (b *builder) calls(pos callPos) {
 
 // body emits the plan's filler instructions and loop.
 func (b *builder) body() {
+	if b.plan == nil {
+		return
+	}
 	for i := 0; i < b.plan.fillers; i++ {
 		b.t.filler(b)
 	}

@@ -21,8 +21,18 @@ import (
 const CodeBase = emu.CodeBase
 
 // Produce generates the program for (t, seed, opt), lays it out at
-// CodeBase and has prod make its image.
+// CodeBase and has prod make its image. The patterns are those the
+// producer's SFrame version can express: a pattern named in opt that it
+// cannot is a *gen.CannotExpressError, a property of the format to report
+// as such, not a failure.
 func Produce(prod producer.Producer, t target.Target, seed int64, opt gen.Options) (*image.Image, *gen.Program, error) {
+	if opt.SFrameVersion == 0 {
+		v, err := prod.SFrameVersion(t)
+		if err != nil {
+			return nil, nil, fmt.Errorf("producer %s on %s: %w", prod.Name(), t.Name(), err)
+		}
+		opt.SFrameVersion = v
+	}
 	prog, err := gen.Generate(t, seed, opt)
 	if err != nil {
 		return nil, nil, err

@@ -136,6 +136,10 @@ var _ = DescribeTable("every executed instruction unwinds to the machine's state
 		for i := int64(0); i < programsPerEntry; i++ {
 			seed := GinkgoRandomSeed() + i
 			img, prog, err := harness.Produce(prod, t, seed, gen.Options{Patterns: []string{pattern}})
+			var cannot *gen.CannotExpressError
+			if errors.As(err, &cannot) {
+				Skip("unsupported (" + cannot.Error() + ")")
+			}
 			Expect(err).NotTo(HaveOccurred(), "seed %d", seed)
 			res := checker(t).Check(img, cons)
 			Expect(res.Steps).To(BeNumerically(">", 0), "seed %d executed nothing", seed)

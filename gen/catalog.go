@@ -1,0 +1,73 @@
+package gen
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sfconform/sfconform/target"
+)
+
+// PatternInfo describes one catalog entry for listings.
+type PatternInfo struct {
+	Name string
+	Doc  string
+	// Targets are the targets whose catalog has the pattern.
+	Targets []target.Target
+	// Versions are the SFrame versions that can express it; Cannot says
+	// why the others cannot.
+	Versions []int
+	Cannot   string
+	// Skeleton is set for patterns written once over every target's
+	// primitives; the others are one target's own idiom.
+	Skeleton bool
+}
+
+// Patterns lists the pattern names of a target, in catalog order.
+func Patterns(t target.Target) []string {
+	i := isaFor(t)
+	if i == nil {
+		return nil
+	}
+	names := make([]string, len(i.patterns))
+	for k, p := range i.patterns {
+		names[k] = p.name
+	}
+	return names
+}
+
+// Catalog lists every pattern of every target: the skeletons first, then
+// each target's own, in catalog order.
+func Catalog() []PatternInfo {
+	var out []PatternInfo
+	index := map[*pattern]int{}
+	for _, t := range isas {
+		for _, p := range t.patterns {
+			k, ok := index[p]
+			if !ok {
+				vs := p.versions
+				if vs == nil {
+					vs = []int{2, 3}
+				}
+				out = append(out, PatternInfo{Name: p.name, Doc: p.doc, Versions: slices.Clone(vs), Cannot: p.cannot,
+					Skeleton: slices.Contains(skeletons, p)})
+				k = len(out) - 1
+				index[p] = k
+			}
+			out[k].Targets = append(out[k].Targets, t.abi)
+		}
+	}
+	return out
+}
+
+// CannotExpressError says that an SFrame version cannot express a pattern:
+// a property of the format, not a failure of a producer.
+type CannotExpressError struct {
+	Target  target.Target
+	Pattern string
+	Version int
+	Reason  string
+}
+
+func (e *CannotExpressError) Error() string {
+	return fmt.Sprintf("SFrame v%d cannot express pattern %s on %s: %s", e.Version, e.Pattern, e.Target.Name(), e.Reason)
+}

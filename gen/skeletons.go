@@ -1,0 +1,108 @@
+package gen
+
+// skeletons are the patterns every target has, written once over the
+// target's prims. Their shapes, and the call positions they offer:
+//
+//	leaf            no frame; sometimes a second return behind a branch
+//	fp-frame        FP-based CFA; one of the target's epilogues
+//	sp-frame        SP-based CFA through two allocations and releases;
+//	                calls after the prologue, in the body and inside the
+//	                epilogue
+//	callee-saved    callee-saved registers saved, written and restored
+//	multi-epilogue  an early return on an argument bit, the two epilogues
+//	                in different forms
+//	tail-call       leaves through a jump to a deeper function, with or
+//	                without a frame first
+var skeletons = []*pattern{
+	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
+	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
+	{name: "sp-frame", doc: "no frame pointer; CFA based on SP through several adjustments", calls: true, epilogueCalls: true, build: spFrameSkeleton},
+	{name: "callee-saved", doc: "callee-saved registers saved, written, restored", calls: true, epilogueCalls: true, build: calleeSavedSkeleton},
+	{name: "multi-epilogue", doc: "early return on an argument bit; two epilogues in different forms", calls: true, earlyExit: true, build: multiEpilogueSkeleton},
+	{name: "tail-call", doc: "frame torn down, then a jump to a deeper function", calls: true, tail: true, build: tailCallSkeleton},
+}
+
+func leafSkeleton(b *builder, f *plan) {
+	b.body()
+	if b.rng.IntN(2) == 0 {
+		l := b.newLabel()
+		b.cond(l)
+		b.t.filler(b)
+		b.t.prims.ret(b)
+		b.place(l)
+	}
+	b.t.prims.ret(b)
+}
+
+func fpFrameSkeleton(b *builder, f *plan) {
+	p := &b.t.prims
+	p.fpSetup(b)
+	b.calls(posPrologue)
+	b.body()
+	b.calls(posBody)
+	p.fpTeardowns[b.rng.IntN(len(p.fpTeardowns))](b)
+	p.ret(b)
+}
+
+func spFrameSkeleton(b *builder, f *plan) {
+	p := &b.t.prims
+	p.spSetup(b)
+	b.calls(posPrologue)
+	b.t.filler(b)
+	c := p.alloc(b, 0)
+	b.body()
+	if p.wiggle != nil && b.rng.IntN(2) == 0 {
+		p.wiggle(b)
+	}
+	b.calls(posBody)
+	p.alloc(b, -c)
+	p.spTeardown(b, func() { b.calls(posEpilogue) })
+	p.ret(b)
+}
+
+func calleeSavedSkeleton(b *builder, f *plan) {
+	p := &b.t.prims
+	regs, epilogue := p.saveRegs(b)
+	b.calls(posPrologue)
+	for _, r := range regs {
+		p.setReg(b, r)
+	}
+	b.body()
+	b.calls(posBody)
+	epilogue(b, func() { b.calls(posEpilogue) })
+	p.ret(b)
+}
+
+func multiEpilogueSkeleton(b *builder, f *plan) {
+	p := &b.t.prims
+	reg, epilogues := p.fpSaveOne(b)
+	b.calls(posPrologue)
+	p.setReg(b, reg)
+	early := b.newLabel()
+	b.cond(early)
+	saved := b.st
+	b.body()
+	b.calls(posBody)
+	first := b.rng.IntN(2)
+	epilogues[first](b)
+	p.ret(b)
+	b.st = saved
+	b.place(early)
+	epilogues[1-first](b)
+	p.ret(b)
+}
+
+func tailCallSkeleton(b *builder, f *plan) {
+	p := &b.t.prims
+	if len(f.calls) == 0 && b.rng.IntN(3) == 0 {
+		b.body()
+		p.tailJump(b, f.tail)
+		return
+	}
+	p.fpSetup(b)
+	b.calls(posPrologue)
+	b.body()
+	b.calls(posBody)
+	p.fpTeardowns[b.rng.IntN(len(p.fpTeardowns))](b)
+	p.tailJump(b, f.tail)
+}
