@@ -53,11 +53,15 @@ type Case struct {
 	Version  int    `json:"sframe_version"`
 	Seed     int64  `json:"seed"`
 
-	CodeAddr   Addr            `json:"code_addr"`
-	Code       Hex             `json:"code"`
-	Entry      Addr            `json:"entry"`
-	Exit       Addr            `json:"exit"`
-	Regs       map[string]Addr `json:"regs,omitempty"` // DWARF register number -> initial value
+	CodeAddr Addr `json:"code_addr"`
+	Code     Hex  `json:"code"`
+	Entry    Addr `json:"entry"`
+	Exit     Addr `json:"exit"`
+	// Regs are the initial argument registers of the failing run (DWARF
+	// register number -> value); Path is that run's index among the
+	// program's paths, for reference (a case replays one run).
+	Regs       map[string]Addr `json:"regs,omitempty"`
+	Path       int             `json:"path,omitempty"`
 	Symbols    []image.Symbol  `json:"symbols"`
 	SFrameAddr Addr            `json:"sframe_addr"`
 	SFrame     Hex             `json:"sframe"`
@@ -97,26 +101,30 @@ func (c *Case) Image() (*image.Image, error) {
 		Target: abi, Producer: c.Producer, SFrameVersion: c.Version,
 		Code: c.Code, CodeAddr: uint64(c.CodeAddr), Entry: uint64(c.Entry), Exit: uint64(c.Exit),
 		Symbols: c.Symbols, SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr),
-		Regs: map[int]uint64{},
 	}
+	regs := map[int]uint64{}
 	for k, v := range c.Regs {
 		n, err := strconv.Atoi(k)
 		if err != nil || n < 0 || n >= machine.MaxReg {
 			return nil, fmt.Errorf("regs: %q is not a DWARF register number below %d", k, machine.MaxReg)
 		}
-		img.Regs[n] = uint64(v)
+		regs[n] = uint64(v)
 	}
+	img.Paths = []map[int]uint64{regs}
 	return img, nil
 }
 
-// SetImage fills the image fields of a case.
-func (c *Case) SetImage(img *image.Image) {
+// SetImage fills the image fields of a case, with the argument registers
+// of path (an index into img.Paths).
+func (c *Case) SetImage(img *image.Image, path int) {
 	c.Target, c.Producer, c.Version = img.Target.Name(), img.Producer, img.SFrameVersion
 	c.Code, c.CodeAddr, c.Entry, c.Exit = img.Code, Addr(img.CodeAddr), Addr(img.Entry), Addr(img.Exit)
 	c.Symbols, c.SFrame, c.SFrameAddr = img.Symbols, img.SFrame, Addr(img.SFrameAddr)
-	c.Regs = map[string]Addr{}
-	for k, v := range img.Regs {
-		c.Regs[strconv.Itoa(k)] = Addr(v)
+	c.Regs, c.Path = map[string]Addr{}, path
+	if path >= 0 && path < len(img.Paths) {
+		for k, v := range img.Paths[path] {
+			c.Regs[strconv.Itoa(k)] = Addr(v)
+		}
 	}
 }
 

@@ -118,6 +118,20 @@ func (p *Program) FDEs() []sframe.FDE {
 	return out
 }
 
+// PathRegs returns, for every path, the initial argument registers by
+// DWARF number.
+func (p *Program) PathRegs() []map[int]uint64 {
+	out := make([]map[int]uint64, len(p.ArgSets))
+	for k, args := range p.ArgSets {
+		m := make(map[int]uint64, len(p.ArgRegs))
+		for i, r := range p.ArgRegs {
+			m[r] = args[i]
+		}
+		out[k] = m
+	}
+	return out
+}
+
 // Symbols returns the function symbols in address order.
 func (p *Program) Symbols() []image.Symbol {
 	out := make([]image.Symbol, len(p.Funcs))

@@ -23,7 +23,15 @@ type Options struct {
 	// others out; a named pattern it cannot express is a
 	// *CannotExpressError.
 	SFrameVersion int
+	// Paths is how many argument vectors the program is run with (Args is
+	// the first); default DefaultPaths. Each takes its own branches and
+	// early returns through the same code.
+	Paths int
 }
+
+// DefaultPaths is how many argument vectors a program gets by default: the
+// emulator translates a program's code once and runs it this many times.
+const DefaultPaths = 4
 
 // Program is a generated program: an entry stub and the functions it
 // reaches, with the unwind rule of every instruction.
@@ -34,9 +42,11 @@ type Program struct {
 	// rows are outermost (RA undefined); execution ends at Exit.
 	Funcs []*Func
 	// ArgRegs are DWARF numbers of argument registers and Args the values
-	// they must hold at Entry. Functions branch on bits of them.
+	// they must hold at Entry. Functions branch on bits of them. ArgSets
+	// are the argument vectors of every path, ArgSets[0] being Args.
 	ArgRegs []int
 	Args    []uint64
+	ArgSets [][]uint64
 	// Set by Layout.
 	Base        uint64
 	Code        []byte
@@ -139,6 +149,22 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 	}
 
 	plans := planGraph(t, pats, rng, n, depth)
+
+	// The other paths' arguments come from a generator of their own, so
+	// the program is the same whatever the number of paths.
+	paths := opt.Paths
+	if paths <= 0 {
+		paths = DefaultPaths
+	}
+	p.ArgSets = [][]uint64{p.Args}
+	prng := rand.New(rand.NewPCG(uint64(seed), 0x3c6e_f372_fe94_f82b^uint64(abi)))
+	for len(p.ArgSets) < paths {
+		a := make([]uint64, len(p.Args))
+		for i := range a {
+			a[i] = prng.Uint64()
+		}
+		p.ArgSets = append(p.ArgSets, a)
+	}
 
 	defer func() {
 		if r := recover(); r != nil {

@@ -78,7 +78,13 @@ func Pairing(prod producer.Producer, cons consumer.Consumer, t target.Target) er
 // be nil (a replayed case has no program).
 func NewCase(img *image.Image, prog *gen.Program, seed int64, consumerName string, res *Result) *corpus.Case {
 	c := &corpus.Case{Consumer: consumerName, Seed: seed, Frame: -1, Violations: res.Violations}
-	c.SetImage(img)
+	path := 0
+	if len(res.Failures) > 0 {
+		path = res.Failures[0].Path
+	} else if res.RunErr != nil {
+		path = res.Paths - 1
+	}
+	c.SetImage(img, path)
 	if prog != nil {
 		c.Assembly = prog.Assembly()
 	}

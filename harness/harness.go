@@ -29,7 +29,8 @@ type Options struct {
 
 // Failure is one step whose backtrace was not OK.
 type Failure struct {
-	Step      int
+	Path      int // index into the image's Paths
+	Step      int // instruction index within the path's run
 	PC        uint64
 	Insn      string // disassembly of the instruction about to execute
 	Function  string // symbol+offset
@@ -41,8 +42,11 @@ type Failure struct {
 
 // Result is the outcome of checking one image.
 type Result struct {
-	Steps  int                // instructions executed and judged
-	Counts [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
+	Paths int // runs made, one per path of the image
+	// PathSteps are the steps of each run.
+	PathSteps []int
+	Steps     int                // instructions executed and judged, all paths
+	Counts    [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
 	// Violations are the rules the section breaks (validate.Section),
 	// warnings included.
 	Violations []verdict.Violation
@@ -78,6 +82,7 @@ type Checker struct {
 	steps    []consumer.Step
 	out      []consumer.Result
 	record   bool
+	path     int
 }
 
 // New makes a Checker with its own emulator instance.
@@ -129,12 +134,26 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 	}
 	c.img, c.cons, c.tracker, c.res, c.record = img, cons, tr, res, record
 	c.batch, c.steps = c.batch[:0], c.steps[:0]
-	_, err = c.m.Execute(&emu.Run{
-		Code: img.Code, CodeAddr: img.CodeAddr, Entry: img.Entry, Exit: img.Exit,
-		Regs: img.Regs, Budget: c.opt.Budget,
-	}, c.step)
-	c.flush()
-	res.RunErr = err
+	paths := img.Paths
+	if len(paths) == 0 {
+		paths = []map[int]uint64{nil}
+	}
+	// One program, several runs: the emulator translates its code once.
+	for k, regs := range paths {
+		c.path = k
+		tr.Reset()
+		_, err = c.m.Execute(&emu.Run{
+			Code: img.Code, CodeAddr: img.CodeAddr, Entry: img.Entry, Exit: img.Exit,
+			Regs: regs, Budget: c.opt.Budget,
+		}, c.step)
+		c.flush()
+		res.Paths++
+		res.PathSteps = append(res.PathSteps, res.Steps-sum(res.PathSteps))
+		if err != nil {
+			res.RunErr = fmt.Errorf("path %d: %w", k, err)
+			break
+		}
+	}
 	c.img, c.cons, c.tracker, c.res = nil, nil, nil, nil
 	return res
 }
@@ -202,7 +221,7 @@ func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer
 		return
 	}
 	res.Failures = append(res.Failures, Failure{
-		Step: index, PC: pc, Insn: c.instruction(pc), Function: c.img.Describe(pc), Judgement: j,
+		Path: c.path, Step: index, PC: pc, Insn: c.instruction(pc), Function: c.img.Describe(pc), Judgement: j,
 		Expected: append([]frame.Frame(nil), expected...),
 		Got:      append([]frame.Frame(nil), r.Frames...),
 		Err:      r.Err,
@@ -254,3 +273,11 @@ func (p *Pool) Close() {
 // machineMemory is what a Step offers an in-process consumer; asserted
 // here so a change to emu.Step that breaks it fails to compile.
 var _ machine.Memory = (*emu.Step)(nil)
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}

@@ -155,7 +155,14 @@ func TestBatchConsumerSeesSnapshots(t *testing.T) {
 		if !res.Clean() || res.Steps != live.Steps {
 			t.Fatalf("%s: batched consumer: %+v (live: %d steps)", abi.Name(), res, live.Steps)
 		}
-		if want := (res.Steps + 63) / 64; b.calls != want {
+		want := 0
+		for _, n := range res.PathSteps {
+			want += (n + 63) / 64 // each run's last batch is sent when the run ends
+		}
+		if res.Paths != gen.DefaultPaths || len(res.PathSteps) != res.Paths {
+			t.Errorf("%s: %d paths, steps %v", abi.Name(), res.Paths, res.PathSteps)
+		}
+		if b.calls != want {
 			t.Errorf("%s: %d batches for %d steps, want %d", abi.Name(), b.calls, res.Steps, want)
 		}
 		// Snapshots are taken at the step, not at the flush: a wrong table

@@ -28,10 +28,13 @@ type Image struct {
 	SFrameVersion int
 	Code          []byte // as it must be in memory
 	CodeAddr      uint64
-	Entry         uint64         // first instruction (the entry stub)
-	Exit          uint64         // the run ends when the PC reaches it
-	Symbols       []Symbol       // sorted by address (SortSymbols)
-	Regs          map[int]uint64 // initial argument registers by DWARF number
+	Entry         uint64   // first instruction (the entry stub)
+	Exit          uint64   // the run ends when the PC reaches it
+	Symbols       []Symbol // sorted by address (SortSymbols)
+	// Paths are the runs of the program: each one's initial argument
+	// registers by DWARF number. There is at least one; every run starts at
+	// Entry with the rest of the machine reset.
+	Paths []map[int]uint64
 
 	SFrame     []byte // the section's bytes
 	SFrameAddr uint64 // virtual address of SFrame[0]

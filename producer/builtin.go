@@ -60,10 +60,7 @@ func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Im
 		Entry:         p.Entry,
 		Exit:          p.Exit,
 		Symbols:       p.Symbols(),
-		Regs:          make(map[int]uint64, len(p.ArgRegs)),
-	}
-	for i, r := range p.ArgRegs {
-		img.Regs[r] = p.Args[i]
+		Paths:         p.PathRegs(),
 	}
 	img.SortSymbols()
 	end := p.Base + uint64(len(p.Code))

@@ -56,9 +56,14 @@ func TestBuiltinImage(t *testing.T) {
 			if _, ok := img.SymbolAt(img.CodeAddr - 1); ok {
 				t.Error("SymbolAt before the code found a symbol")
 			}
-			for i, r := range p.ArgRegs {
-				if img.Regs[r] != p.Args[i] {
-					t.Errorf("argument register %d = %#x, want %#x", r, img.Regs[r], p.Args[i])
+			if len(img.Paths) != gen.DefaultPaths {
+				t.Errorf("%d paths, want %d", len(img.Paths), gen.DefaultPaths)
+			}
+			for k, args := range p.ArgSets {
+				for i, r := range p.ArgRegs {
+					if img.Paths[k][r] != args[i] {
+						t.Errorf("path %d: argument register %d = %#x, want %#x", k, r, img.Paths[k][r], args[i])
+					}
 				}
 			}
 		}

@@ -30,7 +30,7 @@ func init() {
 const (
 	defaultProducers = "builtin-v2,builtin-v3"
 	defaultConsumers = "builtin"
-	defaultPrograms  = 10000
+	defaultPrograms  = 5000
 )
 
 const runUsage = `usage: sfconform run [flags]
@@ -56,6 +56,7 @@ usage or setup.
 // runConfig is what the run flags select.
 type runConfig struct {
 	programs  int
+	paths     int
 	targets   []target.Target
 	producers []string
 	consumers []string
@@ -90,6 +91,7 @@ type cell struct {
 type summary struct {
 	Seed     int64   `json:"seed"`
 	Programs int     `json:"programs_per_cell"`
+	Paths    int     `json:"paths_per_program"`
 	Cells    []*cell `json:"cells"`
 }
 
@@ -97,6 +99,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", runUsage, stderr)
 	cfg := runConfig{}
 	fs.IntVar(&cfg.programs, "programs", defaultPrograms, "programs per cell")
+	fs.IntVar(&cfg.paths, "paths", gen.DefaultPaths, "runs per program, each with its own argument vector (its own branches)")
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	producers := fs.String("producer", defaultProducers, "comma-separated producers (see --list)")
 	consumers := fs.String("consumer", defaultConsumers, "comma-separated consumers (see --list)")
@@ -139,16 +142,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	} else if cfg.seed, err = strconv.ParseInt(*seedText, 0, 64); err != nil {
 		return fail(fmt.Errorf("--seed %q: not an integer", *seedText))
 	}
-	if cfg.programs < 1 || cfg.workers < 1 {
-		return fail(errors.New("--programs and -j must be at least 1"))
+	if cfg.programs < 1 || cfg.workers < 1 || cfg.paths < 1 {
+		return fail(errors.New("--programs, --paths and -j must be at least 1"))
 	}
-	fmt.Fprintf(stderr, "sfconform run: seed %d, %d programs per cell, producers %s, consumers %s\n",
-		cfg.seed, cfg.programs, strings.Join(cfg.producers, ","), strings.Join(cfg.consumers, ","))
+	fmt.Fprintf(stderr, "sfconform run: seed %d, %d programs x %d paths per cell, producers %s, consumers %s\n",
+		cfg.seed, cfg.programs, cfg.paths, strings.Join(cfg.producers, ","), strings.Join(cfg.consumers, ","))
 	cells := runCells(cfg, stderr)
 	if cfg.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(summary{Seed: cfg.seed, Programs: cfg.programs, Cells: cells}); err != nil {
+		if err := enc.Encode(summary{Seed: cfg.seed, Programs: cfg.programs, Paths: cfg.paths, Cells: cells}); err != nil {
 			return fail(err)
 		}
 	} else {
@@ -351,7 +354,7 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	name := fmt.Sprintf("%s %s x %s", c.Target, c.Producer, c.Consumer)
 	for i := 0; i < cfg.programs; i++ {
 		seed := cfg.seed + int64(i)
-		img, prog, err := harness.Produce(prod, c.target, seed, gen.Options{})
+		img, prog, err := harness.Produce(prod, c.target, seed, gen.Options{Paths: cfg.paths})
 		if err != nil {
 			setupErr(fmt.Errorf("seed %d: %w", seed, err))
 			return
