@@ -66,7 +66,7 @@ func amd64Target() *isa {
 		stub: func(b *builder, root string) {
 			b.insn([]byte{0x48, 0x83, 0xe4, 0xf0}, "and $-0x10,%%rsp")
 			x86MovImm(b, xRBP, 0x5fb0f00d)
-			b.t.call(b, root)
+			b.emitCall(root)
 			b.insn([]byte{0xf4}, "hlt").exit = true
 		},
 		filler: x86Filler,

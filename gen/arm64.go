@@ -48,7 +48,7 @@ func arm64Target(abi target.Target) *isa {
 			a64(b, 0x92400000|60<<16|59<<10|aX9<<5|aX9, "and x9, x9, #0xfffffffffffffff0")
 			a64(b, 0x9100013f, "mov sp, x9")
 			a64(b, 0xd2a00000|0xfb5f<<5|aFP, "mov x29, #0xfb5f0000")
-			b.t.call(b, root)
+			b.emitCall(root)
 			a64(b, 0xd4200000, "brk #0x0").exit = true
 		},
 		filler: a64Filler,

@@ -17,6 +17,7 @@ type op struct {
 	labels []string   // local labels defined at this instruction
 	row    sframe.Row // rule that holds before the instruction executes
 	exit   bool       // the entry stub's exit point
+	call   bool       // a call instruction
 	off    uint32     // set by Layout
 }
 
@@ -109,6 +110,12 @@ func (b *builder) add(o *op) *op {
 	o.labels, b.next = b.next, nil
 	b.ops = append(b.ops, o)
 	return o
+}
+
+// emitCall emits the target's call to fn and marks it as a call.
+func (b *builder) emitCall(fn string) {
+	b.t.call(b, fn)
+	b.ops[len(b.ops)-1].call = true
 }
 
 // newLabel returns a fresh local label name.

@@ -67,7 +67,7 @@ func (p *Program) Layout(base uint64) error {
 			}
 			row := o.row
 			row.Start = o.off
-			f.Insns = append(f.Insns, Insn{Off: o.off, Bytes: bytes, Text: o.text, Row: row})
+			f.Insns = append(f.Insns, Insn{Off: o.off, Bytes: bytes, Text: o.text, Row: row, Call: o.call})
 			if n := len(f.Rows); n == 0 || !sameRule(f.Rows[n-1], row) {
 				f.Rows = append(f.Rows, row)
 			}

@@ -72,6 +72,7 @@ type Insn struct {
 	Bytes []byte
 	Text  string     // GNU syntax, as in the assembly text
 	Row   sframe.Row // the rule that holds at this instruction, before it executes; Start = Off
+	Call  bool       // a call (its return address is the next instruction's address)
 }
 
 // callPos says where in a function a call sits.

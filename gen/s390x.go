@@ -59,7 +59,7 @@ func s390xTarget() *isa {
 			b.insn([]byte{0xb9, 0x80, 0x00, zR15<<4 | zR0}, "ngr %%r15,%%r0")
 			zAghi(b, zR15, -zSaveArea)
 			b.insn(binary.BigEndian.AppendUint32([]byte{0xc0, zR11<<4 | 1}, 0x5fb0f00d), "lgfi %%r11,%d", 0x5fb0f00d)
-			b.t.call(b, root)
+			b.emitCall(root)
 			b.insn([]byte{0x0a, 0x00}, "svc 0").exit = true
 		},
 		filler: zFiller,

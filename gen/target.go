@@ -152,12 +152,12 @@ func (b *builder) calls(pos callPos) {
 			skip := b.newLabel()
 			b.cond(skip)
 			b.checkCall()
-			b.t.call(b, c.target)
+			b.emitCall(c.target)
 			b.place(skip)
 			continue
 		}
 		b.checkCall()
-		b.t.call(b, c.target)
+		b.emitCall(c.target)
 	}
 }
 

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/target"
+)
+
+func init() {
+	register("coverage", "what the default program mix executes: functions, rows, rule kinds, per target", cmdCoverage)
+}
+
+const coverageUsage = `usage: sfconform coverage [--programs N] [--producer NAME] [--targets LIST] [--seed S]
+
+Generates the default mix of programs the producer's SFrame version can
+express, runs every path of each, and reports per target the share of
+functions, instructions and rows executed, how many executed instructions
+had each kind of unwind rule, and program shapes reached (calls, calls as a
+function's last instruction, rows that change across a call).
+`
+
+func cmdCoverage(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("coverage", coverageUsage, stderr)
+	programs := fs.Int("programs", 1000, "programs per target")
+	prodName := fs.String("producer", "builtin-v3", "producer whose SFrame version selects the patterns")
+	targets := fs.String("targets", "all", "comma-separated targets, or all")
+	seed := fs.Int64("seed", 1, "first seed")
+	paths := fs.Int("paths", gen.DefaultPaths, "runs per program")
+	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
+		return parseExit(err)
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "sfconform coverage:", err)
+		return exitSetup
+	}
+	ts, err := parseTargets(*targets)
+	if err != nil {
+		return fail(err)
+	}
+	prod, err := producer.New(*prodName)
+	if err != nil {
+		return fail(err)
+	}
+	pool := harness.NewPool(harness.Options{})
+	defer pool.Close()
+	cons := consumer.NewBuiltin()
+	for _, t := range ts {
+		chk, err := pool.Get(t)
+		if err != nil {
+			return fail(err)
+		}
+		cov := gen.NewCoverage()
+		for i := 0; i < *programs; i++ {
+			img, prog, err := harness.Produce(prod, t, *seed+int64(i), gen.Options{Paths: *paths})
+			if err != nil {
+				return fail(err)
+			}
+			res := chk.Trace(img, cons)
+			if res.RunErr != nil {
+				return fail(fmt.Errorf("%s seed %d: %w", t.Name(), *seed+int64(i), res.RunErr))
+			}
+			cov.Add(prog, res.Executed)
+		}
+		printCoverage(stdout, t, *prodName, cov)
+	}
+	return exitOK
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+func printCoverage(w io.Writer, t target.Target, prod string, c *gen.Coverage) {
+	fmt.Fprintf(w, "%s (%s mix, %d programs, %d executed instructions)\n", t.Name(), prod, c.Programs, c.Steps)
+	fmt.Fprintf(w, "  functions executed     %s (%d of %d)\n", pct(c.FuncsRun, c.Funcs), c.FuncsRun, c.Funcs)
+	fmt.Fprintf(w, "  instructions executed  %s (%d of %d)\n", pct(c.InsnsRun, c.Insns), c.InsnsRun, c.Insns)
+	fmt.Fprintf(w, "  rows executed          %s (%d of %d)\n", pct(c.RowsRun, c.Rows), c.RowsRun, c.Rows)
+	fmt.Fprintf(w, "  rule kinds (share of executed instructions):\n")
+	for _, k := range sortedKeys(c.Kinds) {
+		fmt.Fprintf(w, "    %-24s %7s  %d\n", k, pct(c.Kinds[k], c.Steps), c.Kinds[k])
+	}
+	fmt.Fprintf(w, "  shapes executed:\n")
+	for _, k := range sortedKeys(c.Shapes) {
+		fmt.Fprintf(w, "    %-24s %d\n", k, c.Shapes[k])
+	}
+	var pats []string
+	for _, k := range sortedKeys(c.PatternsRun) {
+		pats = append(pats, fmt.Sprintf("%s %d", k, c.PatternsRun[k]))
+	}
+	fmt.Fprintf(w, "  functions executed per pattern: %s\n\n", strings.Join(pats, ", "))
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
