@@ -43,17 +43,7 @@ func amd64Target() *isa {
 		codeAlign:  1,
 
 		typeDirective: "@function",
-		regName: func(r int) string {
-			switch r {
-			case target.RegX86FP:
-				return "%rbp"
-			case target.RegX86SP:
-				return "%rsp"
-			case 16:
-				return "%rip"
-			}
-			return fmt.Sprintf("%d", r)
-		},
+		regName:       x86DwarfName,
 		callOK: func(st *frame) error {
 			// SP is 16-byte aligned at a call: CFA = SP at the caller's call + 8 + 8.
 			return alignErr(st.spOff, 16)
@@ -108,6 +98,28 @@ func amd64Target() *isa {
 		tailJump:  x86Jmp,
 	}
 	return t
+}
+
+// x86DwarfNames are the registers by DWARF number (psABI figure 3.36),
+// 16 being the return-address column.
+var x86DwarfNames = [17]string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}
+
+func x86DwarfName(r int) string {
+	if r >= 0 && r < len(x86DwarfNames) {
+		return "%" + x86DwarfNames[r]
+	}
+	return fmt.Sprintf("%d", r)
+}
+
+// x86Dwarf is the DWARF number of hardware register hw (ModRM order).
+func x86Dwarf(hw int) int {
+	for d, n := range x86DwarfNames[:16] {
+		if n == x86Names64[hw] {
+			return d
+		}
+	}
+	panic(fmt.Sprintf("gen: no DWARF number for x86 register %d", hw))
 }
 
 func x86Rel32(opc []byte, pc, tgt uint64) ([]byte, error) {

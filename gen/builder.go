@@ -47,11 +47,20 @@ func (o *op) size() int {
 // where the CFA is, how far SP is below it, where the frame pointer
 // points, and where the caller's RA and FP are.
 type frame struct {
-	cfaReg    int
-	cfaOff    int64
-	spOff     int64 // CFA - SP
-	fpOff     int64 // CFA - FP, valid while cfaReg is the FP register
-	ra, fp    sframe.Rule
+	cfaReg   int
+	cfaOff   int64
+	cfaDeref bool  // CFA = *(cfaReg + cfaOff), as after a DRAP prologue
+	spOff    int64 // CFA - SP, valid unless spLost
+	// spLost: SP is no fixed distance from the CFA any more (realigned,
+	// dynamically allocated); spAlign then says what SP is known to be a
+	// multiple of, for call legality.
+	spLost  bool
+	spAlign int64
+	fpOff   int64 // CFA - FP, valid while the FP locates the frame
+	ra, fp  sframe.Rule
+	// mangled: the RA (wherever it is) carries a pointer authentication
+	// code (AArch64, after paciasp/pacibsp until autiasp/autibsp).
+	mangled   bool
 	outermost bool
 }
 
@@ -69,6 +78,11 @@ type builder struct {
 	next   []string // labels to attach to the next emitted op
 	prog   *Program
 	plan   *plan
+	// Function-wide: the key that signs the RA (AArch64) and whether the
+	// function is a signal trampoline. Set by the pattern before its first
+	// instruction.
+	key    sframe.PAuthKey
+	signal bool
 }
 
 func newBuilder(t *isa, name string, rng *rand.Rand, p *Program) *builder {
@@ -89,9 +103,12 @@ func (b *builder) row() sframe.Row {
 		}
 	}
 	return sframe.Row{
-		CFA: sframe.Rule{Kind: sframe.RuleExpr, Reg: b.st.cfaReg, Offset: b.st.cfaOff},
-		RA:  b.st.ra,
-		FP:  b.st.fp,
+		CFA:       sframe.Rule{Kind: sframe.RuleExpr, Reg: b.st.cfaReg, Offset: b.st.cfaOff, Deref: b.st.cfaDeref},
+		RA:        b.st.ra,
+		FP:        b.st.fp,
+		MangledRA: b.st.mangled,
+		PAuthKey:  b.key,
+		Signal:    b.signal,
 	}
 }
 
@@ -130,10 +147,50 @@ func (b *builder) place(label string) { b.next = append(b.next, label) }
 // sp records SP += delta.
 func (b *builder) sp(delta int64) {
 	b.st.spOff -= delta
-	if b.st.cfaReg == b.t.sp {
+	if b.st.cfaReg == b.t.sp && !b.st.cfaDeref {
+		if b.st.spLost {
+			panic(fmt.Sprintf("gen: %s: CFA based on an SP of unknown distance", b.name))
+		}
 		b.st.cfaOff = b.st.spOff
 	}
 }
+
+// cfaAt records CFA = reg + off (reg any register: DRAP's %r10, ...).
+func (b *builder) cfaAt(reg int, off int64) {
+	b.st.cfaReg, b.st.cfaOff, b.st.cfaDeref = reg, off, false
+}
+
+// cfaLoadedFrom records CFA = *(reg + off).
+func (b *builder) cfaLoadedFrom(reg int, off int64) {
+	b.st.cfaReg, b.st.cfaOff, b.st.cfaDeref = reg, off, true
+}
+
+// spLose records that SP is no longer a known distance from the CFA (an
+// and with an alignment mask, a dynamic allocation); align is what SP is
+// known to be a multiple of afterwards. The CFA must not be SP-based.
+func (b *builder) spLose(align int64) {
+	if b.st.cfaReg == b.t.sp && !b.st.cfaDeref {
+		panic(fmt.Sprintf("gen: %s: SP lost while the CFA is based on it", b.name))
+	}
+	b.st.spLost, b.st.spAlign = true, align
+}
+
+// spFound records SP = CFA - spOff again (restored from a register).
+func (b *builder) spFound(spOff int64) {
+	b.st.spLost, b.st.spOff = false, spOff
+}
+
+// raIn and fpIn record the caller's RA or FP held in register reg.
+func (b *builder) raIn(reg int) {
+	b.st.ra = sframe.Rule{Kind: sframe.RuleExpr, Reg: reg}
+}
+func (b *builder) fpIn(reg int) {
+	b.st.fp = sframe.Rule{Kind: sframe.RuleExpr, Reg: reg}
+}
+
+// signRA records that the RA is now signed (paciasp) or authenticated
+// again (autiasp).
+func (b *builder) signRA(signed bool) { b.st.mangled = signed }
 
 // fpFromSP records FP = SP + add and makes FP the CFA base.
 func (b *builder) fpFromSP(add int64) {

@@ -153,6 +153,16 @@ func (p *Program) Assembly() string {
 	for _, f := range p.Funcs {
 		fmt.Fprintf(&sb, "\t.type %s, %s\n%s:\n\t.cfi_startproc\n", f.Name, t.typeDirective, f.Name)
 		prev := t.initialRow()
+		if len(f.ops) > 0 {
+			first := f.ops[0].row
+			if first.Signal {
+				sb.WriteString("\t.cfi_signal_frame\n")
+			}
+			if first.PAuthKey == sframe.PAuthKeyB {
+				sb.WriteString("\t.cfi_b_key_frame\n")
+			}
+			prev.Signal, prev.PAuthKey = first.Signal, first.PAuthKey
+		}
 		for _, o := range f.ops {
 			for _, l := range o.labels {
 				fmt.Fprintf(&sb, "%s:\n", l)
@@ -180,14 +190,31 @@ func (t *isa) initialRow() sframe.Row {
 	}
 }
 
+// DWARF expression opcodes for a dereferenced CFA.
+const (
+	dwCFADefCFAExpression = 0x0f
+	dwOpBreg0             = 0x70
+	dwOpDeref             = 0x06
+)
+
 // cfiDiff returns the directives that turn rule prev into next.
 func (t *isa) cfiDiff(prev, next sframe.Row) []string {
 	var out []string
 	if next.CFA.Kind == sframe.RuleExpr && prev.CFA != next.CFA {
 		switch {
-		case prev.CFA.Kind == sframe.RuleExpr && prev.CFA.Offset == next.CFA.Offset:
+		case next.CFA.Deref:
+			// DW_CFA_def_cfa_expression: DW_OP_breg<reg> <off>; DW_OP_deref,
+			// what compilers emit for a DRAP frame.
+			expr := append([]byte{dwOpBreg0 + byte(next.CFA.Reg)}, sleb128(next.CFA.Offset)...)
+			expr = append(expr, dwOpDeref)
+			esc := []string{fmt.Sprintf("%#x", dwCFADefCFAExpression), fmt.Sprintf("%#x", len(expr))}
+			for _, x := range expr {
+				esc = append(esc, fmt.Sprintf("%#x", x))
+			}
+			out = append(out, ".cfi_escape "+strings.Join(esc, ","))
+		case prev.CFA.Kind == sframe.RuleExpr && !prev.CFA.Deref && prev.CFA.Offset == next.CFA.Offset:
 			out = append(out, fmt.Sprintf(".cfi_def_cfa_register %s", t.regName(next.CFA.Reg)))
-		case prev.CFA.Kind == sframe.RuleExpr && prev.CFA.Reg == next.CFA.Reg:
+		case prev.CFA.Kind == sframe.RuleExpr && !prev.CFA.Deref && prev.CFA.Reg == next.CFA.Reg:
 			out = append(out, fmt.Sprintf(".cfi_def_cfa_offset %d", next.CFA.Offset))
 		default:
 			out = append(out, fmt.Sprintf(".cfi_def_cfa %s, %d", t.regName(next.CFA.Reg), next.CFA.Offset))
@@ -197,16 +224,38 @@ func (t *isa) cfiDiff(prev, next sframe.Row) []string {
 		if a == b {
 			return
 		}
-		switch b.Kind {
-		case sframe.RuleUndefined:
+		switch {
+		case b.Kind == sframe.RuleUndefined:
 			out = append(out, fmt.Sprintf(".cfi_undefined %s", t.regName(reg)))
-		case sframe.RuleSame:
+		case b.Kind == sframe.RuleSame:
 			out = append(out, fmt.Sprintf(".cfi_restore %s", t.regName(reg)))
-		case sframe.RuleExpr:
+		case b.Reg == sframe.RegCFA && b.Deref:
 			out = append(out, fmt.Sprintf(".cfi_offset %s, %d", t.regName(reg), b.Offset))
+		case b.Reg == sframe.RegCFA:
+			out = append(out, fmt.Sprintf(".cfi_val_offset %s, %d", t.regName(reg), b.Offset))
+		case !b.Deref && b.Offset == 0:
+			out = append(out, fmt.Sprintf(".cfi_register %s, %s", t.regName(reg), t.regName(b.Reg)))
+		default:
+			panic(fmt.Sprintf("gen: no CFI directive for rule %+v of %s", b, t.regName(reg)))
 		}
 	}
 	col(t.ra, prev.RA, next.RA)
 	col(t.fp, prev.FP, next.FP)
+	if prev.MangledRA != next.MangledRA {
+		out = append(out, ".cfi_negate_ra_state")
+	}
 	return out
+}
+
+// sleb128 encodes v as a DWARF signed LEB128.
+func sleb128(v int64) []byte {
+	var out []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(out, c)
+		}
+		out = append(out, c|0x80)
+	}
 }

@@ -32,7 +32,7 @@ func s390xTarget() *isa {
 		codeAlign:  2,
 
 		typeDirective: "@function",
-		regName:       func(r int) string { return fmt.Sprintf("%%r%d", r) },
+		regName:       zDwarfName,
 		callOK: func(st *frame) error {
 			if st.ra.Kind != sframe.RuleExpr {
 				return errNoRA
@@ -130,6 +130,26 @@ func s390xTarget() *isa {
 		tailJump: func(b *builder, fn string) { zLong(b, 0xf4, "jg ", fn) },
 	}
 	return t
+}
+
+// zFPRByDwarf is the FPR that DWARF number 16+i names (s390x ELF ABI).
+var zFPRByDwarf = [16]int{0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15}
+
+func zDwarfName(r int) string {
+	if r >= 16 && r < 32 {
+		return fmt.Sprintf("%%f%d", zFPRByDwarf[r-16])
+	}
+	return fmt.Sprintf("%%r%d", r)
+}
+
+// zDwarfFPR is the DWARF number of FPR f.
+func zDwarfFPR(f int) int {
+	for i, x := range zFPRByDwarf {
+		if x == f {
+			return 16 + i
+		}
+	}
+	panic(fmt.Sprintf("gen: no FPR %d", f))
 }
 
 // zRel16 and zRel32 encode halfword-relative displacements from the
