@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -430,6 +431,16 @@ func (m *Machine) ABI() target.Target { return m.abi }
 // register. An unknown number makes Execute fail from then on.
 func (m *Machine) Track(dwarf ...int) {
 	m.track = append(m.track, dwarf...)
+	m.regsDirty = true
+}
+
+// SetTrack replaces the registers Track asked for. It costs nothing when
+// the set is the same as before.
+func (m *Machine) SetTrack(dwarf ...int) {
+	if slices.Equal(m.track, dwarf) {
+		return
+	}
+	m.track = append(m.track[:0], dwarf...)
 	m.regsDirty = true
 }
 

@@ -91,6 +91,7 @@ func New(t target.Target, opt Options) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	if opt.Budget <= 0 {
 		opt.Budget = DefaultBudget
 	}
@@ -124,6 +125,10 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 		return res
 	}
 	res.Violations = validate.Section(img)
+	// Registers beyond SP, FP and the link register that the program's
+	// rules name (a CFA on %r10, an RA in %f8): read at every step, for the
+	// consumer to find in the topmost frame.
+	c.m.SetTrack(img.RuleRegs...)
 	tr, err := oracle.NewTracker(img.Target, img.Symbols, img.Entry)
 	if err != nil {
 		res.RunErr = err

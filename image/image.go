@@ -35,6 +35,11 @@ type Image struct {
 	// registers by DWARF number. There is at least one; every run starts at
 	// Entry with the rest of the machine reset.
 	Paths []map[int]uint64
+	// RuleRegs are the DWARF registers besides SP, FP and the link
+	// register that the program's unwind rules refer to (a CFA based on
+	// %r10, an RA kept in %f8): the emulator reads them at every step so a
+	// consumer finds them in the topmost frame's register file.
+	RuleRegs []int
 
 	SFrame     []byte // the section's bytes
 	SFrameAddr uint64 // virtual address of SFrame[0]

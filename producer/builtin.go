@@ -61,6 +61,7 @@ func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Im
 		Exit:          p.Exit,
 		Symbols:       p.Symbols(),
 		Paths:         p.PathRegs(),
+		RuleRegs:      p.RuleRegs(),
 	}
 	img.SortSymbols()
 	end := p.Base + uint64(len(p.Code))
