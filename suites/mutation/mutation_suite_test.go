@@ -82,16 +82,18 @@ var _ = DescribeTable("a fault injected into a correct table is caught unless it
 			clean := checker(abi).Trace(img, consumer.NewBuiltin())
 			Expect(clean.Clean()).To(BeTrue(), "seed %d: the unmutated table must conform before mutating it", seed)
 
-			mut, desc, ok := class.apply(&mutationInput{abi: abi, v: v, seed: seed, prog: prog, img: img, executed: clean.Executed})
+			in := &mutationInput{abi: abi, v: v, seed: seed, prog: prog, img: img, executed: clean.Executed}
+			m, ok := class.apply(in)
 			t.tried++
 			if !ok {
 				t.inapplicable++
 				continue
 			}
-			probe := &probeConsumer{orig: img, inner: consumer.NewBuiltin()}
-			res := checker(abi).Check(mut, probe)
+			probe, err := newProbe(in, m)
+			Expect(err).NotTo(HaveOccurred(), "seed %d", seed)
+			res := checker(abi).Check(m.img, probe)
 			caught := !res.Clean()
-			GinkgoWriter.Printf("%s v%d seed %d: %s: differs=%v caught=%v (%s)\n", abi.Name(), v, seed, desc, probe.differs, caught, probe.firstWhy)
+			GinkgoWriter.Printf("%s v%d seed %d: %s: differs=%v caught=%v (%s)\n", abi.Name(), v, seed, m.desc, probe.differs, caught, probe.firstWhy)
 			switch {
 			case !probe.differs && !caught:
 				t.equivalent++
@@ -100,7 +102,7 @@ var _ = DescribeTable("a fault injected into a correct table is caught unless it
 			default:
 				t.survived++
 				Fail(fmt.Sprintf("%s v%d seed %d: mutant %q changes the unwind rule at step %d (pc 0x%x: %s) but the harness found nothing",
-					abi.Name(), v, seed, desc, probe.firstStep, probe.firstPC, probe.firstWhy))
+					abi.Name(), v, seed, m.desc, probe.firstStep, probe.firstPC, probe.firstWhy))
 			}
 		}
 	},
