@@ -16,7 +16,16 @@ import (
 // encoder cannot express it); such a mutant is counted as inapplicable.
 type faultClass struct {
 	name  string
-	apply func(in *mutationInput) (*image.Image, string, bool)
+	apply func(in *mutationInput) (*mutant, bool)
+}
+
+// mutant is a faulty image and what was done to it. A fault placed in the
+// rows before encoding keeps the mutated rows, so that it is also judged
+// at the row level; a fault in the bytes has rows nil.
+type mutant struct {
+	img  *image.Image
+	desc string
+	rows []sframe.FDE
 }
 
 var faultClasses = []faultClass{
@@ -65,8 +74,8 @@ func candidates(in *mutationInput, fdes []sframe.FDE) [][2]int {
 
 // rowFault applies mutate to one executed row, chosen by the seed among
 // those where mutate applies, and encodes the result.
-func rowFault(mutate func(in *mutationInput, f *sframe.FDE, r int) (string, bool)) func(*mutationInput) (*image.Image, string, bool) {
-	return func(in *mutationInput) (*image.Image, string, bool) {
+func rowFault(mutate func(in *mutationInput, f *sframe.FDE, r int) (string, bool)) func(*mutationInput) (*mutant, bool) {
+	return func(in *mutationInput) (*mutant, bool) {
 		cands := candidates(in, in.prog.FDEs())
 		for k := range cands {
 			c := cands[(int(uint64(in.seed)%uint64(len(cands)))+k)%len(cands)]
@@ -79,9 +88,9 @@ func rowFault(mutate func(in *mutationInput, f *sframe.FDE, r int) (string, bool
 			if err != nil {
 				continue // the encoder cannot express it: try another row
 			}
-			return img, desc, true
+			return &mutant{img: img, desc: desc, rows: fdes}, true
 		}
-		return nil, "", false
+		return nil, false
 	}
 }
 
@@ -149,11 +158,11 @@ func flipBase(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
 
 // raOffset moves a saved RA's slot. On x86-64 the RA slot is the header's
 // fixed offset, so the fault goes there.
-func raOffset(in *mutationInput) (*image.Image, string, bool) {
+func raOffset(in *mutationInput) (*mutant, bool) {
 	if in.abi == target.X86_64 {
 		img := cloneImage(in.img)
 		img.SFrame[6] = byte(int8(img.SFrame[6]) - target.WordSize)
-		return img, "header fixed RA offset moved down one word", true
+		return &mutant{img: img, desc: "header fixed RA offset moved down one word"}, true
 	}
 	return rowFault(func(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
 		if f.Rows[r].RA.Kind != sframe.RuleExpr || f.Rows[r].RA.Reg != sframe.RegCFA {
@@ -163,7 +172,7 @@ func raOffset(in *mutationInput) (*image.Image, string, bool) {
 	})(in)
 }
 
-func funcSizeShort(in *mutationInput) (*image.Image, string, bool) {
+func funcSizeShort(in *mutationInput) (*mutant, bool) {
 	for k := range in.prog.Funcs {
 		fn := in.prog.Funcs[(int(uint64(in.seed)%uint64(len(in.prog.Funcs)))+k)%len(in.prog.Funcs)]
 		last := fn.Insns[len(fn.Insns)-1]
@@ -185,9 +194,9 @@ func funcSizeShort(in *mutationInput) (*image.Image, string, bool) {
 		if err != nil {
 			continue
 		}
-		return img, fmt.Sprintf("%s one instruction short (%d bytes)", fn.Name, len(last.Bytes)), true
+		return &mutant{img: img, desc: fmt.Sprintf("%s one instruction short (%d bytes)", fn.Name, len(last.Bytes)), rows: fdes}, true
 	}
-	return nil, "", false
+	return nil, false
 }
 
 func cloneImage(img *image.Image) *image.Image {
@@ -246,7 +255,7 @@ func executedFDEs(in *mutationInput, l layout) []int {
 
 // dataWordSize changes the data-word size code of the first FRE of an
 // executed function that has data words.
-func dataWordSize(in *mutationInput) (*image.Image, string, bool) {
+func dataWordSize(in *mutationInput) (*mutant, bool) {
 	l := sectionLayout(in.img.SFrame)
 	fdes := executedFDEs(in, l)
 	for k := range fdes {
@@ -271,18 +280,18 @@ func dataWordSize(in *mutationInput) (*image.Image, string, bool) {
 		old := (b[p] >> 5) & 3
 		next := (old + 1) % 3
 		b[p] = b[p]&^0x60 | next<<5
-		return img, fmt.Sprintf("FDE %d first FRE data-word size code %d -> %d", i, old, next), true
+		return &mutant{img: img, desc: fmt.Sprintf("FDE %d first FRE data-word size code %d -> %d", i, old, next)}, true
 	}
-	return nil, "", false
+	return nil, false
 }
 
 // fieldByteOrder stores one executed FDE's function start field in the
 // wrong byte order.
-func fieldByteOrder(in *mutationInput) (*image.Image, string, bool) {
+func fieldByteOrder(in *mutationInput) (*mutant, bool) {
 	l := sectionLayout(in.img.SFrame)
 	fdes := executedFDEs(in, l)
 	if len(fdes) == 0 {
-		return nil, "", false
+		return nil, false
 	}
 	i := fdes[int(uint64(in.seed)%uint64(len(fdes)))]
 	img := cloneImage(in.img)
@@ -295,5 +304,5 @@ func fieldByteOrder(in *mutationInput) (*image.Image, string, bool) {
 	for a, z := 0, n-1; a < z; a, z = a+1, z-1 {
 		f[a], f[z] = f[z], f[a]
 	}
-	return img, fmt.Sprintf("FDE %d function start field byte-swapped", i), true
+	return &mutant{img: img, desc: fmt.Sprintf("FDE %d function start field byte-swapped", i)}, true
 }

@@ -1,7 +1,10 @@
 package mutation_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -36,36 +39,79 @@ func checker(abi target.Target) *harness.Checker {
 	return c
 }
 
-// tally counts outcomes per fault class across the whole suite.
-type tally struct{ tried, inapplicable, equivalent, caught, survived int }
+// tally counts outcomes of one fault class.
+type tally struct{ Tried, Inapplicable, Equivalent, Caught, Survived int }
 
-var tallies = map[string]*tally{}
+// tallies counts this process's outcomes per fault class. Under ginkgo -p
+// every process holds only part of them: each writes its own to tallyDir,
+// and process 1 adds them up once all are done.
+var (
+	tallies  = map[string]*tally{}
+	tallyDir string
+)
 
-var _ = AfterSuite(func() {
+var _ = SynchronizedBeforeSuite(func() []byte {
+	dir, err := os.MkdirTemp("", "sfconform-mutation-")
+	Expect(err).NotTo(HaveOccurred())
+	return []byte(dir)
+}, func(dir []byte) {
+	tallyDir = string(dir)
+})
+
+var _ = SynchronizedAfterSuite(func() {
 	checkers.Close()
-	var names []string
-	for n := range tallies {
+	b, err := json.Marshal(tallies)
+	Expect(err).NotTo(HaveOccurred())
+	name := filepath.Join(tallyDir, fmt.Sprintf("process-%d.json", GinkgoParallelProcess()))
+	Expect(os.WriteFile(name, b, 0o644)).To(Succeed())
+}, func() {
+	defer os.RemoveAll(tallyDir)
+	total := map[string]*tally{}
+	suite, _ := GinkgoConfiguration()
+	for p := 1; p <= suite.ParallelTotal; p++ {
+		b, err := os.ReadFile(filepath.Join(tallyDir, fmt.Sprintf("process-%d.json", p)))
+		Expect(err).NotTo(HaveOccurred(), "tallies of process %d", p)
+		var part map[string]*tally
+		Expect(json.Unmarshal(b, &part)).To(Succeed(), "tallies of process %d", p)
+		for n, t := range part {
+			s := total[n]
+			if s == nil {
+				s = &tally{}
+				total[n] = s
+			}
+			s.Tried += t.Tried
+			s.Inapplicable += t.Inapplicable
+			s.Equivalent += t.Equivalent
+			s.Caught += t.Caught
+			s.Survived += t.Survived
+		}
+	}
+	if len(total) == 0 {
+		return // the label filter ran no fault class
+	}
+	names := make([]string, 0, len(total))
+	for n := range total {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-22s %6s %13s %10s %7s %8s %9s\n", "fault class", "tried", "inapplicable", "equivalent", "caught", "survived", "kill rate")
+	var none []string
 	for _, n := range names {
-		t := tallies[n]
+		t := total[n]
 		rate := "-"
-		if d := t.caught + t.survived; d > 0 {
-			rate = fmt.Sprintf("%.1f%%", 100*float64(t.caught)/float64(d))
+		if d := t.Caught + t.Survived; d > 0 {
+			rate = fmt.Sprintf("%.1f%%", 100*float64(t.Caught)/float64(d))
 		}
-		fmt.Fprintf(&b, "%-22s %6d %13d %10d %7d %8d %9s\n", n, t.tried, t.inapplicable, t.equivalent, t.caught, t.survived, rate)
-	}
-	AddReportEntry("kill rate per fault class", b.String())
-	// A class that never produced a caught mutant proves nothing: the
-	// suite must show every fault class being detected somewhere.
-	if len(tallies) == len(faultClasses) {
-		for _, n := range names {
-			Expect(tallies[n].caught).To(BeNumerically(">", 0), "fault class %s: no mutant was caught anywhere", n)
+		fmt.Fprintf(&b, "%-22s %6d %13d %10d %7d %8d %9s\n", n, t.Tried, t.Inapplicable, t.Equivalent, t.Caught, t.Survived, rate)
+		if t.Caught == 0 {
+			none = append(none, n)
 		}
 	}
+	AddReportEntry(fmt.Sprintf("kill rate per fault class (%d processes)", suite.ParallelTotal), b.String())
+	// A class that never produced a caught mutant proves nothing: every
+	// fault class that ran, in any process, must be detected somewhere.
+	Expect(none).To(BeEmpty(), "fault classes of which no mutant was caught anywhere")
 })
 
 var _ = DescribeTable("a fault injected into a correct table is caught unless it is equivalent",
@@ -82,25 +128,27 @@ var _ = DescribeTable("a fault injected into a correct table is caught unless it
 			clean := checker(abi).Trace(img, consumer.NewBuiltin())
 			Expect(clean.Clean()).To(BeTrue(), "seed %d: the unmutated table must conform before mutating it", seed)
 
-			mut, desc, ok := class.apply(&mutationInput{abi: abi, v: v, seed: seed, prog: prog, img: img, executed: clean.Executed})
-			t.tried++
+			in := &mutationInput{abi: abi, v: v, seed: seed, prog: prog, img: img, executed: clean.Executed}
+			m, ok := class.apply(in)
+			t.Tried++
 			if !ok {
-				t.inapplicable++
+				t.Inapplicable++
 				continue
 			}
-			probe := &probeConsumer{orig: img, inner: consumer.NewBuiltin()}
-			res := checker(abi).Check(mut, probe)
+			probe, err := newProbe(in, m)
+			Expect(err).NotTo(HaveOccurred(), "seed %d", seed)
+			res := checker(abi).Check(m.img, probe)
 			caught := !res.Clean()
-			GinkgoWriter.Printf("%s v%d seed %d: %s: differs=%v caught=%v (%s)\n", abi.Name(), v, seed, desc, probe.differs, caught, probe.firstWhy)
+			GinkgoWriter.Printf("%s v%d seed %d: %s: differs=%v caught=%v (%s)\n", abi.Name(), v, seed, m.desc, probe.differs, caught, probe.firstWhy)
 			switch {
 			case !probe.differs && !caught:
-				t.equivalent++
+				t.Equivalent++
 			case caught:
-				t.caught++
+				t.Caught++
 			default:
-				t.survived++
+				t.Survived++
 				Fail(fmt.Sprintf("%s v%d seed %d: mutant %q changes the unwind rule at step %d (pc 0x%x: %s) but the harness found nothing",
-					abi.Name(), v, seed, desc, probe.firstStep, probe.firstPC, probe.firstWhy))
+					abi.Name(), v, seed, m.desc, probe.firstStep, probe.firstPC, probe.firstWhy))
 			}
 		}
 	},

@@ -11,23 +11,48 @@ import (
 	"github.com/sfconform/sfconform/target"
 )
 
+// view is one way of seeing the original and the mutant side by side:
+// the suite's reader over both sections' bytes, or the rows themselves
+// before encoding.
+type view struct {
+	name      string
+	orig, mut *frameTable
+	mutErr    error // the mutant's bytes do not read
+}
+
 // probeConsumer is the builtin consumer on the mutant, plus a witness of
-// equivalence: at every step it evaluates the row the original table and
-// the row the mutant table give for the PC on the live machine state, with
-// its own small evaluator (not the unwinder under test), and records the
-// first step where they disagree.
+// equivalence: at every step it evaluates, in every view, the row the
+// original gives and the row the mutant gives for the PC on the live
+// machine state, with its own reader and evaluator (never the decoder or
+// unwinder under test), and records the first step where they disagree.
 type probeConsumer struct {
-	orig  *image.Image
+	views []view
 	inner *consumer.Builtin
 
 	abi       target.Target
-	origT     *sframe.Table
-	mutT      *sframe.Table
-	mutErr    error
 	differs   bool
 	firstStep int
 	firstPC   uint64
 	firstWhy  string
+}
+
+// newProbe builds the views of a mutant. Every mutant is seen through the
+// reader; a row-level mutant (rows != nil) also at the row level, so that
+// neither the encoder nor the reader can hide a change it was asked for.
+func newProbe(in *mutationInput, m *mutant) (*probeConsumer, error) {
+	p := &probeConsumer{abi: in.abi, inner: consumer.NewBuiltin()}
+	orig, err := readSFrame(in.img.SFrame, in.img.SFrameAddr)
+	if err != nil {
+		return nil, fmt.Errorf("the suite's reader cannot read the original section: %w", err)
+	}
+	bytesView := view{name: "section bytes", orig: orig}
+	bytesView.mut, bytesView.mutErr = readSFrame(m.img.SFrame, m.img.SFrameAddr)
+	p.views = append(p.views, bytesView)
+	if m.rows != nil {
+		p.views = append(p.views, view{name: "rows before encoding",
+			orig: tableFromRows(in.abi, in.v, in.prog.FDEs()), mut: tableFromRows(in.abi, in.v, m.rows)})
+	}
+	return p, nil
 }
 
 func (p *probeConsumer) Name() string   { return "builtin" }
@@ -37,34 +62,28 @@ func (p *probeConsumer) Close() error   { return nil }
 func (p *probeConsumer) Supports(t target.Target, v int) error { return p.inner.Supports(t, v) }
 
 func (p *probeConsumer) Load(img *image.Image) error {
-	p.abi = img.Target
-	var err error
-	if p.origT, err = sframe.Decode(p.orig.SFrame, p.orig.SFrameAddr); err != nil {
-		return fmt.Errorf("original section: %w", err)
-	}
-	p.mutT, p.mutErr = sframe.Decode(img.SFrame, img.SFrameAddr)
-	if p.mutErr != nil {
-		// A section that no longer decodes differs at every step.
-		p.differs, p.firstStep, p.firstPC = true, 0, img.Entry
-		p.firstWhy = "mutant section does not decode: " + p.mutErr.Error()
+	for _, v := range p.views {
+		if v.mutErr != nil {
+			// A section that no longer reads differs at every step.
+			p.differs, p.firstStep, p.firstPC = true, 0, img.Entry
+			p.firstWhy = "mutant section does not read: " + v.mutErr.Error()
+		}
 	}
 	return p.inner.Load(img)
 }
 
 func (p *probeConsumer) Unwind(steps []consumer.Step, out []consumer.Result) error {
 	for i := range steps {
-		if p.differs {
-			break
-		}
 		s := &steps[i]
-		a := evaluate(p.abi, p.origT, s.Regs, s.Mem)
-		b := "mutant section does not decode: " + fmt.Sprint(p.mutErr)
-		if p.mutT != nil {
-			b = evaluate(p.abi, p.mutT, s.Regs, s.Mem)
-		}
-		if a != b {
-			p.differs, p.firstStep, p.firstPC = true, s.Index, s.Regs.PC
-			p.firstWhy = fmt.Sprintf("original row gives %s; mutant gives %s", a, b)
+		for _, v := range p.views {
+			if p.differs {
+				break
+			}
+			a, b := evaluate(p.abi, v.orig, s.Regs, s.Mem), evaluate(p.abi, v.mut, s.Regs, s.Mem)
+			if a != b {
+				p.differs, p.firstStep, p.firstPC = true, s.Index, s.Regs.PC
+				p.firstWhy = fmt.Sprintf("%s: original row gives %s; mutant gives %s", v.name, a, b)
+			}
 		}
 	}
 	return p.inner.Unwind(steps, out)
@@ -72,47 +91,80 @@ func (p *probeConsumer) Unwind(steps []consumer.Step, out []consumer.Result) err
 
 // evaluate applies the row covering the PC to the machine state and says
 // what it yields for the caller: CFA, RA and FP values, or why none.
-func evaluate(abi target.Target, t *sframe.Table, regs *machine.Registers, mem machine.Memory) string {
-	_, row, err := t.FindRow(regs.PC)
-	if err != nil {
+func evaluate(abi target.Target, t *frameTable, regs *machine.Registers, mem machine.Memory) string {
+	row, ok := t.find(regs.PC)
+	if !ok {
 		return "no row"
 	}
-	if row.RA.Kind == sframe.RuleUndefined {
+	if row.outermost {
 		return "outermost"
 	}
-	cfa, ok := value(row.CFA, 0, -1, regs, mem)
+	cfa, ok := value(row.cfa, 0, -1, regs, mem)
 	if !ok {
 		return "CFA unreadable"
 	}
-	lr := target.RegAArch64LR
-	if abi == target.S390X {
+	lr := -1 // x86-64 keeps no return address in a register
+	switch abi {
+	case target.AArch64, target.AArch64BE:
+		lr = target.RegAArch64LR
+	case target.S390X:
 		lr = target.RegS390XRA
 	}
-	ra, rok := value(row.RA, cfa, lr, regs, mem)
-	fp, fok := value(row.FP, cfa, abi.FP(), regs, mem)
+	ra, rok := value(row.ra, cfa, lr, regs, mem)
+	fp, fok := value(row.fp, cfa, abi.FP(), regs, mem)
 	return fmt.Sprintf("cfa=%#x ra=%#x/%v fp=%#x/%v", cfa, ra, rok, fp, fok)
 }
 
-// value evaluates one rule; home is the register a RuleSame value is
-// still in (-1: none).
-func value(r sframe.Rule, cfa uint64, home int, regs *machine.Registers, mem machine.Memory) (uint64, bool) {
-	switch r.Kind {
-	case sframe.RuleSame:
+// value evaluates one rule; home is the register a sameReg value is still
+// in (-1: none). A CFA rule has no CFA to be relative to (cfa is 0 then,
+// and never used: a CFA rule always names a register).
+func value(r rule, cfa uint64, home int, regs *machine.Registers, mem machine.Memory) (uint64, bool) {
+	switch r.kind {
+	case sameReg:
 		return regs.Get(home)
-	case sframe.RuleExpr:
+	case atAddr:
 		base := cfa
-		if r.Reg != sframe.RegCFA {
-			v, ok := regs.Get(r.Reg)
+		if r.reg != atCFA {
+			v, ok := regs.Get(r.reg)
 			if !ok {
 				return 0, false
 			}
 			base = v
 		}
-		addr := base + uint64(r.Offset)
-		if !r.Deref {
+		addr := base + uint64(r.off)
+		if !r.deref {
 			return addr, true
 		}
 		return mem.ReadWord(addr)
 	}
 	return 0, false
+}
+
+// tableFromRows is the row-level view: gen's rows (or a mutant's) as the
+// reader's table, mapped rule for rule from the sframe package's
+// vocabulary types. Nothing here decodes or looks up.
+func tableFromRows(abi target.Target, v sframe.Version, fdes []sframe.FDE) *frameTable {
+	t := &frameTable{abi: abi, version: byte(v)}
+	conv := func(r sframe.Rule) rule {
+		switch r.Kind {
+		case sframe.RuleSame:
+			return rule{kind: sameReg}
+		case sframe.RuleExpr:
+			x := rule{kind: atAddr, reg: r.Reg, off: r.Offset, deref: r.Deref}
+			if r.Reg == sframe.RegCFA {
+				x.reg = atCFA
+			}
+			return x
+		}
+		return rule{kind: undefined}
+	}
+	for _, f := range fdes {
+		fn := function{start: f.Start, size: f.Size, mask: f.PCType == sframe.PCMask, rep: f.RepSize, flex: f.Type == sframe.FDETypeFlex}
+		for _, r := range f.Rows {
+			fn.rows = append(fn.rows, row{start: r.Start, outermost: r.RA.Kind == sframe.RuleUndefined, mangled: r.MangledRA,
+				cfa: conv(r.CFA), ra: conv(r.RA), fp: conv(r.FP)})
+		}
+		t.fns = append(t.fns, fn)
+	}
+	return t
 }
