@@ -11,18 +11,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/toolchain"
 )
 
 // gasCommand returns GNU as 2.40 for abi with the flags the target needs:
-// the provisioned toolchain if there is one, else the host's cross
-// binutils (Debian bookworm ships 2.40); it skips the test without either.
+// the provisioned toolchain if there is one, else (only on a machine where
+// setup has not run) the host's cross binutils, which Debian bookworm ships
+// at 2.40. Without either, testenv.Missing skips the test or fails it.
 func gasCommand(t *testing.T, abi target.Target) []string {
 	t.Helper()
-	if tc, err := toolchain.Find("gas-2.40", abi); err == nil {
+	tc, err := toolchain.Find("gas-2.40", abi)
+	if err == nil {
 		return append([]string{tc.AS}, tc.ASFlags...)
+	}
+	// Once setup has run, the provisioned toolchain must be there: a
+	// fallback would hide its absence.
+	if required, _ := testenv.SetupRequired(); required {
+		testenv.Missing(t, testenv.Binutils, "cannot check %s encodings against GNU as 2.40: %v", abi.Name(), err)
 	}
 	name := map[target.Target]string{
 		target.X86_64:    "x86_64-linux-gnu-as",
@@ -30,9 +38,9 @@ func gasCommand(t *testing.T, abi target.Target) []string {
 		target.AArch64BE: "aarch64-linux-gnu-as",
 		target.S390X:     "s390x-linux-gnu-as",
 	}[abi]
-	path, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not found (install binutils-%s): cannot check %s encodings against GNU as", name, strings.TrimSuffix(name, "-as"), abi.Name())
+	path, lerr := exec.LookPath(name)
+	if lerr != nil {
+		testenv.Missing(t, testenv.Binutils, "cannot check %s encodings against GNU as 2.40: %v; and %s is not on PATH", abi.Name(), err, name)
 	}
 	if abi == target.AArch64BE {
 		return []string{path, "-EB"}
@@ -190,7 +198,7 @@ func TestLongBranches(t *testing.T) {
 func TestGasSFrameMatchesRows(t *testing.T) {
 	all, err := toolchain.All()
 	if len(all) == 0 {
-		t.Skipf("no provisioned toolchains (run ci/setup.sh): %v", err)
+		testenv.Missing(t, testenv.Binutils, "no provisioned GNU toolchain to compare SFrame rows with: %v", err)
 	}
 	seeds := int64(10)
 	if testing.Short() {

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/target"
 )
 
-// These tests run the toolchains that ci/setup.sh provisioned; each one
-// that is not there is skipped with a message saying so.
+// These tests run the toolchains that ci/setup.sh provisioned. Without
+// any, they skip (testenv.Missing), or fail once setup has run.
 
 // knownSFrameVersion is what Debian's binutils of each suite emit, from
 // their release notes and the SFrame spec's version history: bookworm 2.40
@@ -39,7 +40,7 @@ func provisioned(t *testing.T) []Toolchain {
 	t.Helper()
 	all, err := All()
 	if len(all) == 0 && errors.Is(err, ErrNotProvisioned) {
-		t.Skipf("no toolchains provisioned under %s (run 'make setup'): %v", CacheDir(), err)
+		testenv.Missing(t, testenv.Binutils, "no toolchains provisioned under %s: %v", CacheDir(), err)
 	}
 	if err != nil {
 		t.Fatalf("All: %v", err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sfconform/sfconform/internal/testenv"
 )
 
 // The golden fixtures of the sframe package: bare sections copied out by
@@ -70,10 +72,9 @@ func TestDumpJSON(t *testing.T) {
 }
 
 func TestDumpELF(t *testing.T) {
-	as, ld := lookTool("x86_64-linux-gnu-as"), lookTool("x86_64-linux-gnu-ld")
-	if as == "" || ld == "" || lookTool("objdump") == "" {
-		t.Skip("x86_64-linux-gnu-as, x86_64-linux-gnu-ld or objdump absent: skipping the ELF dump check")
-	}
+	as := testenv.LookPath(t, "x86_64-linux-gnu-as", testenv.HostPackages)
+	ld := testenv.LookPath(t, "x86_64-linux-gnu-ld", testenv.HostPackages)
+	objdump := testenv.LookPath(t, "objdump", testenv.HostPackages)
 	dir := t.TempDir()
 	s, o, exe := filepath.Join(dir, "p.s"), filepath.Join(dir, "p.o"), filepath.Join(dir, "p")
 	src := ".text\n.globl _start\n_start:\n.cfi_startproc\npushq %rbp\n.cfi_def_cfa_offset 16\n.cfi_offset %rbp, -16\npopq %rbp\n.cfi_def_cfa_offset 8\nret\n.cfi_endproc\n"
@@ -85,7 +86,7 @@ func TestDumpELF(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", c, err, out)
 		}
 	}
-	od, err := exec.Command("objdump", "--sframe", exe).Output()
+	od, err := exec.Command(objdump, "--sframe", exe).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +95,6 @@ func TestDumpELF(t *testing.T) {
 	if code != exitOK || out != want {
 		t.Errorf("exit %d (%s); got\n%s\nwant\n%s", code, errOut, out, want)
 	}
-}
-
-func lookTool(name string) string {
-	p, _ := exec.LookPath(name)
-	return p
 }
 
 func TestDumpErrors(t *testing.T) {
