@@ -250,9 +250,9 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 	if len(all) == 0 {
 		testenv.Missing(t, testenv.Binutils, "no provisioned GNU toolchain to synthesise CFI with: %v", err)
 	}
-	seeds := int64(8)
+	seeds := int64(10)
 	if testing.Short() {
-		seeds = 2
+		seeds = 3
 	}
 	covered := map[target.Target]bool{}
 	for _, tc := range all {
@@ -262,15 +262,15 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 		covered[tc.Target] = true
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
 			dir := t.TempDir()
-			opts := []Options{{}, {Funcs: 16, MaxDepth: 6}}
-			for _, name := range Patterns(tc.Target) {
-				opts = append(opts, Options{Patterns: []string{name}})
-			}
+			checked := map[string]bool{}
 			for seed := int64(1); seed <= seeds; seed++ {
-				for _, opt := range opts {
+				for _, opt := range []Options{{}, {Funcs: 16, MaxDepth: 6}} {
 					p, err := Generate(tc.Target, seed, opt)
 					if err != nil {
 						t.Fatal(err)
+					}
+					for _, f := range p.Funcs[1:] {
+						checked[f.Pattern] = true
 					}
 					src := withoutCFI(p.Assembly(), p.Funcs[0].Name)
 					tab := gasSFrame(t, tc, dir, p, src, "--scfi=experimental")
@@ -278,6 +278,11 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 						t.Fatalf("%s seed %d %+v: SCFI made %d FDEs for %d functions besides the stub", tc.Name, seed, opt, n, len(p.Funcs)-1)
 					}
 					compareFDEs(t, tc.Name+" --scfi", p, tab, false)
+				}
+			}
+			for _, name := range Patterns(tc.Target) {
+				if !checked[name] {
+					t.Errorf("no program had a %s function: pattern not checked", name)
 				}
 			}
 		})
