@@ -50,6 +50,7 @@ var (
 // helpers compiled against and the installed library must agree for this
 // to work.
 func TestCoreAgreesWithBinding(t *testing.T) {
+	t.Parallel()
 	major, minor := uc.Version()
 	if major != 2 || minor != 1 {
 		t.Fatalf("Unicorn core is %d.%d, want 2.1.x", major, minor)
@@ -81,6 +82,7 @@ func TestCoreAgreesWithBinding(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			m := newMachine(t, c.abi)
 			n, err := run(m, c.code, map[int]uint64{c.reg: 0xdead}, nil)
 			if err != nil {
@@ -106,6 +108,7 @@ func TestCoreAgreesWithBinding(t *testing.T) {
 // TestStepsAndPCs checks every instruction is reported once, in order,
 // with the hook's PC, and that the exit is not executed.
 func TestStepsAndPCs(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	code := []byte{
 		0x55,             // push %rbp
@@ -149,6 +152,7 @@ func TestStepsAndPCs(t *testing.T) {
 // next step, on all four targets. The read one byte further shows the byte
 // order of memory independently of ReadWord's own decoding of the aligned word.
 func TestReadWordSeesPush(t *testing.T) {
+	t.Parallel()
 	const v = 0x1122334455667788
 	cases := []struct {
 		abi   target.Target
@@ -172,6 +176,7 @@ func TestReadWordSeesPush(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			m := newMachine(t, c.abi)
 			for round := 0; round < 2; round++ { // the second run sees a reset stack
 				var at, off1, before uint64
@@ -212,6 +217,7 @@ func TestReadWordSeesPush(t *testing.T) {
 }
 
 func TestReadWordBounds(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	_, err := run(m, x86Nop, nil, func(s *Step) error {
 		for _, c := range []struct {
@@ -238,6 +244,7 @@ func TestReadWordBounds(t *testing.T) {
 
 // TestPointerAuth checks paciasp really signs x30 and autiasp restores it.
 func TestPointerAuth(t *testing.T) {
+	t.Parallel()
 	code := cat([]byte{
 		0x3f, 0x23, 0x03, 0xd5, // paciasp
 	}, a64Nop, []byte{
@@ -246,6 +253,7 @@ func TestPointerAuth(t *testing.T) {
 	const lr = 0x10000abc
 	for _, abi := range []target.Target{target.AArch64, target.AArch64BE} {
 		t.Run(abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			m := newMachine(t, abi)
 			for round := 0; round < 2; round++ { // stays enabled across runs
 				var x30 [4]uint64
@@ -273,6 +281,7 @@ func TestPointerAuth(t *testing.T) {
 // TestS390XFloatRegisters moves a value through FPRs and reads them
 // through Track, checking the DWARF numbering of f0 (16) and f1 (20).
 func TestS390XFloatRegisters(t *testing.T) {
+	t.Parallel()
 	const v = 0x0123456789abcdef
 	m := newMachine(t, target.S390X)
 	m.Track(16, 20, 2)
@@ -301,6 +310,7 @@ func TestS390XFloatRegisters(t *testing.T) {
 // the changed instruction out of the block Unicorn itself retranslates
 // after each run (the one ending at the exit).
 func TestNoStaleCode(t *testing.T) {
+	t.Parallel()
 	prog := func(v byte) []byte {
 		return []byte{
 			0xb8, v, 0x00, 0x00, 0x00, // mov $v,%eax
@@ -365,6 +375,7 @@ func TestNoStaleCode(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	type fault struct {
 		name  string
 		code  []byte
@@ -419,6 +430,8 @@ func TestFaults(t *testing.T) {
 	for _, abi := range target.All {
 		m := newMachine(t, abi)
 		for _, f := range cases[abi] {
+			// One machine per target for all its faults (it must stay
+			// usable after each): these subtests run one at a time.
 			t.Run(abi.Name()+"/"+f.name, func(t *testing.T) {
 				budget := 1000
 				if f.name == "stack guard" {
@@ -459,6 +472,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestCallbackError(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	stop := errors.New("stop here")
 	code := []byte{0x90, 0x90, 0x90, 0x90} // nop x4
@@ -487,6 +501,7 @@ func TestCallbackError(t *testing.T) {
 }
 
 func TestBadRuns(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	for _, c := range []struct {
 		r    Run
@@ -510,6 +525,7 @@ func TestBadRuns(t *testing.T) {
 }
 
 func TestNestedExecuteRefused(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	var inner error
 	if _, err := run(m, x86Nop, nil, func(*Step) error {
@@ -526,6 +542,7 @@ func TestNestedExecuteRefused(t *testing.T) {
 // TestConcurrentMachines runs one machine per goroutine, each with its own
 // loop count, and checks every run counted its own instructions.
 func TestConcurrentMachines(t *testing.T) {
+	t.Parallel()
 	errs := make(chan error, len(target.All))
 	for i, abi := range target.All {
 		go func() {
@@ -565,6 +582,7 @@ func TestConcurrentMachines(t *testing.T) {
 // TestRegistersReset checks a run starts from zeroed registers and clear
 // flags whatever the previous run left.
 func TestRegistersReset(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	m.Track(0, 3)
 	dirty := []byte{
@@ -598,6 +616,7 @@ func TestRegistersReset(t *testing.T) {
 // image (which Execute does not write again, as they are already there)
 // must execute them, not the translation of the original.
 func TestGuestWrittenCode(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	m.Track(0)
 	prog := func(v byte) []byte {

@@ -135,12 +135,14 @@ func allPairs(b []byte, hi, lo byte) bool {
 // programs, all patterns mixed and each pattern alone, with GNU as and
 // requires its bytes to equal gen's own encoding.
 func TestEncodingMatchesGNUAs(t *testing.T) {
+	t.Parallel()
 	seeds := int64(16)
 	if testing.Short() {
 		seeds = 4
 	}
 	for _, abi := range target.All {
 		t.Run(abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			as := gasCommand(t, abi)
 			dir := t.TempDir()
 			opts := []Options{{}, {Funcs: 16, MaxDepth: 6}}
@@ -167,6 +169,7 @@ func TestEncodingMatchesGNUAs(t *testing.T) {
 // TestLongBranches forces x86-64 jumps past the 8-bit range so that the
 // relaxation to 32-bit displacements is checked against GNU as too.
 func TestLongBranches(t *testing.T) {
+	t.Parallel()
 	abi := target.X86_64
 	as := gasCommand(t, abi)
 	dir := t.TempDir()
@@ -199,6 +202,7 @@ func TestLongBranches(t *testing.T) {
 // passes here: TestRowsMatchGasSCFI and TestRowsAgainstExecution check the
 // rows themselves.
 func TestGasSFrameMatchesRows(t *testing.T) {
+	t.Parallel()
 	all, err := toolchain.All()
 	if len(all) == 0 {
 		testenv.Missing(t, testenv.Binutils, "no provisioned GNU toolchain to compare SFrame rows with: %v", err)
@@ -212,6 +216,7 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 			continue
 		}
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			for seed := int64(1); seed <= seeds; seed++ {
 				for _, opt := range []Options{{}, {Funcs: 14, MaxDepth: 6}} {
@@ -246,6 +251,7 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 // refuses, and its frame is the outermost one, which SCFI cannot know.
 // Without its .type directive SCFI does not treat it as a function.
 func TestRowsMatchGasSCFI(t *testing.T) {
+	t.Parallel()
 	all, err := toolchain.All()
 	if len(all) == 0 {
 		testenv.Missing(t, testenv.Binutils, "no provisioned GNU toolchain to synthesise CFI with: %v", err)
@@ -261,6 +267,7 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 		}
 		covered[tc.Target] = true
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			checked := map[string]bool{}
 			for seed := int64(1); seed <= seeds; seed++ {

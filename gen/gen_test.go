@@ -21,6 +21,7 @@ func mustGenerate(t testing.TB, abi target.Target, seed int64, opt gen.Options) 
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		args := map[uint64]int64{}
 		codes := map[string]bool{}
@@ -50,6 +51,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestLayoutRelocates(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		p := mustGenerate(t, abi, 7, gen.Options{Funcs: 12})
 		code := slices.Clone(p.Code)
@@ -78,6 +80,7 @@ func TestLayoutRelocates(t *testing.T) {
 }
 
 func TestProgramShape(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		for seed := int64(1); seed <= 20; seed++ {
 			p := mustGenerate(t, abi, seed, gen.Options{Funcs: 12, MaxDepth: 5})
@@ -149,6 +152,7 @@ func checkFDE(t *testing.T, p *gen.Program, f *gen.Func, fde sframe.FDE) {
 }
 
 func TestPatternSelection(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		names := gen.Patterns(abi)
 		if len(names) < 6 {
@@ -182,6 +186,7 @@ func TestPatternSelection(t *testing.T) {
 // TestAssemblyCFI checks the rendered CFI of the stub and of a frame
 // against the directives GNU as needs to build the same SFrame rows.
 func TestAssemblyCFI(t *testing.T) {
+	t.Parallel()
 	ra := map[target.Target]string{target.X86_64: "%rip", target.AArch64: "x30", target.AArch64BE: "x30", target.S390X: "%r14"}
 	for _, abi := range target.All {
 		p := mustGenerate(t, abi, 11, gen.Options{})

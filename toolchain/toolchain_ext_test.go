@@ -54,6 +54,7 @@ func provisioned(t *testing.T) []Toolchain {
 // setup (testenv.Missing: a skip, or a failure once setup has run), after
 // the suites that are there have been checked.
 func TestEverySuiteIsProvisioned(t *testing.T) {
+	t.Parallel()
 	all := provisioned(t)
 	var missing []string
 	for _, suite := range []string{"bookworm", "trixie", "sid"} {
@@ -77,8 +78,10 @@ func TestEverySuiteIsProvisioned(t *testing.T) {
 }
 
 func TestToolsRunAndReportTheirVersion(t *testing.T) {
+	t.Parallel()
 	for _, tc := range provisioned(t) {
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
 			// The Debian package version comes from the archive's
 			// metadata, the tool's version from the binary itself.
 			if tc.pkg != "" && !strings.HasPrefix(tc.pkg, tc.Version+"-") {
@@ -100,8 +103,10 @@ func TestToolsRunAndReportTheirVersion(t *testing.T) {
 }
 
 func TestSFrameVersionIsTheSuitesOwn(t *testing.T) {
+	t.Parallel()
 	for _, tc := range provisioned(t) {
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
 			want, ok := knownSFrameVersion(tc.Suite, tc.Target)
 			if !ok {
 				t.Skipf("no known SFrame version for Debian suite %q", tc.Suite)
@@ -125,9 +130,11 @@ func TestSFrameVersionIsTheSuitesOwn(t *testing.T) {
 // checks its ELF machine and byte order, and that GNU objdump reads the
 // same SFrame version the probe measured.
 func TestAssembleAndLink(t *testing.T) {
+	t.Parallel()
 	versionLine := regexp.MustCompile(`Version: SFRAME_VERSION_(\d+)`)
 	for _, tc := range provisioned(t) {
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			src := filepath.Join(dir, "f.s")
 			if err := os.WriteFile(src, []byte(probeSource), 0o644); err != nil {
@@ -169,6 +176,7 @@ func TestAssembleAndLink(t *testing.T) {
 }
 
 func TestFindProvisioned(t *testing.T) {
+	t.Parallel()
 	all := provisioned(t)
 	want := all[len(all)-1]
 	for _, name := range []string{want.Name, "gas-" + want.Version, "gas-" + want.Suite} {

@@ -23,6 +23,7 @@ func runDumpCmd(args ...string) (stdout, stderr string, code int) {
 }
 
 func TestDumpRawMatchesObjdump(t *testing.T) {
+	t.Parallel()
 	stems, err := filepath.Glob("../../sframe/testdata/gas-*/*/prologues.sframe")
 	if err != nil || len(stems) == 0 {
 		t.Fatalf("no fixtures found (%v)", err)
@@ -49,6 +50,7 @@ func TestDumpRawMatchesObjdump(t *testing.T) {
 }
 
 func TestDumpJSON(t *testing.T) {
+	t.Parallel()
 	stem := filepath.Join(fixtureDir, "x86-64", "prologues")
 	out, errOut, code := runDumpCmd("--json", "--raw", "--base", "0x1000", stem+".sframe")
 	if code != exitOK {
@@ -72,6 +74,7 @@ func TestDumpJSON(t *testing.T) {
 }
 
 func TestDumpELF(t *testing.T) {
+	t.Parallel()
 	as := testenv.LookPath(t, "x86_64-linux-gnu-as", testenv.HostPackages)
 	ld := testenv.LookPath(t, "x86_64-linux-gnu-ld", testenv.HostPackages)
 	objdump := testenv.LookPath(t, "objdump", testenv.HostPackages)
@@ -98,6 +101,7 @@ func TestDumpELF(t *testing.T) {
 }
 
 func TestDumpErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	short := filepath.Join(dir, "short.sframe")
 	// A v2 x86-64 header cut after 12 bytes.

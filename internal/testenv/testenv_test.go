@@ -20,7 +20,8 @@ func (r *recorder) Skipf(format string, args ...any) { r.skipped = fmt.Sprintf(f
 
 func (r *recorder) Fatalf(format string, args ...any) { r.failed = fmt.Sprintf(format, args...) }
 
-// These tests set the environment, so none of them runs in parallel.
+// The tests that set the environment do not run in parallel (t.Setenv
+// refuses to).
 
 func TestMissingSkipsWithoutSetup(t *testing.T) {
 	for _, v := range []string{"", "0"} {
@@ -75,6 +76,7 @@ func TestLookPath(t *testing.T) {
 }
 
 func TestStepNames(t *testing.T) {
+	t.Parallel()
 	for step, want := range map[Step]string{
 		HostPackages: "ci/setup.sh step 1, host packages",
 		Unicorn:      "ci/setup.sh step 2, Unicorn 2.1",
@@ -92,6 +94,7 @@ func TestStepNames(t *testing.T) {
 // TestStepsAreSetupsOwn holds the numbering to ci/setup.sh's own list of
 // steps, so that a message never sends anyone to the wrong step.
 func TestStepsAreSetupsOwn(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../ci/setup.sh")
 	if err != nil {
 		t.Fatal(err)
