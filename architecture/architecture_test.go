@@ -156,6 +156,7 @@ func violations(g graph) []string {
 }
 
 func TestDependencyRules(t *testing.T) {
+	t.Parallel()
 	g := load(t, "..")
 	// The walk found the project, not an empty directory.
 	for _, p := range append([]string{"oracle", "consumer", "sframe", "corpus", "emu", "gen", "producer", "harness"}, leaves...) {

@@ -135,6 +135,7 @@ func checkChoices(t *testing.T, bt Backtrace, enc []byte) {
 }
 
 func TestRoundTripRandom(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(testSeed(t), 0))
 	for range 5000 {
 		bt := randomBacktrace(r)
@@ -157,6 +158,7 @@ func TestRoundTripRandom(t *testing.T) {
 // a relative first address and nothing else that changes meaning. Rewrite
 // our stream that way and check that it still decodes to the same frames.
 func TestSwiftStyleStreamsDecode(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(testSeed(t), 1))
 	for range 2000 {
 		bt := randomBacktrace(r)

@@ -155,8 +155,10 @@ func equal(a, b Backtrace) bool {
 }
 
 func TestVectors(t *testing.T) {
+	t.Parallel()
 	for _, v := range loadVectors(t) {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			if (v.want == nil) == (v.errName == "") {
 				t.Fatalf("vectors.txt:%d: a case needs exactly one of want and error", v.line)
 			}
@@ -203,6 +205,7 @@ func TestVectors(t *testing.T) {
 }
 
 func TestFormatErrorMessage(t *testing.T) {
+	t.Parallel()
 	_, err := Decode([]byte{0x02, 0x19, 0x10, 0x00, 0x21, 0x02})
 	want := "cbf: truncated at byte offset 4 (0x4): ra instruction needs 2 value bytes, 1 remain"
 	if err == nil || err.Error() != want {
@@ -213,6 +216,7 @@ func TestFormatErrorMessage(t *testing.T) {
 // The omit runs the format treats differently: 1 and 31 inline, 32 external
 // in one byte (the first length Swift does not inline), 1000 in two.
 func TestOmitRuns(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		count uint64
 		enc   []byte // omit instruction and count bytes, by hand
@@ -241,6 +245,7 @@ func TestOmitRuns(t *testing.T) {
 }
 
 func TestMaxEntries(t *testing.T) {
+	t.Parallel()
 	// 18 10: pc 0x10, 89 ff ff: 65535 more copies, 00: end.
 	bt, err := Decode([]byte{0x02, 0x18, 0x10, 0x89, 0xff, 0xff, 0x00})
 	if err != nil || len(bt.Frames) != MaxEntries || bt.Frames[MaxEntries-1] != (Frame{KindPC, 0x10}) {
@@ -261,6 +266,7 @@ func TestMaxEntries(t *testing.T) {
 }
 
 func TestEncodeErrors(t *testing.T) {
+	t.Parallel()
 	pc := func(a uint64) Frame { return Frame{KindPC, a} }
 	for _, c := range []struct {
 		name string
@@ -298,6 +304,7 @@ func TestEncodeErrors(t *testing.T) {
 }
 
 func TestString(t *testing.T) {
+	t.Parallel()
 	bt := Backtrace{Size: Word32, Frames: []Frame{{KindPC, 0x10}, {KindAsync, 0x20}},
 		Omitted: []Omission{{0, 2}, {2, 7}}, Truncated: true}
 	want := "32-bit: [2 omitted] pc 0x10 async 0x20 [7 omitted] [truncated]"

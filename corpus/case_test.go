@@ -26,6 +26,7 @@ func sampleImage() *image.Image {
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c := &Case{Consumer: "builtin", Seed: -42, Step: 17, PC: 0x10000006, Verdict: verdict.Wrong, Frame: 1, Field: "cfa",
 		Expected: []frame.Frame{{PC: 1, CFA: 2, SP: 3, FP: 4}}, Got: []frame.Frame{{PC: 1, Outermost: true}}}
@@ -66,6 +67,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 }
 
 func TestLoadReportsFileAndOffset(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c := &Case{Consumer: "builtin"}
 	c.SetImage(sampleImage(), 0)

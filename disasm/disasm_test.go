@@ -37,6 +37,7 @@ func canon(s string) string {
 }
 
 func TestObjdumpGolden(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("testdata/objdump-2.40.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +92,7 @@ func TestObjdumpGolden(t *testing.T) {
 }
 
 func TestTruncated(t *testing.T) {
+	t.Parallel()
 	if _, _, err := Instruction(target.AArch64, []byte{0xc0, 0x03, 0x5f}, 0x100); !errors.Is(err, ErrTruncated) {
 		t.Errorf("3 bytes of aarch64: err = %v, want ErrTruncated", err)
 	}

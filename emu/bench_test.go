@@ -75,6 +75,7 @@ var a64Call = []byte{
 // TestBenchmarkPrograms checks the hand-written benchmark programs with an
 // independent disassembler, and that they run as intended.
 func TestBenchmarkPrograms(t *testing.T) {
+	t.Parallel()
 	want := map[target.Target][2]string{
 		target.X86_64:  {"dec %rcx; jne 0x10000000", "push %rbp; mov %rsp,%rbp; callq 0x1000000b; pop %rbp; nop; retq"},
 		target.AArch64: {"subs x0, x0, #0x1; b.ne 0x10000000", "stp x29, x30, [sp,#-16]!; mov x29, sp; bl 0x10000014; ldp x29, x30, [sp],#16; nop; ret"},

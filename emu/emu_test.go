@@ -50,6 +50,7 @@ var (
 // helpers compiled against and the installed library must agree for this
 // to work.
 func TestCoreAgreesWithBinding(t *testing.T) {
+	t.Parallel()
 	major, minor := uc.Version()
 	if major != 2 || minor != 1 {
 		t.Fatalf("Unicorn core is %d.%d, want 2.1.x", major, minor)
@@ -81,6 +82,7 @@ func TestCoreAgreesWithBinding(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			m := newMachine(t, c.abi)
 			n, err := run(m, c.code, map[int]uint64{c.reg: 0xdead}, nil)
 			if err != nil {
@@ -106,6 +108,7 @@ func TestCoreAgreesWithBinding(t *testing.T) {
 // TestStepsAndPCs checks every instruction is reported once, in order,
 // with the hook's PC, and that the exit is not executed.
 func TestStepsAndPCs(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	code := []byte{
 		0x55,             // push %rbp
@@ -149,6 +152,7 @@ func TestStepsAndPCs(t *testing.T) {
 // next step, on all four targets. The read one byte further shows the byte
 // order of memory independently of ReadWord's own decoding of the aligned word.
 func TestReadWordSeesPush(t *testing.T) {
+	t.Parallel()
 	const v = 0x1122334455667788
 	cases := []struct {
 		abi   target.Target
@@ -172,6 +176,7 @@ func TestReadWordSeesPush(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			m := newMachine(t, c.abi)
 			for round := 0; round < 2; round++ { // the second run sees a reset stack
 				var at, off1, before uint64
@@ -212,6 +217,7 @@ func TestReadWordSeesPush(t *testing.T) {
 }
 
 func TestReadWordBounds(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	_, err := run(m, x86Nop, nil, func(s *Step) error {
 		for _, c := range []struct {
@@ -238,6 +244,7 @@ func TestReadWordBounds(t *testing.T) {
 
 // TestPointerAuth checks paciasp really signs x30 and autiasp restores it.
 func TestPointerAuth(t *testing.T) {
+	t.Parallel()
 	code := cat([]byte{
 		0x3f, 0x23, 0x03, 0xd5, // paciasp
 	}, a64Nop, []byte{
@@ -246,6 +253,7 @@ func TestPointerAuth(t *testing.T) {
 	const lr = 0x10000abc
 	for _, abi := range []target.Target{target.AArch64, target.AArch64BE} {
 		t.Run(abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			m := newMachine(t, abi)
 			for round := 0; round < 2; round++ { // stays enabled across runs
 				var x30 [4]uint64
@@ -273,6 +281,7 @@ func TestPointerAuth(t *testing.T) {
 // TestS390XFloatRegisters moves a value through FPRs and reads them
 // through Track, checking the DWARF numbering of f0 (16) and f1 (20).
 func TestS390XFloatRegisters(t *testing.T) {
+	t.Parallel()
 	const v = 0x0123456789abcdef
 	m := newMachine(t, target.S390X)
 	m.Track(16, 20, 2)
@@ -301,6 +310,7 @@ func TestS390XFloatRegisters(t *testing.T) {
 // the changed instruction out of the block Unicorn itself retranslates
 // after each run (the one ending at the exit).
 func TestNoStaleCode(t *testing.T) {
+	t.Parallel()
 	prog := func(v byte) []byte {
 		return []byte{
 			0xb8, v, 0x00, 0x00, 0x00, // mov $v,%eax
@@ -323,14 +333,25 @@ func TestNoStaleCode(t *testing.T) {
 		return n, rax, err
 	}
 
-	// The hazard is real: without invalidation the second program runs the
-	// first one's translation.
+	// Both hazards are real (measured with Unicorn 2.1.4): on a machine
+	// that does not invalidate, the rewritten program runs the first one's
+	// translation, and a run whose exit lies inside a block translated for
+	// another exit runs through it. Should a Unicorn drop stale blocks by
+	// itself, this fails: the checks below would then pass without
+	// Execute's invalidation and would have to find another hazard.
 	raw := newMachine(t, target.X86_64)
 	raw.Track(0)
 	raw.noInvalidate = true
-	exec(raw, prog(1), 10)
-	if _, rax, _ := exec(raw, prog(2), 10); fmt.Sprint(rax) != "[0 1 1]" {
-		t.Logf("note: without invalidation the rewritten program gave rax %v (Unicorn dropped the stale block itself)", rax)
+	if n, rax, err := exec(raw, prog(1), 10); err != nil || fmt.Sprint(rax) != "[0 1 1]" {
+		t.Fatalf("first program without invalidation: %d steps, rax %v, %v; want rax [0 1 1]", n, rax, err)
+	}
+	if n, rax, err := exec(raw, prog(2), 10); err != nil || fmt.Sprint(rax) != "[0 1 1]" {
+		t.Fatalf("without invalidation the rewritten program gave %d steps, rax %v, %v; want the stale translation "+
+			"of the first program (rax [0 1 1]): this Unicorn drops stale code by itself", n, rax, err)
+	}
+	if n, _, err := exec(raw, prog(2), 5); err == nil && n == 1 {
+		t.Fatal("without invalidation a run stopped at an exit inside a block translated for another exit: " +
+			"this Unicorn drops stale exits by itself")
 	}
 
 	m := newMachine(t, target.X86_64)
@@ -354,13 +375,14 @@ func TestNoStaleCode(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	type fault struct {
 		name  string
 		code  []byte
 		regs  map[int]uint64
 		pc    uint64
 		index int
-		text  string // in the disassembly
+		text  string // in the disassembly; "" when the instruction is unreadable
 		cause string // in the cause
 		kind  error
 	}
@@ -371,12 +393,12 @@ func TestFaults(t *testing.T) {
 		target.S390X:     s390Nop,
 	}
 	a64 := []fault{
-		{"read", cat(a64Nop, []byte{0x20, 0x00, 0x40, 0xf9}), nil, CodeBase + 4, 1, "ldr", "unmapped read at 0x0", ErrFault},           // ldr x0, [x1]
-		{"write", []byte{0x20, 0x00, 0x00, 0xf9}, map[int]uint64{1: 0x5000}, CodeBase, 0, "str", "unmapped write at 0x5000", ErrFault}, // str x0, [x1]
-		{"fetch", []byte{0x00, 0x00, 0x1f, 0xd6}, map[int]uint64{0: 0x4000}, 0x4000, 1, "", "unmapped fetch at 0x4000", ErrFault},      // br x0
-		{"brk", []byte{0x00, 0x00, 0x20, 0xd4}, nil, CodeBase, 0, "brk", "interrupt", ErrFault},
-		{"svc", []byte{0x01, 0x00, 0x00, 0xd4}, nil, CodeBase, 0, "svc", "supervisor call", ErrFault},                                                                        // svc #0                                                                              // brk #0
-		{"udf", cat(a64Nop, []byte{0x00, 0x00, 0x00, 0x00}), nil, CodeBase + 4, 1, "", "", ErrFault},                                                                         // udf #0
+		{"read", cat(a64Nop, []byte{0x20, 0x00, 0x40, 0xf9}), nil, CodeBase + 4, 1, "ldr", "unmapped read at 0x0", ErrFault},                                                 // ldr x0, [x1]
+		{"write", []byte{0x20, 0x00, 0x00, 0xf9}, map[int]uint64{1: 0x5000}, CodeBase, 0, "str", "unmapped write at 0x5000", ErrFault},                                       // str x0, [x1]
+		{"fetch", []byte{0x00, 0x00, 0x1f, 0xd6}, map[int]uint64{0: 0x4000}, 0x4000, 1, "", "unmapped fetch at 0x4000", ErrFault},                                            // br x0
+		{"brk", []byte{0x00, 0x00, 0x20, 0xd4}, nil, CodeBase, 0, "brk", "interrupt 7 (breakpoint)", ErrFault},                                                               // brk #0
+		{"svc", []byte{0x01, 0x00, 0x00, 0xd4}, nil, CodeBase, 0, "svc", "supervisor call", ErrFault},                                                                        // svc #0
+		{"udf", cat(a64Nop, []byte{0x00, 0x00, 0x00, 0x00}), nil, CodeBase + 4, 1, "(bad)", "undefined instruction", ErrFault},                                               // udf #0
 		{"stack guard", []byte{0xe0, 0x0f, 0x1f, 0xf8, 0xff, 0xff, 0xff, 0x17}, nil, CodeBase, 2 * (StackSize - 4096) / 16, "str", "unmapped write at 0x6ffffff0", ErrFault}, // str x0,[sp,#-16]!; b .-4
 		{"budget", []byte{0x00, 0x00, 0x00, 0x14}, nil, CodeBase, 1000, "b", "1000 instructions", ErrBudget},                                                                 // b .
 	}
@@ -385,29 +407,31 @@ func TestFaults(t *testing.T) {
 			{"read", []byte{0x48, 0x8b, 0x04, 0x25, 0x08, 0x00, 0x00, 0x00}, nil, CodeBase, 0, "mov 0x8,%rax", "unmapped read at 0x8", ErrFault},                          // mov 0x8,%rax
 			{"write", cat(x86Nop, []byte{0x48, 0x89, 0x04, 0x25, 0x00, 0x10, 0x00, 0x00}), nil, CodeBase + 1, 1, "mov %rax,0x1000", "unmapped write at 0x1000", ErrFault}, // mov %rax,0x1000
 			{"fetch", []byte{0xff, 0xe0}, map[int]uint64{0: 0x3000}, 0x3000, 1, "", "unmapped fetch at 0x3000", ErrFault},                                                 // jmp *%rax
-			{"stack fetch", []byte{0xff, 0xe0}, map[int]uint64{0: StackBase}, StackBase, 1, "", "fetch from non-executable memory", ErrFault},                             // jmp *%rax
-			{"int3", []byte{0xcc}, nil, CodeBase, 0, "int3", "interrupt 3", ErrFault},
-			{"hlt", cat(x86Nop, []byte{0xf4}, x86Nop), nil, CodeBase + 1, 1, "hlt", "before reaching exit", ErrFault},                                   // hlt
-			{"syscall", cat(x86Nop, []byte{0x0f, 0x05}, x86Nop), nil, CodeBase + 1, 1, "syscall", "system call", ErrFault},                              // syscall                                                                                     // int3
-			{"ud2", []byte{0x0f, 0x0b}, nil, CodeBase, 0, "ud2", "", ErrFault},                                                                          // ud2
-			{"stack guard", []byte{0x50, 0xeb, 0xfd}, nil, CodeBase, 2 * (StackSize - 4096) / 8, "push %rax", "unmapped write at 0x6ffffff8", ErrFault}, // push %rax; jmp .-3
-			{"budget", []byte{0xeb, 0xfe}, nil, CodeBase, 1000, "jmp", "1000 instructions", ErrBudget},                                                  // jmp .
+			{"stack fetch", []byte{0xff, 0xe0}, map[int]uint64{0: StackBase}, StackBase, 1, "add %al,(%rax)", "fetch from non-executable memory", ErrFault},               // jmp *%rax to the zeroed stack
+			{"int3", []byte{0xcc}, nil, CodeBase, 0, "int3", "interrupt 3 (breakpoint)", ErrFault},                                                                        // int3
+			{"hlt", cat(x86Nop, []byte{0xf4}, x86Nop), nil, CodeBase + 1, 1, "hlt", "before reaching exit", ErrFault},                                                     // hlt
+			{"syscall", cat(x86Nop, []byte{0x0f, 0x05}, x86Nop), nil, CodeBase + 1, 1, "syscall", "system call", ErrFault},                                                // syscall
+			{"ud2", []byte{0x0f, 0x0b}, nil, CodeBase, 0, "ud2", "invalid instruction", ErrFault},                                                                         // ud2
+			{"stack guard", []byte{0x50, 0xeb, 0xfd}, nil, CodeBase, 2 * (StackSize - 4096) / 8, "push %rax", "unmapped write at 0x6ffffff8", ErrFault},                   // push %rax; jmp .-3
+			{"budget", []byte{0xeb, 0xfe}, nil, CodeBase, 1000, "jmp", "1000 instructions", ErrBudget},                                                                    // jmp .
 		},
 		target.AArch64:   a64,
 		target.AArch64BE: a64,
 		target.S390X: {
-			{"read", []byte{0xe3, 0x20, 0x10, 0x00, 0x00, 0x04}, map[int]uint64{1: 0x8000}, CodeBase, 0, "lg", "program interruption", ErrFault},                     // lg %r2,0(%r1)
-			{"write", cat(s390Nop, []byte{0xe3, 0x20, 0x10, 0x00, 0x00, 0x24}), map[int]uint64{1: 0x8000}, CodeBase + 2, 1, "stg", "program interruption", ErrFault}, // stg %r2,0(%r1)
-			{"fetch", []byte{0x07, 0xf1}, map[int]uint64{1: 0x6000}, 0x6000, 1, "", "fetching from unmapped 0x6000", ErrFault},                                       // br %r1
-			{"invalid", []byte{0x00, 0x00}, nil, CodeBase, 0, "", "", ErrFault},
+			{"read", []byte{0xe3, 0x20, 0x10, 0x00, 0x00, 0x04}, map[int]uint64{1: 0x8000}, CodeBase, 0, "lg", "program interruption", ErrFault},                                                              // lg %r2,0(%r1)
+			{"write", cat(s390Nop, []byte{0xe3, 0x20, 0x10, 0x00, 0x00, 0x24}), map[int]uint64{1: 0x8000}, CodeBase + 2, 1, "stg", "program interruption", ErrFault},                                          // stg %r2,0(%r1)
+			{"fetch", []byte{0x07, 0xf1}, map[int]uint64{1: 0x6000}, 0x6000, 1, "", "fetching from unmapped 0x6000", ErrFault},                                                                                // br %r1
+			{"invalid", []byte{0x00, 0x00}, nil, CodeBase, 0, ".long 0x0", "program interruption", ErrFault},                                                                                                  // (illegal opcode 0x0000)
 			{"svc", []byte{0x0a, 0x00}, nil, CodeBase, 0, "svc", "supervisor call", ErrFault},                                                                                                                 // svc 0
-			{"stack guard", []byte{0xa7, 0xfb, 0xff, 0xf8, 0xe3, 0x20, 0xf0, 0x00, 0x00, 0x24, 0xa7, 0xf4, 0xff, 0xfb}, nil, CodeBase + 4, 3*(StackSize-4096)/8 + 1, "stg", "program interruption", ErrFault}, // aghi %r15,-8; stg %r2,0(%r15); j .-10                                                                                          // (illegal opcode 0x0000)
+			{"stack guard", []byte{0xa7, 0xfb, 0xff, 0xf8, 0xe3, 0x20, 0xf0, 0x00, 0x00, 0x24, 0xa7, 0xf4, 0xff, 0xfb}, nil, CodeBase + 4, 3*(StackSize-4096)/8 + 1, "stg", "program interruption", ErrFault}, // aghi %r15,-8; stg %r2,0(%r15); j .-10
 			{"budget", []byte{0xa7, 0xf4, 0x00, 0x00}, nil, CodeBase, 1000, "j", "1000 instructions", ErrBudget},                                                                                              // j .
 		},
 	}
 	for _, abi := range target.All {
 		m := newMachine(t, abi)
 		for _, f := range cases[abi] {
+			// One machine per target for all its faults (it must stay
+			// usable after each): these subtests run one at a time.
 			t.Run(abi.Name()+"/"+f.name, func(t *testing.T) {
 				budget := 1000
 				if f.name == "stack guard" {
@@ -425,7 +449,11 @@ func TestFaults(t *testing.T) {
 				if re.Target != abi || re.PC != f.pc || re.Index != f.index || n != f.index {
 					t.Errorf("target %s pc %#x index %d steps %d, want %s %#x %d", re.Target.Name(), re.PC, re.Index, n, abi.Name(), f.pc, f.index)
 				}
-				if !strings.Contains(re.Text, f.text) || (f.text != "" && len(re.Insn) == 0) {
+				if f.text == "" {
+					if re.Text != "" || len(re.Insn) != 0 {
+						t.Errorf("instruction %q (% x) at %#x, want it unreadable", re.Text, re.Insn, re.PC)
+					}
+				} else if !strings.Contains(re.Text, f.text) || len(re.Insn) == 0 {
 					t.Errorf("instruction %q (% x), want it to mention %q", re.Text, re.Insn, f.text)
 				}
 				if !strings.Contains(re.Cause.Error(), f.cause) {
@@ -444,6 +472,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestCallbackError(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	stop := errors.New("stop here")
 	code := []byte{0x90, 0x90, 0x90, 0x90} // nop x4
@@ -472,6 +501,7 @@ func TestCallbackError(t *testing.T) {
 }
 
 func TestBadRuns(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	for _, c := range []struct {
 		r    Run
@@ -495,6 +525,7 @@ func TestBadRuns(t *testing.T) {
 }
 
 func TestNestedExecuteRefused(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	var inner error
 	if _, err := run(m, x86Nop, nil, func(*Step) error {
@@ -511,6 +542,7 @@ func TestNestedExecuteRefused(t *testing.T) {
 // TestConcurrentMachines runs one machine per goroutine, each with its own
 // loop count, and checks every run counted its own instructions.
 func TestConcurrentMachines(t *testing.T) {
+	t.Parallel()
 	errs := make(chan error, len(target.All))
 	for i, abi := range target.All {
 		go func() {
@@ -550,6 +582,7 @@ func TestConcurrentMachines(t *testing.T) {
 // TestRegistersReset checks a run starts from zeroed registers and clear
 // flags whatever the previous run left.
 func TestRegistersReset(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	m.Track(0, 3)
 	dirty := []byte{
@@ -583,6 +616,7 @@ func TestRegistersReset(t *testing.T) {
 // image (which Execute does not write again, as they are already there)
 // must execute them, not the translation of the original.
 func TestGuestWrittenCode(t *testing.T) {
+	t.Parallel()
 	m := newMachine(t, target.X86_64)
 	m.Track(0)
 	prog := func(v byte) []byte {

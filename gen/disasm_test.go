@@ -61,6 +61,7 @@ func normalise(text string, names []string, addrs map[string]uint64) string {
 }
 
 func TestNormalise(t *testing.T) {
+	t.Parallel()
 	addrs := map[string]uint64{"f1": 0x10, ".Lf1_1": 0x20, ".Lf1_10": 0x30}
 	names := []string{".Lf1_10", ".Lf1_1", "f1"}
 	for _, c := range [][2]string{
@@ -91,8 +92,10 @@ func TestNormalise(t *testing.T) {
 // TestDisassemblyMatchesText decodes every instruction of many programs
 // with the disasm package and compares it with gen's text and length.
 func TestDisassemblyMatchesText(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		t.Run(abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			n := 0
 			for seed := int64(1); seed <= 50; seed++ {
 				for _, opt := range []Options{{}, {Funcs: 30, MaxDepth: 7}} {

@@ -11,18 +11,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/toolchain"
 )
 
 // gasCommand returns GNU as 2.40 for abi with the flags the target needs:
-// the provisioned toolchain if there is one, else the host's cross
-// binutils (Debian bookworm ships 2.40); it skips the test without either.
+// the provisioned toolchain if there is one, else (only on a machine where
+// setup has not run) the host's cross binutils, which Debian bookworm ships
+// at 2.40. Without either, testenv.Missing skips the test or fails it.
 func gasCommand(t *testing.T, abi target.Target) []string {
 	t.Helper()
-	if tc, err := toolchain.Find("gas-2.40", abi); err == nil {
+	tc, err := toolchain.Find("gas-2.40", abi)
+	if err == nil {
 		return append([]string{tc.AS}, tc.ASFlags...)
+	}
+	// Once setup has run, the provisioned toolchain must be there: a
+	// fallback would hide its absence.
+	if required, _ := testenv.SetupRequired(); required {
+		testenv.Missing(t, testenv.Binutils, "cannot check %s encodings against GNU as 2.40: %v", abi.Name(), err)
 	}
 	name := map[target.Target]string{
 		target.X86_64:    "x86_64-linux-gnu-as",
@@ -30,9 +38,9 @@ func gasCommand(t *testing.T, abi target.Target) []string {
 		target.AArch64BE: "aarch64-linux-gnu-as",
 		target.S390X:     "s390x-linux-gnu-as",
 	}[abi]
-	path, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not found (install binutils-%s): cannot check %s encodings against GNU as", name, strings.TrimSuffix(name, "-as"), abi.Name())
+	path, lerr := exec.LookPath(name)
+	if lerr != nil {
+		testenv.Missing(t, testenv.Binutils, "cannot check %s encodings against GNU as 2.40: %v; and %s is not on PATH", abi.Name(), err, name)
 	}
 	if abi == target.AArch64BE {
 		return []string{path, "-EB"}
@@ -127,12 +135,14 @@ func allPairs(b []byte, hi, lo byte) bool {
 // programs, all patterns mixed and each pattern alone, with GNU as and
 // requires its bytes to equal gen's own encoding.
 func TestEncodingMatchesGNUAs(t *testing.T) {
+	t.Parallel()
 	seeds := int64(16)
 	if testing.Short() {
 		seeds = 4
 	}
 	for _, abi := range target.All {
 		t.Run(abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			as := gasCommand(t, abi)
 			dir := t.TempDir()
 			opts := []Options{{}, {Funcs: 16, MaxDepth: 6}}
@@ -159,6 +169,7 @@ func TestEncodingMatchesGNUAs(t *testing.T) {
 // TestLongBranches forces x86-64 jumps past the 8-bit range so that the
 // relaxation to 32-bit displacements is checked against GNU as too.
 func TestLongBranches(t *testing.T) {
+	t.Parallel()
 	abi := target.X86_64
 	as := gasCommand(t, abi)
 	dir := t.TempDir()
@@ -186,11 +197,15 @@ func TestLongBranches(t *testing.T) {
 // TestGasSFrameMatchesRows assembles the rendered assembly with every
 // provisioned GNU as that emits SFrame for the target, links it at gen's
 // layout address, and compares the linked .sframe rows with gen's FDEs:
-// the .cfi_* rendering must say what the rows say.
+// the .cfi_* rendering must say what the rows say. The directives are
+// rendered from the rows, so a wrong row renders as a wrong directive and
+// passes here: TestRowsMatchGasSCFI and TestRowsAgainstExecution check the
+// rows themselves.
 func TestGasSFrameMatchesRows(t *testing.T) {
+	t.Parallel()
 	all, err := toolchain.All()
 	if len(all) == 0 {
-		t.Skipf("no provisioned toolchains (run ci/setup.sh): %v", err)
+		testenv.Missing(t, testenv.Binutils, "no provisioned GNU toolchain to compare SFrame rows with: %v", err)
 	}
 	seeds := int64(10)
 	if testing.Short() {
@@ -201,6 +216,7 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 			continue
 		}
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			for seed := int64(1); seed <= seeds; seed++ {
 				for _, opt := range []Options{{}, {Funcs: 14, MaxDepth: 6}} {
@@ -208,15 +224,9 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					_, obj := assemble(t, append([]string{tc.AS}, tc.ASFlags...), dir, p.Assembly(), "--gsframe")
-					exe := filepath.Join(dir, "p")
-					args := append(append([]string(nil), tc.LDFlags...), fmt.Sprintf("-Ttext=0x%x", p.Base), "-e", "_start", "-o", exe, obj)
-					if out, err := exec.Command(tc.LD, args...).CombinedOutput(); err != nil {
-						t.Fatalf("%s %s: %v\n%s", tc.LD, strings.Join(args, " "), err, out)
-					}
-					tab, err := sframe.ReadELF(exe)
-					if err != nil {
-						t.Fatal(err)
+					tab := gasSFrame(t, tc, dir, p, p.Assembly())
+					if n := fdeCount(tab); n != len(p.Funcs) {
+						t.Fatalf("%s seed %d %+v: %d FDEs for %d functions", tc.Name, seed, opt, n, len(p.Funcs))
 					}
 					// Before SFrame v3 GNU as has no outermost-frame FRE: it
 					// ignores .cfi_undefined of the RA column and describes
@@ -229,6 +239,119 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 	}
 }
 
+// TestRowsMatchGasSCFI checks gen's rows against rows the real toolchain
+// derives from the instructions alone. GNU as --scfi=experimental
+// (x86-64 since 2.43, AArch64 since 2.44) synthesises the CFI of
+// ABI-conforming code from its instructions; given gen's assembly without
+// a single .cfi_* directive, its --gsframe output owes nothing to gen's
+// rows, and must equal them row for row. GNU as has no SCFI for s390x,
+// whose rows only TestRowsAgainstExecution checks independently.
+//
+// The entry stub is left to the rows: it realigns the stack, which SCFI
+// refuses, and its frame is the outermost one, which SCFI cannot know.
+// Without its .type directive SCFI does not treat it as a function.
+func TestRowsMatchGasSCFI(t *testing.T) {
+	t.Parallel()
+	all, err := toolchain.All()
+	if len(all) == 0 {
+		testenv.Missing(t, testenv.Binutils, "no provisioned GNU toolchain to synthesise CFI with: %v", err)
+	}
+	seeds := int64(10)
+	if testing.Short() {
+		seeds = 3
+	}
+	covered := map[target.Target]bool{}
+	for _, tc := range all {
+		if tc.SFrameVersion == 0 || !hasSCFI(t, tc) {
+			continue
+		}
+		covered[tc.Target] = true
+		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			checked := map[string]bool{}
+			for seed := int64(1); seed <= seeds; seed++ {
+				for _, opt := range []Options{{}, {Funcs: 16, MaxDepth: 6}} {
+					p, err := Generate(tc.Target, seed, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, f := range p.Funcs[1:] {
+						checked[f.Pattern] = true
+					}
+					src := withoutCFI(p.Assembly(), p.Funcs[0].Name)
+					tab := gasSFrame(t, tc, dir, p, src, "--scfi=experimental")
+					if n := fdeCount(tab); n != len(p.Funcs)-1 {
+						t.Fatalf("%s seed %d %+v: SCFI made %d FDEs for %d functions besides the stub", tc.Name, seed, opt, n, len(p.Funcs)-1)
+					}
+					compareFDEs(t, tc.Name+" --scfi", p, tab, false)
+				}
+			}
+			for _, name := range Patterns(tc.Target) {
+				if !checked[name] {
+					t.Errorf("no program had a %s function: pattern not checked", name)
+				}
+			}
+		})
+	}
+	for _, abi := range []target.Target{target.X86_64, target.AArch64, target.AArch64BE} {
+		if !covered[abi] {
+			testenv.Missing(t, testenv.Binutils, "no provisioned GNU as emits SFrame and synthesises CFI (--scfi) for %s", abi.Name())
+		}
+	}
+}
+
+func fdeCount(tab *sframe.Table) int {
+	n := 0
+	for _, sec := range tab.Sections {
+		n += len(sec.FDEs)
+	}
+	return n
+}
+
+// hasSCFI reports whether tc's assembler offers --scfi for its target.
+func hasSCFI(t *testing.T, tc toolchain.Toolchain) bool {
+	t.Helper()
+	out, err := exec.Command(tc.AS, "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s --help: %v\n%s", tc.AS, err, out)
+	}
+	return bytes.Contains(out, []byte("--scfi=experimental"))
+}
+
+// withoutCFI drops every .cfi_* directive from src, and the .type of the
+// function stub.
+func withoutCFI(src, stub string) string {
+	var sb strings.Builder
+	for _, line := range strings.SplitAfter(src, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, ".cfi_") || strings.HasPrefix(l, ".type "+stub+",") {
+			continue
+		}
+		sb.WriteString(line)
+	}
+	return sb.String()
+}
+
+// gasSFrame assembles src with tc and --gsframe plus asFlags, links it at
+// p's layout address and returns the linked .sframe section.
+func gasSFrame(t *testing.T, tc toolchain.Toolchain, dir string, p *Program, src string, asFlags ...string) *sframe.Table {
+	t.Helper()
+	_, obj := assemble(t, append([]string{tc.AS}, tc.ASFlags...), dir, src, append([]string{"--gsframe"}, asFlags...)...)
+	exe := filepath.Join(dir, "p")
+	args := append(append([]string(nil), tc.LDFlags...), fmt.Sprintf("-Ttext=0x%x", p.Base), "-e", "_start", "-o", exe, obj)
+	if out, err := exec.Command(tc.LD, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", tc.LD, strings.Join(args, " "), err, out)
+	}
+	tab, err := sframe.ReadELF(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// compareFDEs requires the FDEs of p (bar the stub's unless withStub) in
+// tab, with the same rows. Messages name both sides: producer's, and gen's.
 func compareFDEs(t *testing.T, producer string, p *Program, tab *sframe.Table, withStub bool) {
 	t.Helper()
 	for i, want := range p.FDEs() {
@@ -244,12 +367,12 @@ func compareFDEs(t *testing.T, producer string, p *Program, tab *sframe.Table, w
 			t.Fatalf("%s seed %d %s: FDE [0x%x,+%d), gen [0x%x,+%d)", producer, p.Seed, name, got.Start, got.Size, want.Start, want.Size)
 		}
 		if len(got.Rows) != len(want.Rows) {
-			t.Fatalf("%s seed %d %s: %d rows, gen %d\n got %+v\nwant %+v", producer, p.Seed, name, len(got.Rows), len(want.Rows), got.Rows, want.Rows)
+			t.Fatalf("%s seed %d %s: %d rows, gen %d\n%s %+v\ngen %+v", producer, p.Seed, name, len(got.Rows), len(want.Rows), producer, got.Rows, want.Rows)
 		}
 		for i := range want.Rows {
 			g, w := got.Rows[i], want.Rows[i]
 			if g.Start != w.Start || g.CFA != w.CFA || g.RA != w.RA || g.FP != w.FP {
-				t.Fatalf("%s seed %d %s row %d:\n got %+v\nwant %+v", producer, p.Seed, name, i, g, w)
+				t.Fatalf("%s seed %d %s row %d:\n%s %+v\ngen %+v", producer, p.Seed, name, i, producer, g, w)
 			}
 		}
 	}

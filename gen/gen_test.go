@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -20,6 +21,7 @@ func mustGenerate(t testing.TB, abi target.Target, seed int64, opt gen.Options) 
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		args := map[uint64]int64{}
 		codes := map[string]bool{}
@@ -49,6 +51,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestLayoutRelocates(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		p := mustGenerate(t, abi, 7, gen.Options{Funcs: 12})
 		code := slices.Clone(p.Code)
@@ -77,6 +80,7 @@ func TestLayoutRelocates(t *testing.T) {
 }
 
 func TestProgramShape(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		for seed := int64(1); seed <= 20; seed++ {
 			p := mustGenerate(t, abi, seed, gen.Options{Funcs: 12, MaxDepth: 5})
@@ -97,32 +101,7 @@ func TestProgramShape(t *testing.T) {
 				}
 				next += uint64(f.Size)
 				seen = append(seen, f.Pattern)
-				fde := p.FDEs()[i]
-				if fde.Start != f.Addr || fde.Size != f.Size || len(fde.Rows) == 0 || fde.Rows[0].Start != 0 {
-					t.Fatalf("%s: FDE %+v for %s", abi.Name(), fde, f.Name)
-				}
-				for j := 1; j < len(fde.Rows); j++ {
-					a, b := fde.Rows[j-1], fde.Rows[j]
-					if b.Start <= a.Start || b.Start >= f.Size {
-						t.Fatalf("%s %s: row starts %d then %d (size %d)", abi.Name(), f.Name, a.Start, b.Start, f.Size)
-					}
-					b.Start = a.Start
-					if a == b {
-						t.Fatalf("%s %s: two consecutive rows with one rule", abi.Name(), f.Name)
-					}
-				}
-				// Every instruction's row is the FDE row covering it.
-				for _, in := range f.Insns {
-					k := len(fde.Rows) - 1
-					for fde.Rows[k].Start > in.Off {
-						k--
-					}
-					want := fde.Rows[k]
-					want.Start, in.Row.Start = 0, 0
-					if want != in.Row {
-						t.Fatalf("%s %s+0x%x: instruction row %+v, FDE row %+v", abi.Name(), f.Name, in.Off, in.Row, want)
-					}
-				}
+				checkFDE(t, p, f, p.FDEs()[i])
 			}
 			if uint64(len(p.Code)) != next-p.Base {
 				t.Fatalf("%s: %d code bytes for functions spanning %d", abi.Name(), len(p.Code), next-p.Base)
@@ -136,7 +115,44 @@ func TestProgramShape(t *testing.T) {
 	}
 }
 
+// checkFDE checks that fde, which the builtin producer encodes, says
+// exactly what f's per-instruction rows say: one row at the function start
+// and one wherever the rule changes, none elsewhere, each starting at an
+// instruction. This is about the compression only; whether the rows are
+// true is for TestRowsAgainstExecution (interp_test.go: an interpreter
+// running the disassembled code) and TestRowsMatchGasSCFI (GNU as deriving
+// the rows from the instructions) to say.
+func checkFDE(t *testing.T, p *gen.Program, f *gen.Func, fde sframe.FDE) {
+	t.Helper()
+	if fde.Start != f.Addr || fde.Size != f.Size {
+		t.Fatalf("%s seed %d %s at 0x%x, size %d: FDE at 0x%x, size %d", p.Target.Name(), p.Seed, f.Name, f.Addr, f.Size, fde.Start, fde.Size)
+	}
+	var want []sframe.Row
+	end := uint32(0)
+	for _, in := range f.Insns {
+		if in.Off != end || in.Row.Start != in.Off {
+			t.Fatalf("%s seed %d %s: instruction at +0x%x (row start %d) after one ending at +0x%x", p.Target.Name(), p.Seed, f.Name, in.Off, in.Row.Start, end)
+		}
+		end += uint32(len(in.Bytes))
+		if n := len(want); n > 0 {
+			prev, cur := want[n-1], in.Row
+			prev.Start = cur.Start
+			if prev == cur {
+				continue
+			}
+		}
+		want = append(want, in.Row)
+	}
+	if end != f.Size {
+		t.Fatalf("%s seed %d %s: instructions end at +0x%x, function size %d", p.Target.Name(), p.Seed, f.Name, end, f.Size)
+	}
+	if !slices.Equal(fde.Rows, want) {
+		t.Fatalf("%s seed %d %s: FDE rows\n %+v\nwant, from the instructions' rows,\n %+v", p.Target.Name(), p.Seed, f.Name, fde.Rows, want)
+	}
+}
+
 func TestPatternSelection(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		names := gen.Patterns(abi)
 		if len(names) < 6 {
@@ -170,6 +186,7 @@ func TestPatternSelection(t *testing.T) {
 // TestAssemblyCFI checks the rendered CFI of the stub and of a frame
 // against the directives GNU as needs to build the same SFrame rows.
 func TestAssemblyCFI(t *testing.T) {
+	t.Parallel()
 	ra := map[target.Target]string{target.X86_64: "%rip", target.AArch64: "x30", target.AArch64BE: "x30", target.S390X: "%r14"}
 	for _, abi := range target.All {
 		p := mustGenerate(t, abi, 11, gen.Options{})

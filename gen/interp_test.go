@@ -555,8 +555,10 @@ func findFunc(p *gen.Program, pc uint64) *gen.Func {
 // seeds through the interpreter and checks each executed row, the call
 // depth, the instruction count and the stack alignment at calls.
 func TestRowsAgainstExecution(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		t.Run(abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			opts := []gen.Options{{}, {Funcs: 20, MaxDepth: 7}}
 			for _, name := range gen.Patterns(abi) {
 				opts = append(opts, gen.Options{Patterns: []string{name}})

@@ -54,8 +54,10 @@ func shiftedCFA(t *testing.T, prog *gen.Program, v sframe.Version) *image.Image 
 }
 
 func TestCleanAndMutatedImages(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		t.Run(abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			c := newChecker(t, abi)
 			img, prog, err := Produce(producer.Builtin{Version: 3}, abi, 11, gen.Options{})
 			if err != nil {
@@ -143,6 +145,7 @@ func (b *batched) Unwind(steps []consumer.Step, out []consumer.Result) error {
 }
 
 func TestBatchConsumerSeesSnapshots(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		c := newChecker(t, abi)
 		img, prog, err := Produce(producer.Builtin{Version: 2}, abi, 5, gen.Options{})
@@ -186,6 +189,7 @@ type refusing struct{ consumer.Builtin }
 func (refusing) Load(*image.Image) error { return errors.New("not an SFrame section") }
 
 func TestRefusedSectionIsErrorAtEveryStep(t *testing.T) {
+	t.Parallel()
 	c := newChecker(t, target.X86_64)
 	img, _, _ := Produce(producer.Builtin{Version: 3}, target.X86_64, 1, gen.Options{})
 	res := c.Check(img, &refusing{})
@@ -195,6 +199,7 @@ func TestRefusedSectionIsErrorAtEveryStep(t *testing.T) {
 }
 
 func TestFaultingRunThenCleanRun(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		c := newChecker(t, abi)
 		img, _, _ := Produce(producer.Builtin{Version: 3}, abi, 3, gen.Options{})
@@ -214,6 +219,7 @@ func TestFaultingRunThenCleanRun(t *testing.T) {
 }
 
 func TestWrongTargetImage(t *testing.T) {
+	t.Parallel()
 	c := newChecker(t, target.S390X)
 	img, _, _ := Produce(producer.Builtin{Version: 3}, target.X86_64, 1, gen.Options{})
 	if res := c.Check(img, consumer.NewBuiltin()); res.RunErr == nil {
@@ -222,6 +228,7 @@ func TestWrongTargetImage(t *testing.T) {
 }
 
 func TestPoolReusesCheckers(t *testing.T) {
+	t.Parallel()
 	p := NewPool(Options{})
 	a, err := p.Get(target.S390X)
 	if err != nil {
@@ -259,6 +266,7 @@ func withoutFDE(t *testing.T, prog *gen.Program, v sframe.Version) *image.Image 
 // callees (frame 1) are NOINFO, not WRONG, since every frame the consumer
 // got to is right.
 func TestMissingFDEIsNoInfo(t *testing.T) {
+	t.Parallel()
 	for _, tg := range target.All {
 		c := newChecker(t, tg)
 		_, prog, err := Produce(producer.Builtin{Version: 3}, tg, 11, gen.Options{})
@@ -281,6 +289,7 @@ func TestMissingFDEIsNoInfo(t *testing.T) {
 // A section breaking a rule strict consumers apply is INVALID, with the
 // rule and its byte offset, even when every step unwinds correctly.
 func TestInvalidSectionIsReported(t *testing.T) {
+	t.Parallel()
 	c := newChecker(t, target.AArch64BE)
 	_, prog, err := Produce(producer.Builtin{Version: 2}, target.AArch64BE, 4, gen.Options{})
 	if err != nil {

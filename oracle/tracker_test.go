@@ -37,6 +37,7 @@ var x86Symbols = []image.Symbol{
 }
 
 func TestTrackerX86CallsReturnsAndTailCalls(t *testing.T) {
+	t.Parallel()
 	abi := target.X86_64
 	tr, err := NewTracker(abi, x86Symbols, 0x1000)
 	if err != nil {
@@ -95,6 +96,7 @@ func TestTrackerX86CallsReturnsAndTailCalls(t *testing.T) {
 }
 
 func TestTrackerEntryConventions(t *testing.T) {
+	t.Parallel()
 	syms := []image.Symbol{{Name: "_start", Addr: 0x1000, Size: 8}, {Name: "f", Addr: 0x2000, Size: 8}}
 	for _, c := range []struct {
 		abi    target.Target
@@ -107,6 +109,7 @@ func TestTrackerEntryConventions(t *testing.T) {
 		{target.S390X, target.RegS390XRA, 0x8000 + 160, 0x8000, 0x9000},
 	} {
 		t.Run(c.abi.Name(), func(t *testing.T) {
+			t.Parallel()
 			tr, err := NewTracker(c.abi, syms, 0x1000)
 			if err != nil {
 				t.Fatal(err)
@@ -140,6 +143,7 @@ func TestTrackerEntryConventions(t *testing.T) {
 }
 
 func TestTrackerUnreadableReturnAddress(t *testing.T) {
+	t.Parallel()
 	tr, _ := NewTracker(target.X86_64, x86Symbols, 0x1000)
 	m := &fakeMachine{mem: map[uint64]uint64{}}
 	if err := tr.Observe(m.at(0x2000, 0x7ff8, 0, target.X86_64), m); err == nil {
@@ -148,6 +152,7 @@ func TestTrackerUnreadableReturnAddress(t *testing.T) {
 }
 
 func TestNewTrackerNeedsEntrySymbol(t *testing.T) {
+	t.Parallel()
 	if _, err := NewTracker(target.X86_64, x86Symbols, 0x5000); err == nil {
 		t.Fatal("entry outside every symbol accepted")
 	}

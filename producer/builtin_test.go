@@ -10,6 +10,7 @@ import (
 )
 
 func TestBuiltinImage(t *testing.T) {
+	t.Parallel()
 	for _, abi := range target.All {
 		for _, v := range []sframe.Version{2, 3} {
 			p, err := gen.Generate(abi, 7, gen.Options{})

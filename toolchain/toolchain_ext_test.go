@@ -10,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/target"
 )
 
-// These tests run the toolchains that ci/setup.sh provisioned; each one
-// that is not there is skipped with a message saying so.
+// These tests run the toolchains that ci/setup.sh provisioned. Without
+// any, they skip (testenv.Missing), or fail once setup has run.
 
 // knownSFrameVersion is what Debian's binutils of each suite emit, from
 // their release notes and the SFrame spec's version history: bookworm 2.40
@@ -39,7 +40,7 @@ func provisioned(t *testing.T) []Toolchain {
 	t.Helper()
 	all, err := All()
 	if len(all) == 0 && errors.Is(err, ErrNotProvisioned) {
-		t.Skipf("no toolchains provisioned under %s (run 'make setup'): %v", CacheDir(), err)
+		testenv.Missing(t, testenv.Binutils, "no toolchains provisioned under %s: %v", CacheDir(), err)
 	}
 	if err != nil {
 		t.Fatalf("All: %v", err)
@@ -47,8 +48,15 @@ func provisioned(t *testing.T) []Toolchain {
 	return all
 }
 
+// TestEverySuiteIsProvisioned: setup provisions the binutils of three
+// Debian suites, each for every target. A suite that is there but lacks a
+// target is an error; a suite that is not there at all is missing from
+// setup (testenv.Missing: a skip, or a failure once setup has run), after
+// the suites that are there have been checked.
 func TestEverySuiteIsProvisioned(t *testing.T) {
+	t.Parallel()
 	all := provisioned(t)
+	var missing []string
 	for _, suite := range []string{"bookworm", "trixie", "sid"} {
 		n := 0
 		for _, tc := range all {
@@ -57,18 +65,23 @@ func TestEverySuiteIsProvisioned(t *testing.T) {
 			}
 		}
 		if n == 0 {
-			t.Logf("binutils of Debian %s are not provisioned under %s: run 'make setup'", suite, CacheDir())
+			missing = append(missing, suite)
 			continue
 		}
 		if n != len(target.All) {
 			t.Errorf("Debian %s: %d toolchains, want one per target (%d)", suite, n, len(target.All))
 		}
 	}
+	if len(missing) > 0 {
+		testenv.Missing(t, testenv.Binutils, "the binutils of Debian %s are not provisioned under %s", strings.Join(missing, " and "), CacheDir())
+	}
 }
 
 func TestToolsRunAndReportTheirVersion(t *testing.T) {
+	t.Parallel()
 	for _, tc := range provisioned(t) {
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
 			// The Debian package version comes from the archive's
 			// metadata, the tool's version from the binary itself.
 			if tc.pkg != "" && !strings.HasPrefix(tc.pkg, tc.Version+"-") {
@@ -90,8 +103,10 @@ func TestToolsRunAndReportTheirVersion(t *testing.T) {
 }
 
 func TestSFrameVersionIsTheSuitesOwn(t *testing.T) {
+	t.Parallel()
 	for _, tc := range provisioned(t) {
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
 			want, ok := knownSFrameVersion(tc.Suite, tc.Target)
 			if !ok {
 				t.Skipf("no known SFrame version for Debian suite %q", tc.Suite)
@@ -115,9 +130,11 @@ func TestSFrameVersionIsTheSuitesOwn(t *testing.T) {
 // checks its ELF machine and byte order, and that GNU objdump reads the
 // same SFrame version the probe measured.
 func TestAssembleAndLink(t *testing.T) {
+	t.Parallel()
 	versionLine := regexp.MustCompile(`Version: SFRAME_VERSION_(\d+)`)
 	for _, tc := range provisioned(t) {
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			src := filepath.Join(dir, "f.s")
 			if err := os.WriteFile(src, []byte(probeSource), 0o644); err != nil {
@@ -159,6 +176,7 @@ func TestAssembleAndLink(t *testing.T) {
 }
 
 func TestFindProvisioned(t *testing.T) {
+	t.Parallel()
 	all := provisioned(t)
 	want := all[len(all)-1]
 	for _, name := range []string{want.Name, "gas-" + want.Version, "gas-" + want.Suite} {

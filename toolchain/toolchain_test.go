@@ -116,6 +116,7 @@ func TestLoadNamesMissingTool(t *testing.T) {
 }
 
 func TestReadConfErrorsNameFileAndLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct{ text, want string }{
 		{"name=gas-2.44\nversion=2.44\nsuite=trixie\nthis line is wrong\ntriples=x\n", ":4: want key=value"},
@@ -177,6 +178,7 @@ func TestFindMatchesNameVersionAndSuite(t *testing.T) {
 }
 
 func TestCompareVersions(t *testing.T) {
+	t.Parallel()
 	ordered := []string{"2.9", "2.40", "2.44", "2.45.50.20251115", "2.47.50.20261021", "10.1"}
 	for i := range ordered {
 		for j := range ordered {
@@ -204,6 +206,9 @@ func writeScript(t *testing.T, dir, name, body string) string {
 	return p
 }
 
+// TestProbeTellsRefusalFromBreakage writes programs and runs them, so it
+// does not run in parallel: a fork in another test could inherit the
+// still-open file and the exec fail with ETXTBSY (golang.org/issue/22315).
 func TestProbeTellsRefusalFromBreakage(t *testing.T) {
 	dir := t.TempDir()
 	// Like gas 2.44 for s390x: fine without --gsframe, refuses with it.
@@ -231,6 +236,7 @@ exit 0
 }
 
 func TestProbeCacheNeedsMatchingStamp(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "sframe-probe.s390x")
 	if err := writeProbeCache(p, "/x/as 10 123", probeResult{version: 0, reason: "not\nsupported"}); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ func runCLI(args ...string) (stdout, stderr string, code int) {
 // Every subcommand answers -h and --help with its usage on stdout and
 // exit 0, and "help CMD" prints the same.
 func TestHelpEverywhere(t *testing.T) {
+	t.Parallel()
 	if len(subcommands) < 3 {
 		t.Fatalf("only %d subcommands registered", len(subcommands))
 	}
@@ -42,6 +43,7 @@ func TestHelpEverywhere(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	out, _, code := runCLI("--version")
 	if code != exitOK || !strings.HasPrefix(out, "sfconform ") || !strings.Contains(out, "go1.") {
 		t.Fatalf("--version: exit %d, %q", code, out)
@@ -49,6 +51,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestStrayArgumentsAreErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run", "extra"},
 		{"toolchains", "extra"},
@@ -63,6 +66,7 @@ func TestStrayArgumentsAreErrors(t *testing.T) {
 }
 
 // dump - reads the section from standard input.
+// TestDumpStdin replaces os.Stdin, so it does not run in parallel.
 func TestDumpStdin(t *testing.T) {
 	stem := fixtureDir + "/x86-64/prologues"
 	f, err := os.Open(stem + ".sframe")
@@ -90,6 +94,7 @@ func TestDumpStdin(t *testing.T) {
 // --json writes the summary as JSON; --seed 0 is a seed like any other:
 // two runs with it check the same programs.
 func TestRunJSONAndSeedZero(t *testing.T) {
+	t.Parallel()
 	run := func() (summary, string) {
 		out, errOut, code := runCLI("run", "--json", "--seed", "0", "--programs", "4", "--targets", "aarch64",
 			"--producer", "builtin-v2,builtin-v3", "-q", "--out", t.TempDir())
@@ -125,6 +130,7 @@ func TestRunJSONAndSeedZero(t *testing.T) {
 }
 
 func TestRunList(t *testing.T) {
+	t.Parallel()
 	out, _, code := runCLI("run", "--list")
 	if code != exitOK {
 		t.Fatalf("exit %d", code)

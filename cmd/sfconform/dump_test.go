@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sfconform/sfconform/internal/testenv"
 )
 
 // The golden fixtures of the sframe package: bare sections copied out by
@@ -21,6 +23,7 @@ func runDumpCmd(args ...string) (stdout, stderr string, code int) {
 }
 
 func TestDumpRawMatchesObjdump(t *testing.T) {
+	t.Parallel()
 	stems, err := filepath.Glob("../../sframe/testdata/gas-*/*/prologues.sframe")
 	if err != nil || len(stems) == 0 {
 		t.Fatalf("no fixtures found (%v)", err)
@@ -47,6 +50,7 @@ func TestDumpRawMatchesObjdump(t *testing.T) {
 }
 
 func TestDumpJSON(t *testing.T) {
+	t.Parallel()
 	stem := filepath.Join(fixtureDir, "x86-64", "prologues")
 	out, errOut, code := runDumpCmd("--json", "--raw", "--base", "0x1000", stem+".sframe")
 	if code != exitOK {
@@ -70,10 +74,10 @@ func TestDumpJSON(t *testing.T) {
 }
 
 func TestDumpELF(t *testing.T) {
-	as, ld := lookTool("x86_64-linux-gnu-as"), lookTool("x86_64-linux-gnu-ld")
-	if as == "" || ld == "" || lookTool("objdump") == "" {
-		t.Skip("x86_64-linux-gnu-as, x86_64-linux-gnu-ld or objdump absent: skipping the ELF dump check")
-	}
+	t.Parallel()
+	as := testenv.LookPath(t, "x86_64-linux-gnu-as", testenv.HostPackages)
+	ld := testenv.LookPath(t, "x86_64-linux-gnu-ld", testenv.HostPackages)
+	objdump := testenv.LookPath(t, "objdump", testenv.HostPackages)
 	dir := t.TempDir()
 	s, o, exe := filepath.Join(dir, "p.s"), filepath.Join(dir, "p.o"), filepath.Join(dir, "p")
 	src := ".text\n.globl _start\n_start:\n.cfi_startproc\npushq %rbp\n.cfi_def_cfa_offset 16\n.cfi_offset %rbp, -16\npopq %rbp\n.cfi_def_cfa_offset 8\nret\n.cfi_endproc\n"
@@ -85,7 +89,7 @@ func TestDumpELF(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", c, err, out)
 		}
 	}
-	od, err := exec.Command("objdump", "--sframe", exe).Output()
+	od, err := exec.Command(objdump, "--sframe", exe).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +100,8 @@ func TestDumpELF(t *testing.T) {
 	}
 }
 
-func lookTool(name string) string {
-	p, _ := exec.LookPath(name)
-	return p
-}
-
 func TestDumpErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	short := filepath.Join(dir, "short.sframe")
 	// A v2 x86-64 header cut after 12 bytes.

@@ -19,6 +19,7 @@ import (
 )
 
 func TestRunCleanExitsZero(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code := cmdRun([]string{"--programs", "3", "--targets", "x86-64,s390x", "--producer", "builtin-v3", "--seed", "5", "-q", "--out", out}, io.Discard, io.Discard)
 	if code != exitOK {
@@ -30,6 +31,7 @@ func TestRunCleanExitsZero(t *testing.T) {
 }
 
 func TestRunBadFlagsExitTwo(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--targets", "vax"},
 		{"--versions", "3"},
@@ -82,6 +84,7 @@ func failingCase(t *testing.T, abi target.Target) (string, *image.Image) {
 }
 
 func TestReplay(t *testing.T) {
+	t.Parallel()
 	path, good := failingCase(t, target.AArch64BE)
 	var out bytes.Buffer
 	if code := replayCase(path, "builtin", &out, io.Discard); code != exitFailure {

@@ -1,0 +1,83 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// RequireSetupEnv names the environment variable that turns a missing
+// setup-provided piece from a skip into a failure: set to 1 once setup
+// has run.
+const RequireSetupEnv = "SFCONFORM_REQUIRE_SETUP"
+
+// Step is a numbered step of ci/setup.sh (see the comment at its top).
+type Step int
+
+// The steps of ci/setup.sh, in the order it runs them.
+const (
+	HostPackages Step = 1 // gcc, make, host binutils and the cross binutils 2.40 on PATH
+	Unicorn      Step = 2 // Unicorn 2.1 under /usr/local
+	Ginkgo       Step = 3 // the Ginkgo CLI pinned in go.mod
+	Binutils     Step = 4 // GNU binutils 2.40, 2.44 and sid's under $SFCONFORM_CACHE/toolchains
+	LLVM         Step = 5 // sid's llvm-mc under $SFCONFORM_CACHE/toolchains
+)
+
+var stepText = map[Step]string{
+	HostPackages: "host packages: gcc, make, binutils and the cross binutils for x86-64, aarch64, s390x",
+	Unicorn:      "Unicorn 2.1",
+	Ginkgo:       "the Ginkgo CLI",
+	Binutils:     "GNU binutils of Debian bookworm, trixie and sid for x86-64, aarch64, s390x",
+	LLVM:         "sid's llvm-mc",
+}
+
+// String names the step as ci/setup.sh numbers it, with what it provides.
+func (s Step) String() string {
+	if text, ok := stepText[s]; ok {
+		return fmt.Sprintf("ci/setup.sh step %d, %s", int(s), text)
+	}
+	return fmt.Sprintf("ci/setup.sh step %d", int(s))
+}
+
+// SetupRequired reports whether the environment says setup has run
+// (SFCONFORM_REQUIRE_SETUP=1). Any value other than empty, 0 and 1 is an
+// error: a typo must not quietly turn the failures back into skips.
+func SetupRequired() (bool, error) {
+	switch v := os.Getenv(RequireSetupEnv); v {
+	case "", "0":
+		return false, nil
+	case "1":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s=%q: want 1 (setup has run: a missing tool fails the test) or unset", RequireSetupEnv, v)
+	}
+}
+
+// Missing ends the test for lack of something step provides. The message,
+// formatted from format and args, says what is absent. It skips the test,
+// or fails it when SetupRequired.
+func Missing(t testing.TB, step Step, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	required, err := SetupRequired()
+	switch {
+	case err != nil:
+		t.Fatalf("%s; and %v", msg, err)
+	case required:
+		t.Fatalf("%s, although %s=1 says setup has run: run 'make setup' (%s)", msg, RequireSetupEnv, step)
+	default:
+		t.Skipf("%s: run 'make setup' (%s) for this test; skipping", msg, step)
+	}
+}
+
+// LookPath returns the path of the program name on PATH, and calls
+// Missing when there is none.
+func LookPath(t testing.TB, name string, step Step) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		Missing(t, step, "%s is not on PATH (%v)", name, err)
+	}
+	return path
+}

@@ -1,0 +1,117 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// recorder is a testing.TB that records how a test ended instead of
+// ending it. Only the methods Missing and LookPath call are implemented.
+type recorder struct {
+	testing.TB
+	skipped, failed string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Skipf(format string, args ...any) { r.skipped = fmt.Sprintf(format, args...) }
+
+func (r *recorder) Fatalf(format string, args ...any) { r.failed = fmt.Sprintf(format, args...) }
+
+// The tests that set the environment do not run in parallel (t.Setenv
+// refuses to).
+
+func TestMissingSkipsWithoutSetup(t *testing.T) {
+	for _, v := range []string{"", "0"} {
+		t.Setenv(RequireSetupEnv, v)
+		var r recorder
+		Missing(&r, Binutils, "gas-2.44 for %s is not provisioned", "s390x")
+		if r.failed != "" {
+			t.Errorf("%s=%q: Missing failed the test (%q), want a skip", RequireSetupEnv, v, r.failed)
+		}
+		for _, want := range []string{"gas-2.44 for s390x is not provisioned", "make setup", "ci/setup.sh step 4"} {
+			if !strings.Contains(r.skipped, want) {
+				t.Errorf("%s=%q: skip message %q does not say %q", RequireSetupEnv, v, r.skipped, want)
+			}
+		}
+	}
+}
+
+func TestMissingFailsOnceSetupRan(t *testing.T) {
+	t.Setenv(RequireSetupEnv, "1")
+	var r recorder
+	Missing(&r, HostPackages, "objdump is not on PATH")
+	if r.skipped != "" {
+		t.Errorf("Missing skipped (%q) with %s=1, want a failure", r.skipped, RequireSetupEnv)
+	}
+	for _, want := range []string{"objdump is not on PATH", RequireSetupEnv + "=1", "make setup", "ci/setup.sh step 1"} {
+		if !strings.Contains(r.failed, want) {
+			t.Errorf("failure message %q does not say %q", r.failed, want)
+		}
+	}
+}
+
+func TestMissingRefusesAnUnknownSetting(t *testing.T) {
+	t.Setenv(RequireSetupEnv, "yes")
+	var r recorder
+	Missing(&r, LLVM, "llvm-mc is not provisioned")
+	if r.skipped != "" || !strings.Contains(r.failed, `"yes"`) || !strings.Contains(r.failed, "llvm-mc is not provisioned") {
+		t.Errorf("%s=yes: skipped %q, failed %q; want a failure quoting the value and the missing piece", RequireSetupEnv, r.skipped, r.failed)
+	}
+}
+
+func TestLookPath(t *testing.T) {
+	t.Setenv(RequireSetupEnv, "1")
+	var r recorder
+	// sh is on every machine these tests run on: POSIX requires it.
+	if p := LookPath(&r, "sh", HostPackages); p == "" || r.failed != "" || r.skipped != "" {
+		t.Errorf("LookPath(sh) = %q, failed %q, skipped %q", p, r.failed, r.skipped)
+	}
+	const absent = "sfconform-no-such-tool"
+	if p := LookPath(&r, absent, HostPackages); p != "" || !strings.Contains(r.failed, absent) {
+		t.Errorf("LookPath(%s) = %q, failed %q; want a failure naming it", absent, p, r.failed)
+	}
+}
+
+func TestStepNames(t *testing.T) {
+	t.Parallel()
+	for step, want := range map[Step]string{
+		HostPackages: "ci/setup.sh step 1, host packages",
+		Unicorn:      "ci/setup.sh step 2, Unicorn 2.1",
+		Ginkgo:       "ci/setup.sh step 3, the Ginkgo CLI",
+		Binutils:     "ci/setup.sh step 4, GNU binutils",
+		LLVM:         "ci/setup.sh step 5, sid's llvm-mc",
+		Step(9):      "ci/setup.sh step 9",
+	} {
+		if got := step.String(); !strings.HasPrefix(got, want) {
+			t.Errorf("Step(%d).String() = %q, want it to start %q", int(step), got, want)
+		}
+	}
+}
+
+// TestStepsAreSetupsOwn holds the numbering to ci/setup.sh's own list of
+// steps, so that a message never sends anyone to the wrong step.
+func TestStepsAreSetupsOwn(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../ci/setup.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for step, word := range map[Step]string{
+		HostPackages: "host packages", Unicorn: "Unicorn 2.1", Ginkgo: "Ginkgo CLI",
+		Binutils: "GNU binutils", LLVM: "llvm-mc",
+	} {
+		line := fmt.Sprintf("#   %d. ", int(step))
+		i := strings.Index(string(data), line)
+		if i < 0 {
+			t.Errorf("ci/setup.sh has no step %d (%q)", int(step), line)
+			continue
+		}
+		rest, _, _ := strings.Cut(string(data[i+len(line):]), "\n")
+		if !strings.Contains(rest, word) || !strings.Contains(step.String(), word) {
+			t.Errorf("ci/setup.sh step %d is %q, testenv calls it %q: want both to mention %q", int(step), rest, step, word)
+		}
+	}
+}
