@@ -6,7 +6,8 @@
 # second run takes well under a second.
 #
 # Steps:
-#   1. host packages from the machine's own suite (gcc, make, cross binutils 2.40)
+#   1. host packages from the machine's own suite (gcc, make, cross binutils 2.40,
+#      the gcc cross compilers for aarch64 and s390x with their C libraries)
 #   2. Unicorn 2.1 (Debian sid's or trixie's libunicorn) under /usr/local
 #   3. the Ginkgo CLI at the version pinned in go.mod, into /usr/local/bin
 #   4. GNU binutils for x86-64, aarch64 and s390x in three versions (bookworm,
@@ -41,9 +42,12 @@ LAYOUT=1
 # shellcheck disable=SC1091
 HOST_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
 
-# libc6-dev: cgo needs the C headers, which gcc only recommends.
+# libc6-dev: cgo needs the C headers, which gcc only recommends. The cross
+# compilers check the kernel's signal frame layouts against the C headers
+# and compile real code for the other targets.
 HOST_PACKAGES=(gcc libc6-dev make pkg-config binutils binutils-x86-64-linux-gnu
-	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu ca-certificates)
+	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu ca-certificates
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() {
