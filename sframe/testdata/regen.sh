@@ -204,6 +204,23 @@ version_of() {
 	"$1" --version | head -n 1 | awk '{ print $NF }'
 }
 
+# bench BINDIR writes bench/x86-64-20k.sframe.gz (gzip -n, so the bytes do
+# not depend on the time) and its address: the benchmark section, 20000
+# functions from bench/gen.awk assembled and linked by one toolchain.
+bench() {
+	bindir=$1
+	d=$work/bench
+	mkdir -p "$d"
+	awk -v N=20000 -f "$here/bench/gen.awk" >"$d/bench.s"
+	"$bindir/x86_64-linux-gnu-as" --gsframe -o "$d/bench.o" "$d/bench.s"
+	"$bindir/x86_64-linux-gnu-ld" -e f0 -Ttext=0x401000 --no-warn-rwx-segments -o "$d/bench.exe" "$d/bench.o"
+	readelf=$bindir/x86_64-linux-gnu-readelf objcopy=$bindir/x86_64-linux-gnu-objcopy
+	extract "$d/bench.exe" "$d/bench.sframe"
+	gzip -n -9 <"$d/bench.sframe" >"$here/bench/x86-64-20k.sframe.gz"
+	sframe_field "$d/bench.exe" 2 >"$here/bench/x86-64-20k.sframe.addr"
+	echo "regenerated $here/bench/x86-64-20k.sframe.gz" >&2
+}
+
 done_versions=" "
 for dir in "$toolchains"/binutils-*/bin; do
 	[ -x "$dir/x86_64-linux-gnu-as" ] || continue
@@ -218,6 +235,10 @@ for dir in "$toolchains"/binutils-*/bin; do
 	fi
 	toolchain "$dir" "$v"
 	done_versions="$done_versions$v "
+	# The benchmark section is made by GNU as 2.47.50 (SFrame version 3).
+	if [ "$v" = 2.47.50 ]; then
+		bench "$dir"
+	fi
 done
 if [ -x /usr/bin/x86_64-linux-gnu-as ]; then
 	v=$(version_of /usr/bin/x86_64-linux-gnu-as)
