@@ -48,7 +48,7 @@ func BenchmarkDecode100kFDEs(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		tab, err := Decode(buf, 0)
-		if err != nil || len(tab.index) != 100_000 {
+		if err != nil || len(tab.starts) != 100_000 {
 			b.Fatal(err)
 		}
 	}

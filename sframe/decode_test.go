@@ -156,7 +156,7 @@ func TestDecodeV2AMD64(t *testing.T) {
 			if s.Offset != 0 || s.Size != 80 || s.Base != testBase || s.Order != o {
 				t.Errorf("%s: section offset %d size %d base %#x order %v, want 0, 80, %#x, %v", where, s.Offset, s.Size, s.Base, s.Order, testBase, o)
 			}
-			checkFDEs(t, where, s.FDEs, wantV2AMD64)
+			checkFDEs(t, where, fdesOf(t, s), wantV2AMD64)
 		}
 	}
 }
@@ -195,9 +195,10 @@ func TestDecodeV1(t *testing.T) {
 		if s.Header.Version != Version1 || s.Header.Flags != FlagFDESorted|FlagFramePointer || s.Size != 74 {
 			t.Errorf("%v: version %d flags %#x size %d", o, s.Header.Version, s.Header.Flags, s.Size)
 		}
-		checkFDEs(t, o.String(), s.FDEs, want)
-		if s.FDEs[1].version != Version1 {
-			t.Errorf("%v: FDE version %d, want 1", o, s.FDEs[1].version)
+		fdes := fdesOf(t, s)
+		checkFDEs(t, o.String(), fdes, want)
+		if fdes[1].version != Version1 {
+			t.Errorf("%v: FDE version %d, want 1", o, fdes[1].version)
 		}
 	}
 }
@@ -226,7 +227,7 @@ func TestDecodeV2AArch64(t *testing.T) {
 	}}}
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secV2AArch64(o))
-		checkFDEs(t, o.String(), tab.Sections[0].FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, tab.Sections[0]), want)
 	}
 }
 
@@ -257,7 +258,7 @@ func TestDecodeV2S390X(t *testing.T) {
 	}}}
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secV2S390X(o))
-		checkFDEs(t, o.String(), tab.Sections[0].FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, tab.Sections[0]), want)
 	}
 }
 
@@ -333,7 +334,7 @@ func TestDecodeV3(t *testing.T) {
 		if s.Size != 164 || s.Header.NumFREs != 6 || s.Header.FRELen != 56 {
 			t.Errorf("%v: size %d, header %+v", o, s.Size, s.Header)
 		}
-		checkFDEs(t, o.String(), s.FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, s), want)
 	}
 }
 
@@ -367,7 +368,7 @@ func TestDecodeV3S390XFlex(t *testing.T) {
 	}
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secV3S390XFlex(o))
-		checkFDEs(t, o.String(), tab.Sections[0].FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, tab.Sections[0]), want)
 	}
 }
 
@@ -387,7 +388,7 @@ func TestDecodeAuxHeader(t *testing.T) {
 		}
 		want := append([]FDE(nil), wantV2AMD64...)
 		want[0].Offset, want[1].Offset = 33, 53
-		checkFDEs(t, o.String(), s.FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, s), want)
 		if errs := tab.Check(true); !hasErr(errs, ErrBadAuxHeader, 7) {
 			t.Errorf("%v: Check(strict) = %v, want ErrBadAuxHeader at 7", o, errs)
 		}
@@ -434,7 +435,7 @@ func TestDecodeConcatenated(t *testing.T) {
 				t.Errorf("%v: section %d at %d, %d bytes, base %#x; want %d, %d, %#x", o, i, s.Offset, s.Size, s.Base, want.off, want.size, want.base)
 			}
 		}
-		third := tab.Sections[2].FDEs
+		third := fdesOf(t, tab.Sections[2])
 		if third[0].Start != 0x10060 || third[1].Start != 0x10020 || third[0].Offset != 188 || third[1].Offset != 208 {
 			t.Errorf("%v: third section FDEs at %#x (off %d) and %#x (off %d)", o, third[0].Start, third[0].Offset, third[1].Start, third[1].Offset)
 		}
@@ -442,10 +443,7 @@ func TestDecodeConcatenated(t *testing.T) {
 			t.Errorf("%v: third section rows %+v %+v", o, third[0].Rows, third[1].Rows)
 		}
 		// The index covers all six functions in address order.
-		var starts []uint64
-		for _, f := range tab.index {
-			starts = append(starts, f.Start)
-		}
+		starts := append([]uint64(nil), tab.starts...)
 		// The version 1 section's starts count from its own first byte (0x10050).
 		want := []uint64{0x10020, 0x10060, 0x10150, 0x10250, 0x11000, 0x11100}
 		if !reflect.DeepEqual(starts, want) {
@@ -482,7 +480,7 @@ func TestDecodeSignalAndUnusedBits(t *testing.T) {
 		buf := secV2AMD64(o, false)
 		buf[28+16] |= 0x80
 		tab := decodeOK(t, o.String(), buf)
-		if f := tab.Sections[0].FDEs[0]; f.Signal || f.Rows[0].Signal {
+		if f := fdesOf(t, tab.Sections[0])[0]; f.Signal || f.Rows[0].Signal {
 			t.Errorf("%v: version 2 FDE reads as a signal frame", o)
 		}
 	}
@@ -537,20 +535,10 @@ func rejectCases() []mutation {
 		{"FDE FREs past header count", v2(set32(12, 2)), ErrCountMismatch, 60},
 		{"v3 attribute outside FRE sub-section", v3(set32(28+12, 54)), ErrFDEOutOfBounds, 40},
 		{"v2 FRE offset outside FRE sub-section", v2(set32(48+8, 13)), ErrFREOutOfBounds, 56},
-		// f1's 5-byte FRE starts at 75 (FRE offset 7); at FRE offset 10
-		// (78) its info byte would be at 80, the sub-section's end.
-		{"FRE past sub-section", v2(set32(48+8, 10)), ErrFREOutOfBounds, 80},
 		{"FRE type 3", v2(set(48+16, 0x03)), ErrBadFREType, 64},
 		{"v3 FDE type 2", v3(set(116+3, 2)), ErrBadFDEType, 119},
 		{"v2 PCMASK rep 0", v2(set(28+16, 0x10)), ErrBadRepSize, 45},
 		{"v3 PCMASK rep 0", v3(set(145+4, 0)), ErrBadRepSize, 149},
-		{"data word size code 3", v2(set(72, 0x63)), ErrBadDataWordSize, 72},
-		{"AMD64 3 data words", v2(set(72, 0x07)), ErrBadDataWordCount, 72},
-		{"FRE start at function size", v2(set(71, 0x20)), ErrFREStartPastEnd, 71},
-		{"FRE starts not increasing", v2(set(71, 0)), ErrFREsNotIncreasing, 71},
-		{"flex 1 data word", v3(set(122, 0x02)), ErrBadDataWordCount, 123},
-		{"flex CFA without reg_p", v3(set(123, 7<<3)), ErrBadFlexRule, 123},
-		{"flex control word without displacement", v3(set(126, 0x08)), ErrBadDataWordCount, 130},
 		{"trailing garbage", v2(func(o binary.ByteOrder, b []byte) []byte { return append(b, 0, 0, 1) }), ErrTrailingData, 82},
 		{"padding longer than 7", v2(func(o binary.ByteOrder, b []byte) []byte {
 			return append(append(b, make([]byte, 8)...), secV2AMD64(o, false)...)
@@ -586,25 +574,66 @@ func TestDecodeRejects(t *testing.T) {
 	}
 }
 
-// TestDecodeRejectsFlexLeftover and the AArch64/s390x word limits need
-// sections of their own.
-func TestDecodeRejectsWordCounts(t *testing.T) {
-	for _, o := range bothOrders {
-		b := secV2AArch64(o)
-		b[52] = 0x09 // FRE @4: 4 words of 1 byte (reads 16 -8 -16 and f0 of the next FRE)
-		if _, err := Decode(b, testBase); !errors.Is(err, ErrBadDataWordCount) {
-			t.Errorf("%v: AArch64 4 words: %v", o, err)
-		} else if fe := err.(*FormatError); fe.Off != 52 {
-			t.Errorf("%v: AArch64 4 words at %d, want 52", o, fe.Off)
-		}
+// freMutation is a malformed FRE: Decode, which reads no FRE, accepts
+// the section; Check reports the problem at the byte offset given,
+// Section.FDEs fails with it, and a lookup at pc, which reads that FRE,
+// fails with a *FormatError.
+type freMutation struct {
+	name   string
+	build  func(o binary.ByteOrder) []byte
+	err    error
+	offset int
+	pc     uint64
+}
+
+func freRejectCases() []freMutation {
+	mut := func(sec func(binary.ByteOrder) []byte, off int, v byte) func(binary.ByteOrder) []byte {
+		return func(o binary.ByteOrder) []byte { b := sec(o); b[off] = v; return b }
+	}
+	v2 := func(o binary.ByteOrder) []byte { return secV2AMD64(o, false) }
+	return []freMutation{
+		// f1's 5-byte FRE starts at 75 (FRE offset 7); at FRE offset 10
+		// (78) its info byte would be at 80, the sub-section's end.
+		{"FRE past sub-section", func(o binary.ByteOrder) []byte { return put32(o, v2(o), 48+8, 10) }, ErrFREOutOfBounds, 80, 0x11100},
+		{"data word size code 3", mut(v2, 72, 0x63), ErrBadDataWordSize, 72, 0x11001},
+		{"AMD64 3 data words", mut(v2, 72, 0x07), ErrBadDataWordCount, 72, 0x11001},
+		{"FRE start at function size", mut(v2, 71, 0x20), ErrFREStartPastEnd, 71, 0x11005},
+		{"FRE starts not increasing", mut(v2, 71, 0), ErrFREsNotIncreasing, 71, 0x11000},
+		{"flex 1 data word", mut(secV3, 122, 0x02), ErrBadDataWordCount, 123, testBase + 0x12100},
+		{"flex CFA without reg_p", mut(secV3, 123, 7<<3), ErrBadFlexRule, 123, testBase + 0x12100},
+		// FRE @1 of f1 (at 125) with 4 words instead of 5 ends at 131,
+		// where the lookup then reads a third FRE starting at 0.
+		{"flex control word without displacement", mut(secV3, 126, 0x08), ErrBadDataWordCount, 130, testBase + 0x12101},
+		// AArch64 FRE @4 with 4 words of 1 byte (reads 16 -8 -16 and the
+		// start of the next FRE).
+		{"AArch64 4 words", mut(secV2AArch64, 52, 0x09), ErrBadDataWordCount, 52, 0x10404},
 		// FLEX FRE of f1 @2 has 6 words (count 0x0c); 7 words reads a
 		// seventh (f2's first attribute byte) and has one left over.
-		b = secV3(o)
-		b[133] = 0x0e
-		if _, err := Decode(b, testBase); !errors.Is(err, ErrBadDataWordCount) {
-			t.Errorf("%v: FLEX 7 words: %v", o, err)
-		} else if fe := err.(*FormatError); fe.Off != 140 {
-			t.Errorf("%v: FLEX 7 words at %d, want 140", o, fe.Off)
+		{"FLEX 7 words", mut(secV3, 133, 0x0e), ErrBadDataWordCount, 140, testBase + 0x12102},
+	}
+}
+
+func TestFREsRejected(t *testing.T) {
+	t.Parallel()
+	for _, c := range freRejectCases() {
+		for _, o := range bothOrders {
+			where := c.name + "/" + o.String()
+			tab, err := Decode(c.build(o), testBase)
+			if err != nil {
+				t.Errorf("%s: Decode, which reads no FRE, refuses the section: %v", where, err)
+				continue
+			}
+			if errs := tab.Check(false); !hasErr(errs, c.err, c.offset) {
+				t.Errorf("%s: Check(false) = %v; want %v at offset %d", where, errs, c.err, c.offset)
+			}
+			_, err = tab.Sections[0].FDEs()
+			var fe *FormatError
+			if !errors.As(err, &fe) || !errors.Is(err, c.err) || fe.Off != c.offset {
+				t.Errorf("%s: FDEs: %v; want %v at offset %d", where, err, c.err, c.offset)
+			}
+			if _, _, err := tab.FindRow(c.pc); !errors.As(err, &fe) {
+				t.Errorf("%s: FindRow(%#x) = %v; want a *FormatError", where, c.pc, err)
+			}
 		}
 	}
 }
@@ -701,7 +730,7 @@ func TestDecodeHandmadeFiles(t *testing.T) {
 		if tab.ABI != c.abi || tab.Order != c.order || len(tab.Sections) != 1 || tab.Sections[0].Size != len(buf) {
 			t.Errorf("%s: ABI %v order %v, %d sections", c.file, tab.ABI, tab.Order, len(tab.Sections))
 		}
-		checkFDEs(t, c.file, tab.Sections[0].FDEs, c.want)
+		checkFDEs(t, c.file, fdesOf(t, tab.Sections[0]), c.want)
 		if errs := tab.Check(true); len(errs) != 0 {
 			t.Errorf("%s: Check(true) = %v", c.file, errs)
 		}
@@ -737,7 +766,7 @@ func TestDecodeEmptySection(t *testing.T) {
 		buf = append(buf, 0, 0, 0, 0) // padding to 32
 		buf = append(buf, secV3(o)...)
 		tab := decodeOK(t, o.String(), buf)
-		if len(tab.Sections) != 2 || tab.Sections[0].Size != 28 || len(tab.Sections[0].FDEs) != 0 || tab.Sections[1].Offset != 32 {
+		if len(tab.Sections) != 2 || tab.Sections[0].Size != 28 || len(fdesOf(t, tab.Sections[0])) != 0 || tab.Sections[1].Offset != 32 {
 			t.Fatalf("%v: sections %+v", o, tab.Sections)
 		}
 		// secV3's starts are relative to their own fields: 32 bytes later

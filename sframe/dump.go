@@ -41,10 +41,19 @@ import (
 // 2.44 layouts a section with both the sorted and frame-pointer flags
 // prints only SFRAME_F_FRAME_POINTER, and a flag those releases do not
 // know prints as nothing.
+//
+// The rows are decoded as Section.FDEs does; a section whose FREs are
+// malformed ends the dump with that *FormatError, after the sections
+// before it.
 func Dump(w io.Writer, t *Table, name string) error {
 	bw := bufio.NewWriter(w)
 	for _, s := range t.Sections {
-		dumpSection(bw, s, name)
+		fdes, err := s.FDEs()
+		if err != nil {
+			bw.Flush()
+			return err
+		}
+		dumpSection(bw, &s.Header, fdes, name)
 	}
 	return bw.Flush()
 }
@@ -72,8 +81,7 @@ func styleFor(h *Header) dumpStyle {
 	return styleV3
 }
 
-func dumpSection(w *bufio.Writer, s *Section, name string) {
-	h := &s.Header
+func dumpSection(w *bufio.Writer, h *Header, fdes []FDE, name string) {
 	st := styleFor(h)
 	fmt.Fprintf(w, "Contents of the SFrame section %s:", name)
 	w.WriteString("\n  Header :\n\n")
@@ -90,8 +98,8 @@ func dumpSection(w *bufio.Writer, s *Section, name string) {
 	fmt.Fprintf(w, "    Num FDEs: %d\n", h.NumFDEs)
 	fmt.Fprintf(w, "    Num FREs: %d\n", h.NumFREs)
 	w.WriteString("\n  Function Index :\n")
-	for i := range s.FDEs {
-		dumpFunction(w, s, i, st)
+	for i := range fdes {
+		dumpFunction(w, h, i, &fdes[i], st)
 		w.WriteString("\n")
 	}
 }
@@ -153,9 +161,8 @@ func dumpFlags(w *bufio.Writer, h *Header, st dumpStyle) {
 
 func isAArch64(a ABI) bool { return a == ABIAArch64LE || a == ABIAArch64BE }
 
-func dumpFunction(w *bufio.Writer, s *Section, idx int, st dumpStyle) {
-	fde := &s.FDEs[idx]
-	abi := s.Header.ABI
+func dumpFunction(w *bufio.Writer, h *Header, idx int, fde *FDE, st dumpStyle) {
+	abi := h.ABI
 	fmt.Fprintf(w, "\n    func idx [%d]: pc = %#x, size = %d bytes", idx, fde.Start, fde.Size)
 	if st == styleV3 {
 		attrs := ""
@@ -189,7 +196,7 @@ func dumpFunction(w *bufio.Writer, s *Section, idx int, st dumpStyle) {
 			w.WriteString("  RA undefined")
 			continue
 		}
-		cfa, fp, ra := rowNotation(&s.Header, fde, r, st)
+		cfa, fp, ra := rowNotation(h, fde, r, st)
 		if r.MangledRA {
 			ra += "[s]"
 		} else {
@@ -325,12 +332,17 @@ func flexNotation(abi ABI, r Rule) string {
 // for AArch64 only. "text" uses the version 3 notation for every version
 // ("f" for x86-64's fixed RA, "U" for RA padding, "(reg+off)" in flexible
 // FDEs) and leaves the "[s]" marker to "ra_mangled"; the rows of an
-// outermost frame read "u" in every column. Addresses are hex strings so that 64-bit values
-// survive JSON readers that use doubles.
+// outermost frame read "u" in every column. Addresses are hex strings so
+// that 64-bit values survive JSON readers that use doubles. Malformed FREs
+// end it with a *FormatError, as for Dump; nothing is written then.
 func DumpJSON(w io.Writer, t *Table) error {
 	out := jsonDump{Sections: []jsonSection{}}
 	for _, s := range t.Sections {
-		out.Sections = append(out.Sections, jsonOfSection(s))
+		fdes, err := s.FDEs()
+		if err != nil {
+			return err
+		}
+		out.Sections = append(out.Sections, jsonOfSection(s, fdes))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -408,7 +420,7 @@ func flagNames(f Flags) []string {
 	return names
 }
 
-func jsonOfSection(s *Section) jsonSection {
+func jsonOfSection(s *Section, fdes []FDE) jsonSection {
 	h := &s.Header
 	js := jsonSection{
 		Offset:     s.Offset,
@@ -422,8 +434,8 @@ func jsonOfSection(s *Section) jsonSection {
 		NumFREs:    h.NumFREs,
 		Functions:  []jsonFunction{},
 	}
-	for i := range s.FDEs {
-		fde := &s.FDEs[i]
+	for i := range fdes {
+		fde := &fdes[i]
 		jf := jsonFunction{
 			Index:   i,
 			Offset:  fde.Offset,

@@ -649,7 +649,7 @@ func inFREOrder(t *testing.T, raw []byte, s *Section) []FDE {
 	if s.Header.Version == Version3 {
 		field = 12
 	}
-	fdes := append([]FDE(nil), s.FDEs...)
+	fdes := append([]FDE(nil), fdesOf(t, s)...)
 	key := make(map[int]uint32, len(fdes))
 	for _, f := range fdes {
 		at := f.Offset + field
@@ -717,7 +717,7 @@ func TestEncodeGasRowsSurvive(t *testing.T) {
 			}
 			s := tab.Sections[0]
 			var fdes []FDE
-			for _, f := range s.FDEs {
+			for _, f := range fdesOf(t, s) {
 				if s.Header.Version == Version1 && f.PCType == PCMask {
 					// Version 1 matches mask rows differently; carrying
 					// them over would change their meaning.
@@ -757,7 +757,7 @@ func TestEncodeGasRowsSurvive(t *testing.T) {
 						want = append([]FDE(nil), fdes...)
 						sort.SliceStable(want, func(i, j int) bool { return want[i].Start < want[j].Start })
 					}
-					compareFDEs(t, "v"+strconv.Itoa(int(v))+" "+order.String(), bs.FDEs, want)
+					compareFDEs(t, "v"+strconv.Itoa(int(v))+" "+order.String(), fdesOf(t, bs), want)
 				}
 			}
 		})
@@ -1027,7 +1027,7 @@ func TestEncodeRandomRoundTrip(t *testing.T) {
 					if s.Size != len(out) {
 						t.Errorf("%s%s: section of %d bytes, Encode wrote %d", where, in.what, s.Size, len(out))
 					}
-					compareFDEs(t, where+in.what, s.FDEs, want)
+					compareFDEs(t, where+in.what, fdesOf(t, s), want)
 				}
 			}
 		}

@@ -122,8 +122,8 @@ func TestFixturesDecode(t *testing.T) {
 			if s.Header.Version != want.version {
 				t.Errorf("%s: version %d, objdump says %d", f, s.Header.Version, want.version)
 			}
-			if int(s.Header.NumFDEs) != want.numFDEs || len(s.FDEs) != want.numFDEs {
-				t.Errorf("%s: %d FDEs (header %d), objdump says %d", f, len(s.FDEs), s.Header.NumFDEs, want.numFDEs)
+			if n := len(fdesOf(t, s)); int(s.Header.NumFDEs) != want.numFDEs || n != want.numFDEs {
+				t.Errorf("%s: %d FDEs (header %d), objdump says %d", f, n, s.Header.NumFDEs, want.numFDEs)
 			}
 			if int(s.Header.NumFREs) != want.numFREs {
 				t.Errorf("%s: header counts %d FREs, objdump says %d", f, s.Header.NumFREs, want.numFREs)
@@ -198,15 +198,16 @@ func TestFixturesRowsMatchObjdumpText(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s.objdump.txt: %v", f, err)
 			}
-			if len(want.funcs) != len(s.FDEs) {
-				t.Fatalf("%s: %d FDEs decoded, objdump lists %d", f, len(s.FDEs), len(want.funcs))
+			fdes := fdesOf(t, s)
+			if len(want.funcs) != len(fdes) {
+				t.Fatalf("%s: %d FDEs decoded, objdump lists %d", f, len(fdes), len(want.funcs))
 			}
 			fixedRA := int64(want.fixedRA)
 			if want.version == Version1 && f.abi == ABIAMD64LE {
 				fixedRA = -8 // objdump 2.40 does not print it
 			}
 			for i, wf := range want.funcs {
-				fde := &s.FDEs[i]
+				fde := &fdes[i]
 				where := fmt.Sprintf("%s: func idx [%d]", f, i)
 				checkFunctionAttrs(t, where, f, wf, fde)
 				if len(wf.rows) != len(fde.Rows) {
@@ -543,7 +544,7 @@ func freDataOrder(t *testing.T, raw []byte, s *Section) []FDE {
 		fde FDE
 	}
 	var es []entry
-	for _, fde := range s.FDEs {
+	for _, fde := range fdesOf(t, s) {
 		at := fde.Offset + field
 		if at < 0 || at+4 > len(raw) {
 			t.Fatalf("FDE at byte offset %d: start_fre_off field out of the buffer", fde.Offset)
@@ -603,8 +604,9 @@ func TestFixturesSwapByteOrder(t *testing.T) {
 			if a.Header.NumFDEs != b.Header.NumFDEs || a.Header.NumFREs != b.Header.NumFREs || a.Header.ABI != b.Header.ABI {
 				t.Errorf("%s: swapped header %+v, original %+v", f, b.Header, a.Header)
 			}
-			for i := range a.FDEs {
-				fa, fb := &a.FDEs[i], &b.FDEs[i]
+			fdesA, fdesB := fdesOf(t, a), fdesOf(t, b)
+			for i := range fdesA {
+				fa, fb := &fdesA[i], &fdesB[i]
 				if fa.Start != fb.Start || fa.Size != fb.Size || fa.PCType != fb.PCType || fa.PAuthKey != fb.PAuthKey || fa.Type != fb.Type || fa.Signal != fb.Signal {
 					t.Errorf("%s: func idx [%d]: swapped %+v, original %+v", f, i, fb, fa)
 					continue
@@ -702,8 +704,9 @@ func TestFixturesCheck(t *testing.T) {
 					t.Errorf("%s: Check(strict): %v", f, errs)
 				}
 			}
-			for i := range tab.Sections[0].FDEs {
-				fde := &tab.Sections[0].FDEs[i]
+			fdes := fdesOf(t, tab.Sections[0])
+			for i := range fdes {
+				fde := &fdes[i]
 				// Version 1 FDEs have no repetition size field.
 				if tab.Sections[0].Header.Version != Version1 && fde.PCType == PCMask && (fde.RepSize == 0 || fde.Size%uint32(fde.RepSize) != 0) {
 					t.Errorf("%s: func idx [%d]: PCMASK over %d bytes with repetition size %d", f, i, fde.Size, fde.RepSize)
@@ -731,8 +734,9 @@ func TestFixturesFindRow(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s.objdump.txt: %v", f, err)
 			}
+			fdes := fdesOf(t, tab.Sections[0])
 			for i, wf := range want.funcs {
-				fde := &tab.Sections[0].FDEs[i]
+				fde := &fdes[i]
 				for j, wr := range wf.rows {
 					first := wr.startPC
 					if wf.mask {

@@ -26,13 +26,13 @@ func checkLookups(t *testing.T, where string, tab *Table, cases []lookupCase) {
 				t.Errorf("%s: FindRow(%#x) = %v, %+v, %v; want %v", where, c.pc, f, row, err, c.err)
 			}
 			if c.err == ErrNoFDE {
-				if g, err := tab.FindFDE(c.pc); err != ErrNoFDE || g != nil {
-					t.Errorf("%s: FindFDE(%#x) = %v, %v; want nil, ErrNoFDE", where, c.pc, g, err)
+				if g, err := tab.FindFDE(c.pc); err != ErrNoFDE || g != (Func{}) {
+					t.Errorf("%s: FindFDE(%#x) = %+v, %v; want the zero Func, ErrNoFDE", where, c.pc, g, err)
 				}
 			}
 			continue
 		}
-		if err != nil || f == nil || f.Start != c.fdeStart || row.Start != c.rowStart {
+		if err != nil || f.Size == 0 || f.Start != c.fdeStart || row.Start != c.rowStart {
 			t.Errorf("%s: FindRow(%#x) = FDE %+v, row at %#x, %v; want FDE at %#x, row at %#x", where, c.pc, f, row.Start, err, c.fdeStart, c.rowStart)
 		}
 	}
@@ -117,10 +117,14 @@ func TestFindRowNoRow(t *testing.T) {
 			{pc: 0x1010f, fdeStart: 0x10100, rowStart: 4},
 			{pc: 0x10200, err: ErrNoRow}, // version 2 FDE without FREs
 		})
-		// FindRow on an FDE for a PC outside it.
-		f := &tab.Sections[0].FDEs[0]
+		// FindRow on a function for a PC outside it, lazily and on the
+		// materialised rows.
+		fn, fde := tab.Sections[0].Func(0), &fdesOf(t, tab.Sections[0])[0]
 		for _, pc := range []uint64{0x100ff, 0x10110} {
-			if _, err := f.FindRow(pc); err != ErrNoRow {
+			if _, err := fn.FindRow(pc); err != ErrNoRow {
+				t.Errorf("%v: Func.FindRow(%#x) outside the function = %v, want ErrNoRow", o, pc, err)
+			}
+			if _, err := fde.FindRow(pc); err != ErrNoRow {
 				t.Errorf("%v: FDE.FindRow(%#x) outside the function = %v, want ErrNoRow", o, pc, err)
 			}
 		}
@@ -178,6 +182,8 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 	n := testing.AllocsPerRun(100, func() {
 		for _, pc := range pcs {
 			_, _, _ = tab.FindRow(pc)
+			f, _ := tab.FindFDE(pc)
+			_, _ = f.FindRow(pc)
 		}
 	})
 	if n != 0 {

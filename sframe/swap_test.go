@@ -295,10 +295,11 @@ func TestSwapByteOrderDecodesAlike(t *testing.T) {
 					ha.NumFREs != hb.NumFREs || ha.FRELen != hb.FRELen || ha.FDEOff != hb.FDEOff || ha.FREOff != hb.FREOff {
 					t.Errorf("section %d: header %+v, swapped %+v", i, ha, hb)
 				}
-				compareFDEs(t, "swapped", sb.FDEs, sa.FDEs)
-				for j := range sa.FDEs {
-					if j < len(sb.FDEs) && sa.FDEs[j].Offset != sb.FDEs[j].Offset {
-						t.Errorf("FDE %d at offset %d, swapped at %d", j, sa.FDEs[j].Offset, sb.FDEs[j].Offset)
+				fa, fb := fdesOf(t, sa), fdesOf(t, sb)
+				compareFDEs(t, "swapped", fb, fa)
+				for j := range fa {
+					if j < len(fb) && fa[j].Offset != fb[j].Offset {
+						t.Errorf("FDE %d at offset %d, swapped at %d", j, fa[j].Offset, fb[j].Offset)
 					}
 				}
 			}
@@ -342,7 +343,7 @@ func FuzzSwapByteOrder(f *testing.F) {
 			t.Fatalf("%d sections, swapped %d", len(a.Sections), len(b.Sections))
 		}
 		for i := range a.Sections {
-			compareFDEs(t, "swapped", b.Sections[i].FDEs, a.Sections[i].FDEs)
+			compareFDEs(t, "swapped", fdesOf(t, b.Sections[i]), fdesOf(t, a.Sections[i]))
 		}
 	})
 }
