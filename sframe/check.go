@@ -10,6 +10,8 @@ package sframe
 //     lookups check the ones they read (one problem per function, the
 //     first): ErrFREOutOfBounds, ErrBadDataWordSize, ErrBadDataWordCount,
 //     ErrBadFlexRule, ErrFREsNotIncreasing, ErrFREStartPastEnd.
+//   - ErrFREStartAtEnd, every FRE whose start equals the function size (a
+//     warning: such a row covers no PC).
 //   - ErrNotSorted: FlagFDESorted is set but the stored FDEs are not in
 //     non-decreasing start order (libsframe relies on it for its binary
 //     search).
@@ -36,9 +38,7 @@ func (t *Table) Check(strict bool) []error {
 		n := int(h.NumFDEs)
 		for i := 0; i < n; i++ {
 			f := s.Func(i)
-			if _, err := f.appendRows(nil); err != nil {
-				errs = append(errs, err)
-			}
+			errs = f.checkFREs(errs)
 		}
 		sorted := h.Flags&FlagFDESorted != 0
 		if sorted {
@@ -83,6 +83,32 @@ func (t *Table) Check(strict bool) []error {
 		if end := satEnd(start, size); last < 0 || end > lastEnd {
 			last, lastEnd = i, end
 		}
+	}
+	return errs
+}
+
+// checkFREs reads every FRE of f as Rows does and appends to errs the
+// first problem that ends the reading, and every FRE that starts at the
+// function's end.
+func (f *Func) checkFREs(errs []error) []error {
+	p := f.fres
+	var prev uint32
+	for j := 0; j < f.NumFREs; j++ {
+		h, err := f.readFRE(p, j)
+		if err == nil {
+			err = f.checkOrder(&h, j, prev)
+		}
+		if err == nil {
+			var r Row
+			err = f.row(&h, j, &r)
+		}
+		if err != nil {
+			return append(errs, err)
+		}
+		if h.start == f.Size {
+			errs = append(errs, failAt(h.at, ErrFREStartAtEnd, "FDE %d, FRE %d: start %#x is the function's size: the row covers no PC", f.Index, j, h.start))
+		}
+		prev, p = h.start, h.next
 	}
 	return errs
 }

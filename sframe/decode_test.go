@@ -597,7 +597,7 @@ func freRejectCases() []freMutation {
 		{"FRE past sub-section", func(o binary.ByteOrder) []byte { return put32(o, v2(o), 48+8, 10) }, ErrFREOutOfBounds, 80, 0x11100},
 		{"data word size code 3", mut(v2, 72, 0x63), ErrBadDataWordSize, 72, 0x11001},
 		{"AMD64 3 data words", mut(v2, 72, 0x07), ErrBadDataWordCount, 72, 0x11001},
-		{"FRE start at function size", mut(v2, 71, 0x20), ErrFREStartPastEnd, 71, 0x11005},
+		{"FRE start past function size", mut(v2, 71, 0x21), ErrFREStartPastEnd, 71, 0x11005},
 		{"FRE starts not increasing", mut(v2, 71, 0), ErrFREsNotIncreasing, 71, 0x11000},
 		{"flex 1 data word", mut(secV3, 122, 0x02), ErrBadDataWordCount, 123, testBase + 0x12100},
 		{"flex CFA without reg_p", mut(secV3, 123, 7<<3), ErrBadFlexRule, 123, testBase + 0x12100},
@@ -778,5 +778,73 @@ func TestDecodeEmptySection(t *testing.T) {
 		if len(errs) != 1 || !hasErr(errs, ErrCountMismatch, 8) {
 			t.Errorf("%v: Check(true) = %v, want ErrCountMismatch at 8", o, errs)
 		}
+	}
+}
+
+// secAtEnd is a version 3 AMD64 section (PCREL, sorted) whose FREs reach
+// the function's end, as GNU as writes them: f0 at 0x15000 is empty
+// (size 0) with one FRE at 0; f1 at 0x15000 of 3 bytes (push %rbp; pop
+// %rbp; ret) has FREs at 0, 1 and 3, the last for a CFI directive after
+// the ret.
+//
+// Index at 28 and 44 (fdeoff 0, freoff 32): FRE sub-section at 60.
+// f0 attr 60-64, FRE 65-67; f1 attr 68-72, FREs 73-75, 76-79, 80-83.
+// fre_len 84-60 = 24.
+func secAtEnd(o binary.ByteOrder) []byte {
+	h := newHB(o).header(3, 0x5, 3, 0, -8, 0, 2, 4, 24, 0, 32)
+	h.u64(0x15000-28).u32(0, 0)
+	h.u64(0x15000-44).u32(3, 8)
+	h.u16(1).u8(0, 0, 0)
+	h.u8(0, 0x03, 8)
+	h.u16(3).u8(0, 0, 0)
+	h.u8(0, 0x03, 8)
+	h.u8(1, 0x05, 16, -16)
+	h.u8(3, 0x05, 8, -16)
+	return h.b
+}
+
+// TestFREStartAtEnd: an FRE whose start equals the function size decodes
+// (it is a row covering no PC), lookups never return it, Check reports it
+// with its own sentinel, and Encode writes it back.
+func TestFREStartAtEnd(t *testing.T) {
+	t.Parallel()
+	for _, o := range bothOrders {
+		buf := secAtEnd(o)
+		if len(buf) != 84 {
+			t.Fatalf("hand layout: %d bytes, counted 84", len(buf))
+		}
+		tab := decodeOK(t, o.String(), buf)
+		start := uint64(testBase + 0x15000)
+		want := []FDE{
+			{Start: start, Size: 0, Offset: 28, Rows: []Row{{Start: 0, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSame}}},
+			{Start: start, Size: 3, Offset: 44, Rows: []Row{
+				{Start: 0, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSame},
+				{Start: 1, CFA: dExpr(RegAMD64SP, 16), RA: dSaved(-8), FP: dSaved(-16)},
+				{Start: 3, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSaved(-16)},
+			}},
+		}
+		fdes := fdesOf(t, tab.Sections[0])
+		checkFDEs(t, o.String(), fdes, want)
+		checkLookups(t, o.String(), tab, []lookupCase{
+			{pc: start, fdeStart: start},
+			{pc: start + 1, fdeStart: start, rowStart: 1},
+			{pc: start + 2, fdeStart: start, rowStart: 1}, // the last byte: not the row at 3
+			{pc: start + 3, err: ErrNoFDE},
+		})
+		errs := tab.Check(false)
+		if len(errs) != 2 || !hasErr(errs, ErrFREStartAtEnd, 65) || !hasErr(errs, ErrFREStartAtEnd, 80) {
+			t.Errorf("%v: Check(false) = %v; want ErrFREStartAtEnd at 65 and 80", o, errs)
+		}
+		// The empty function shares its start with the next one, which the
+		// Linux unwinder refuses.
+		if errs := tab.Check(true); len(errs) != 3 || !hasErr(errs, ErrFREStartAtEnd, 65) || !hasErr(errs, ErrFREStartAtEnd, 80) || !hasErr(errs, ErrNotSorted, 44) {
+			t.Errorf("%v: Check(true) = %v; want the same two findings and ErrNotSorted at 44", o, errs)
+		}
+		h := tab.Sections[0].Header
+		out, err := Encode(fdes, EncodeOptions{Version: Version3, ABI: ABIAMD64LE, Order: o, Base: testBase, CFAFixedRA: h.CFAFixedRA})
+		if err != nil {
+			t.Fatalf("%v: Encode: %v", o, err)
+		}
+		diffBytes(t, out, buf)
 	}
 }

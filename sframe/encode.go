@@ -138,7 +138,9 @@ func ChooseFDEType(fde *FDE, opt EncodeOptions) FDEType {
 //     start unless opt.Unsorted: that is how ld writes a linked section.
 //
 // FDE.FREType and FDE.Offset are ignored. Rows are written exactly: two
-// equal consecutive rows stay two FREs.
+// equal consecutive rows stay two FREs, and a row starting at the
+// function's end (which GNU as writes for an empty function or a CFI
+// directive after the last instruction) stays too.
 //
 // Encode refuses, with an *EncodeError naming the function and row, what
 // the requested version, ABI and FDE type cannot express.
@@ -347,8 +349,8 @@ func (e *encoder) appendFunction(out []byte, f *FDE) ([]byte, error) {
 		if i > 0 && r.Start <= f.Rows[i-1].Start {
 			return nil, rowFail(ErrFREsNotIncreasing, fmt.Sprintf("start not above the previous row's +%#x", f.Rows[i-1].Start))
 		}
-		if r.Start >= f.Size {
-			return nil, rowFail(ErrFREStartPastEnd, fmt.Sprintf("start not below the function size %#x", f.Size))
+		if r.Start > f.Size {
+			return nil, rowFail(ErrFREStartPastEnd, fmt.Sprintf("start beyond the function size %#x", f.Size))
 		}
 		var err error
 		if f.Type == FDETypeFlex {

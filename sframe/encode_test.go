@@ -504,7 +504,7 @@ func TestEncodeRefuses(t *testing.T) {
 		{"s390x RA at CFA+0", fn(Row{CFA: cfaAt(RegS390XSP, 160), RA: savedAt(0), FP: same}), s390(Version3), ErrNotRepresentable, 0, []string{"padding"}},
 		{"v3 default CFA on a register", fn(Row{CFA: cfaAt(RegS390XRA, 160), RA: same, FP: same}), s390(Version3), ErrNotRepresentable, 0, []string{"register 14", "FLEX"}},
 		{"rows not increasing", fn(ok, at(4, ok), at(4, ok)), amd(Version3), ErrFREsNotIncreasing, 2, []string{"+0x4"}},
-		{"row start at the size", fn(ok, at(0x40, ok)), amd(Version3), ErrFREStartPastEnd, 1, []string{"+0x40", "size 0x40"}},
+		{"row start past the size", fn(ok, at(0x41, ok)), amd(Version3), ErrFREStartPastEnd, 1, []string{"+0x41", "size 0x40"}},
 		{"PCMASK without rep size", []FDE{{Start: 0x2000, Size: 0x40, PCType: PCMask, Rows: []Row{ok}}}, amd(Version3), ErrBadRepSize, -1, []string{"0x2000"}},
 		{"signal frame in v2", []FDE{{Start: 0x2000, Size: 0x40, Signal: true, Rows: []Row{ok}}}, amd(Version2), ErrNotRepresentable, -1, []string{"signal"}},
 		{"key B on amd64", []FDE{{Start: 0x2000, Size: 0x40, PAuthKey: PAuthKeyB, Rows: []Row{ok}}}, amd(Version3), ErrNotRepresentable, -1, []string{"key B"}},

@@ -688,7 +688,11 @@ func TestFixturesCheck(t *testing.T) {
 		}
 		t.Run(f.String(), func(t *testing.T) {
 			tab := decodeFixture(t, f)
-			errs := tab.Check(false)
+			want, err := parseObjdumpSFrame(f.objdump, f.abi)
+			if err != nil {
+				t.Fatalf("%s.objdump.txt: %v", f, err)
+			}
+			errs := atEndFindings(t, f, want, tab.Check(false))
 			if filepath.ToSlash(f.path) == overlapping {
 				seen = true
 				if len(errs) != 1 || !errors.Is(errs[0], ErrOverlappingFDEs) {
@@ -700,7 +704,7 @@ func TestFixturesCheck(t *testing.T) {
 				t.Errorf("%s: Check: %v", f, errs)
 			}
 			if tab.Sections[0].Header.Version == Version3 {
-				if errs := tab.Check(true); len(errs) != 0 {
+				if errs := atEndFindings(t, f, want, tab.Check(true)); len(errs) != 0 {
 					t.Errorf("%s: Check(strict): %v", f, errs)
 				}
 			}
@@ -717,6 +721,55 @@ func TestFixturesCheck(t *testing.T) {
 	if !seen {
 		t.Errorf("fixture %s is missing", overlapping)
 	}
+}
+
+// atEndFindings takes out of errs the ErrFREStartAtEnd findings that
+// objdump's rows call for, one per row whose start is its function's end,
+// and returns the rest. Each finding's offset must hold, in the section's
+// byte order, an FRE start field equal to the function's size, of the
+// width GNU as picks for that size.
+func atEndFindings(t *testing.T, f *goldenFixture, want *objdumpSFrame, errs []error) []error {
+	t.Helper()
+	var sizes []uint64 // of the functions with a row at the end, in order
+	for _, fn := range want.funcs {
+		for _, r := range fn.rows {
+			if !fn.mask && r.startPC == fn.pc+fn.size {
+				sizes = append(sizes, fn.size)
+			}
+		}
+	}
+	var rest []error
+	k := 0
+	for _, e := range errs {
+		var fe *FormatError
+		if !errors.As(e, &fe) || fe.Err != ErrFREStartAtEnd {
+			rest = append(rest, e)
+			continue
+		}
+		if k == len(sizes) {
+			t.Errorf("%s: %v, but objdump lists no more rows at a function's end", f, e)
+			continue
+		}
+		size := sizes[k]
+		k++
+		var got uint64
+		order := f.abi.ByteOrder()
+		switch {
+		case size < 0x100:
+			got = uint64(f.raw[fe.Off])
+		case size < 0x10000:
+			got = uint64(order.Uint16(f.raw[fe.Off:]))
+		default:
+			got = uint64(order.Uint32(f.raw[fe.Off:]))
+		}
+		if got != size {
+			t.Errorf("%s: %v: the start field there holds %#x, not the function size %#x", f, e, got, size)
+		}
+	}
+	if k != len(sizes) {
+		t.Errorf("%s: objdump lists %d rows at a function's end, Check reports %d", f, len(sizes), k)
+	}
+	return rest
 }
 
 // TestFixturesFindRow looks up every row objdump lists in a linked
@@ -742,6 +795,14 @@ func TestFixturesFindRow(t *testing.T) {
 					if wf.mask {
 						first += wf.pc
 					}
+					if first == wf.pc+wf.size {
+						// A row at the function's end covers no PC: a
+						// lookup there finds another function or none.
+						if gf, row, err := tab.FindRow(first); err == nil && gf.Start == wf.pc && gf.Size == uint32(wf.size) {
+							t.Errorf("%s: FindRow(%#x), the end of func idx [%d], = %+v in that function", f, first, i, row)
+						}
+						continue
+					}
 					last := wf.pc + wf.size - 1
 					if j+1 < len(wf.rows) {
 						last = wf.rows[j+1].startPC - 1
@@ -764,6 +825,64 @@ func TestFixturesFindRow(t *testing.T) {
 						}
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestFixturesAtEnd checks the atend objects of every toolchain, also
+// those objdump 2.40 and 2.44 abort on (atend.o.objdump.txt.err): the
+// source (testdata/src/x86-64/atend.s) has tail, 3 bytes with CFI changes
+// after its first byte and after its last (the ret), and empty, 0 bytes.
+// Both functions get an FRE at their end, which decodes, is never the
+// row a lookup returns, and is reported by Check.
+func TestFixturesAtEnd(t *testing.T) {
+	objs, err := filepath.Glob(filepath.Join("testdata", "gas-*", "x86-64", "atend.o.sframe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) < 3 {
+		t.Fatalf("%d atend objects, want one per toolchain (2.40, 2.44, 2.47.50): %v", len(objs), objs)
+	}
+	for _, obj := range objs {
+		t.Run(obj, func(t *testing.T) {
+			t.Parallel()
+			raw, err := os.ReadFile(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, err := Decode(raw, 0)
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			fdes := fdesOf(t, tab.Sections[0])
+			if len(fdes) != 2 {
+				t.Fatalf("%d FDEs, want tail and empty", len(fdes))
+			}
+			for i, w := range []struct {
+				size   uint32
+				starts []uint32
+			}{{3, []uint32{0, 1, 3}}, {0, []uint32{0}}} {
+				var starts []uint32
+				for _, r := range fdes[i].Rows {
+					starts = append(starts, r.Start)
+				}
+				if fdes[i].Size != w.size || fmt.Sprint(starts) != fmt.Sprint(w.starts) {
+					t.Errorf("FDE %d: size %d, rows at %v; want %d, %v", i, fdes[i].Size, starts, w.size, w.starts)
+				}
+			}
+			tail := tab.Sections[0].Func(0)
+			if row, err := tail.FindRow(tail.Start + 2); err != nil || row.Start != 1 {
+				t.Errorf("tail's last byte: row %+v, %v; want the row at 1", row, err)
+			}
+			n := 0
+			for _, e := range tab.Check(false) {
+				if errors.Is(e, ErrFREStartAtEnd) {
+					n++
+				}
+			}
+			if n != 2 {
+				t.Errorf("Check(false) = %v; want two ErrFREStartAtEnd", tab.Check(false))
 			}
 		})
 	}

@@ -72,12 +72,17 @@ func (f *Func) readFRE(p, j int) (freHead, *FormatError) {
 }
 
 // checkOrder checks an FRE's start against the previous FRE's and the
-// function size.
+// function size. A start equal to the size is accepted: GNU as (2.40 to
+// at least 2.47) writes one for an empty function and for a CFI directive
+// after a function's last instruction, objdump 2.45 and later print it and
+// libsframe 2.45 and later accept start <= size. Such a row covers no PC;
+// Check reports it (ErrFREStartAtEnd), as older libsframe asserts start <
+// size.
 func (f *Func) checkOrder(h *freHead, j int, prev uint32) *FormatError {
 	if j > 0 && h.start <= prev {
 		return failAt(h.at, ErrFREsNotIncreasing, "FDE %d, FRE %d: start %#x, previous FRE starts at %#x", f.Index, j, h.start, prev)
 	}
-	if h.start >= f.Size {
+	if h.start > f.Size {
 		return failAt(h.at, ErrFREStartPastEnd, "FDE %d, FRE %d: start %#x, function size %#x", f.Index, j, h.start, f.Size)
 	}
 	return nil
@@ -330,7 +335,7 @@ func (f *Func) findRow(off uint64, row *Row) error {
 		info := buf[p+ss]
 		code := info >> 5 & 3
 		next := p + ss + 1 + int(info>>1&0xf)<<code
-		if code == 3 || next > end || (j > 0 && start <= prev) || start >= size {
+		if code == 3 || next > end || (j > 0 && start <= prev) || start > size {
 			*row = Row{}
 			return f.freError(j)
 		}

@@ -104,7 +104,7 @@ func checkInvariants(t *testing.T, tab *Table, buf []byte) {
 			fde := &fdes[i]
 			nRows += len(fde.Rows)
 			for j, r := range fde.Rows {
-				if r.Start >= fde.Size || (j > 0 && r.Start <= fde.Rows[j-1].Start) {
+				if r.Start > fde.Size || (j > 0 && r.Start <= fde.Rows[j-1].Start) {
 					t.Fatalf("section %d FDE %d row %d starts at %#x (size %#x)", si, i, j, r.Start, fde.Size)
 				}
 				if (r.CFA.Kind == RuleUndefined) != (r.RA.Kind == RuleUndefined) || (r.CFA.Kind != RuleUndefined && (r.CFA.Kind != RuleExpr || r.CFA.Reg < 0)) {
