@@ -48,20 +48,24 @@ import (
 //   - CFA: {RuleExpr, SP or FP register of the ABI, offset}; s390x stores
 //     (offset-160)/8, Decode returns the offset. FLEX: the control word's
 //     register, the displacement (s390x-scaled too) and its deref flag.
-//   - RA, DEFAULT FDEs: AMD64 {RegCFA, header cfa_fixed_ra, Deref}; AArch64
-//     and s390x take it from the second data word, a missing word or the
-//     word 0 ("RA not saved", SFRAME_FRE_RA_OFFSET_INVALID) meaning
-//     RuleSame (still in the link register).
-//   - FP: third word on AArch64 and s390x, second on AMD64; missing means
-//     RuleSame. The header's cfa_fixed_fp (0 in every known producer) is
-//     not used.
+//   - RA and FP, DEFAULT FDEs: the header's fixed offsets decide the data
+//     words, whatever the ABI, as libsframe and the Linux unwinder read
+//     them: after the CFA word comes an RA word unless cfa_fixed_ra_offset
+//     is set (non-zero; 0 is SFRAME_CFA_FIXED_RA_INVALID), then an FP word
+//     unless cfa_fixed_fp_offset is set. A fixed value is {RegCFA, offset,
+//     Deref}. So AMD64 as GNU as writes it (fixed RA -8) has [CFA, FP],
+//     AArch64 and s390x (nothing fixed) [CFA, RA, FP], and AMD64 with a
+//     fixed RA offset of 0 [CFA, RA, FP] too. A missing word, or an RA
+//     word 0 ("RA not saved", SFRAME_FRE_RA_OFFSET_INVALID, s390x's
+//     padding), means RuleSame: still in the link register, or the FP
+//     still in the FP register.
 //   - Versions 1 and 2, s390x: an odd RA or FP word is a DWARF register
 //     number ((r<<1)|1); the rule is {RuleExpr, r, 0, Deref: false}.
 //   - Data-word count 0: CFA and RA RuleUndefined (outermost frame), FP
 //     RuleSame.
 //   - FLEX (version 3): (control, displacement) pairs for CFA, RA, FP; a
-//     lone control word 0 stands for "no rule": the ABI's default RA
-//     (AMD64 the fixed CFA slot, else RuleSame) or FP RuleSame.
+//     lone control word 0, or a missing pair, stands for "no rule": the
+//     header's fixed slot if it has one, else RuleSame.
 //   - Row.MangledRA is FRE info bit 7; PAuthKey and Signal come from the
 //     FDE (Signal exists in version 3 only; bit 7 is unused before).
 //
@@ -87,11 +91,12 @@ import (
 //
 // What the FRE readers refuse, as *FormatErrors too: ErrFREOutOfBounds
 // (an FRE or a data word outside the FRE sub-section), ErrBadDataWordSize
-// (code 3), ErrBadDataWordCount (more words than the ABI or the FLEX
-// layout uses, a FLEX CFA with fewer than 2 words, a control word without
-// its displacement), ErrBadFlexRule (FLEX CFA control word without
-// reg_p), ErrFREStartPastEnd (start >= function size),
-// ErrFREsNotIncreasing.
+// (code 3), ErrBadDataWordCount (more words than the header's fixed
+// offsets leave room for or the FLEX layout uses, a FLEX CFA with fewer
+// than 2 words, a control word without its displacement), ErrBadFlexRule
+// (FLEX CFA control word without reg_p), ErrFREStartPastEnd (start >
+// function size; a start equal to it is a row covering no PC, which Check
+// reports as ErrFREStartAtEnd), ErrFREsNotIncreasing.
 //
 // What Decode accepts where the reference consumers disagree, and
 // Table.Check reports: FDEs stored unsorted (the index is sorted anyway),

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -697,13 +698,14 @@ func readHexFile(t testing.TB, path string) []byte {
 
 func TestDecodeHandmadeFiles(t *testing.T) {
 	keyB := PAuthKeyB
-	cases := []struct {
+	type handmade struct {
 		file  string
 		base  uint64
 		abi   ABI
 		order binary.ByteOrder
 		want  []FDE
-	}{
+	}
+	cases := []handmade{
 		{"v3-aarch64_be-pauth.hex", 0x3f0000, ABIAArch64BE, binary.BigEndian, []FDE{
 			{Start: 0x400000, Size: 0x30, PAuthKey: keyB, Offset: 28, Rows: []Row{
 				{Start: 0, CFA: dExpr(RegAArch64SP, 0), RA: dSame, FP: dSame, PAuthKey: keyB},
@@ -721,6 +723,25 @@ func TestDecodeHandmadeFiles(t *testing.T) {
 			}},
 		}},
 	}
+	// cfa_fixed_ra_offset 0 on AMD64: the RA comes from the second data
+	// word, the FP from the third (see the file's comments); FLEX padding
+	// means no RA rule.
+	fixedRA0 := []FDE{
+		{Start: 0x1000, Size: 0x20, Offset: 28, Rows: []Row{
+			{Start: 0, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSame},
+			{Start: 1, CFA: dExpr(RegAMD64SP, 16), RA: dSaved(-8), FP: dSaved(-16)},
+			{Start: 4, CFA: dExpr(RegAMD64FP, 16), RA: dSaved(-8), FP: dSaved(-16)},
+			{Start: 0x1e, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSaved(-16)},
+		}},
+		{Start: 0x1020, Size: 0x10, Offset: 44, Rows: []Row{{Start: 0, CFA: dUndef, RA: dUndef, FP: dSame}}},
+		{Start: 0x1030, Size: 0x10, Type: FDETypeFlex, Offset: 60, Rows: []Row{
+			{Start: 0, CFA: dExpr(RegAMD64SP, 16), RA: dSaved(-8), FP: dSaved(-16)},
+			{Start: 2, CFA: dExpr(RegAMD64SP, 8), RA: dSame, FP: dSaved(-16)},
+		}},
+	}
+	cases = append(cases,
+		handmade{"v3-x86-64-fixedra0-le.hex", 0, ABIAMD64LE, binary.LittleEndian, fixedRA0},
+		handmade{"v3-x86-64-fixedra0-be.hex", 0, ABIAMD64LE, binary.BigEndian, fixedRA0})
 	for _, c := range cases {
 		buf := readHexFile(t, filepath.Join("testdata", "handmade", c.file))
 		tab, err := Decode(buf, c.base)
@@ -846,5 +867,48 @@ func TestFREStartAtEnd(t *testing.T) {
 			t.Fatalf("%v: Encode: %v", o, err)
 		}
 		diffBytes(t, out, buf)
+	}
+}
+
+// TestDecodeFixedOffsetsDecideLayout: the header's fixed RA and FP
+// offsets, not the ABI, decide which data words a DEFAULT FRE holds
+// ([CFA, RA unless fixed, FP unless fixed]), on AMD64 and AArch64 alike.
+// One version 3 function at 0x16000 of 0x10 bytes with one FRE of as
+// many words as the header leaves: from 16, -8, -24.
+func TestDecodeFixedOffsetsDecideLayout(t *testing.T) {
+	t.Parallel()
+	for _, abi := range []ABI{ABIAMD64LE, ABIAArch64LE} {
+		for _, c := range []struct {
+			fixedRA, fixedFP int
+			words            []int
+			ra, fp           Rule
+		}{
+			{0, 0, []int{16, -8, -24}, dSaved(-8), dSaved(-24)},
+			{-8, 0, []int{16, -24}, dSaved(-8), dSaved(-24)},
+			{0, -16, []int{16, -8}, dSaved(-8), dSaved(-16)},
+			{-8, -16, []int{16}, dSaved(-8), dSaved(-16)},
+		} {
+			for _, o := range bothOrders {
+				where := fmt.Sprintf("%v fixed RA %d FP %d %v", abi, c.fixedRA, c.fixedFP, o)
+				sec := func(words []int) []byte {
+					n := len(words)
+					h := newHB(o).header(3, 0x5, int(abi), c.fixedFP, c.fixedRA, 0, 1, 1, int64(5+2+n), 0, 16)
+					h.u64(0x16000-28).u32(0x10, 0)
+					h.u16(1).u8(0, 0, 0)
+					h.u8(0, 1|n<<1).u8(words...) // SP-based, n words of 1 byte
+					return h.b
+				}
+				tab := decodeOK(t, where, sec(c.words))
+				want := []FDE{{Start: testBase + 0x16000, Size: 0x10, Offset: 28, Rows: []Row{
+					{CFA: dExpr(abi.SPRegister(), 16), RA: c.ra, FP: c.fp},
+				}}}
+				checkFDEs(t, where, fdesOf(t, tab.Sections[0]), want)
+				// One word more than the header leaves room for.
+				tab = decodeOK(t, where, sec(append(append([]int(nil), c.words...), -32)))
+				if errs := tab.Check(false); !hasErr(errs, ErrBadDataWordCount, 28+16+5+1) {
+					t.Errorf("%s: one word too many: Check = %v; want ErrBadDataWordCount at the FRE's info byte", where, errs)
+				}
+			}
+		}
 	}
 }

@@ -220,7 +220,7 @@ func rowNotation(h *Header, fde *FDE, r *Row, st dumpStyle) (cfa, fp, ra string)
 		switch {
 		case raAtDefault(h, r.RA):
 			switch {
-			case fpTracked:
+			case fpTracked && !fpAtDefault(h, r.FP):
 				ra = "U"
 			case h.CFAFixedRA != 0:
 				ra = "f"
@@ -253,22 +253,19 @@ func rowNotation(h *Header, fde *FDE, r *Row, st dumpStyle) (cfa, fp, ra string)
 		ra = "u"
 	case h.CFAFixedRA != 0:
 		ra = "f"
-	case r.RA.Kind == RuleSame && fpTracked && st == styleV3:
-		ra = "U"
+	case r.RA.Kind == RuleSame && fpTracked && h.CFAFixedFP == 0 && st == styleV3:
+		ra = "U" // the RA padding word: the FP has a word of its own after it
 	default:
 		ra = defaultNotation(r.RA)
 	}
 	return cfa, fp, ra
 }
 
-// raAtDefault reports whether an RA rule is what holds when no RA data
-// word is stored: the fixed slot, or still in the link register.
-func raAtDefault(h *Header, ra Rule) bool {
-	if h.CFAFixedRA != 0 {
-		return ra == Rule{Kind: RuleExpr, Reg: RegCFA, Offset: int64(h.CFAFixedRA), Deref: true}
-	}
-	return ra.Kind == RuleSame
-}
+// raAtDefault and fpAtDefault report whether an RA or FP rule is what
+// holds when no data word is stored for it: the header's fixed slot, or
+// still where it was (RuleSame).
+func raAtDefault(h *Header, ra Rule) bool { return atDefault(ra, h.CFAFixedRA) }
+func fpAtDefault(h *Header, fp Rule) bool { return atDefault(fp, h.CFAFixedFP) }
 
 // defaultNotation prints an FP or RA rule of a default FDE.
 func defaultNotation(r Rule) string {

@@ -502,3 +502,32 @@ func TestDumpJSONMatchesObjdump(t *testing.T) {
 		t.Fatal("no linked version 3 fixtures under testdata/gas-*")
 	}
 }
+
+// TestDumpFixedOffsets compares with GNU objdump 2.47.50 --sframe on an
+// object holding these rows encoded with the header's fixed FP offset -16
+// (AArch64, version 3): the FP column shows the fixed slot, and an RA
+// still in x30 prints "u", as no padding word precedes an FP word.
+func TestDumpFixedOffsets(t *testing.T) {
+	f := mkFDE(0x1000, 0x20,
+		Row{Start: 0, CFA: ruleCFA(RegAArch64SP, 16), RA: ruleSaved(-8), FP: ruleSaved(-16)},
+		Row{Start: 4, CFA: ruleCFA(RegAArch64SP, 16), RA: ruleSame, FP: ruleSaved(-16)})
+	tab := tableOfHeader(t, Header{Version: Version3, Flags: FlagFDESorted | FlagFuncStartPCRel, ABI: ABIAArch64LE, CFAFixedFP: -16}, f)
+	checkDump(t, tab, dollarText(`
+Contents of the SFrame section .sframe:$
+  Header :$
+$
+    Version: SFRAME_VERSION_3$
+    Flags: SFRAME_F_FDE_SORTED,$
+           SFRAME_F_FDE_FUNC_START_PCREL$
+    CFA fixed FP offset: -16$
+    Num FDEs: 1$
+    Num FREs: 2$
+$
+  Function Index :$
+$
+    func idx [0]: pc = 0x1000, size = 32 bytes$
+    STARTPC         CFA       FP        RA           $
+    0000000000001000  sp+16     c-16      c-8          $
+    0000000000001004  sp+16     c-16      u            $
+`))
+}

@@ -484,7 +484,8 @@ func TestEncodeRefuses(t *testing.T) {
 		{"version 1", fn(ok), amd(Version1), ErrEncodeOptions, -1, []string{"obsolete"}},
 		{"version 4", fn(ok), amd(4), ErrEncodeOptions, -1, []string{"version 4"}},
 		{"unknown ABI", fn(ok), EncodeOptions{Version: Version3, ABI: 9}, ErrEncodeOptions, -1, []string{"ABI 9"}},
-		{"amd64 without fixed RA", fn(ok), EncodeOptions{Version: Version3, ABI: ABIAMD64LE}, ErrEncodeOptions, -1, []string{"DefaultFixedOffsets"}},
+		{"amd64 RA off the fixed slot", fn(Row{CFA: cfaAt(RegAMD64SP, 8), RA: savedAt(-16), FP: same}), amd(Version2), ErrNotRepresentable, 0, []string{"fixed *(CFA-8)"}},
+		{"FP off the fixed slot", fn(Row{CFA: cfaAt(RegAArch64SP, 16), RA: savedAt(-8), FP: savedAt(-24)}), EncodeOptions{Version: Version3, ABI: ABIAArch64LE, CFAFixedFP: -16}, ErrNotRepresentable, 0, []string{"fixed *(CFA-16)"}},
 		{"aux header too long", fn(ok), EncodeOptions{Version: Version3, ABI: ABIAArch64LE, AuxHeader: make([]byte, 256)}, ErrEncodeOptions, -1, []string{"256"}},
 
 		{"v2 flex FDE", []FDE{{Start: 0x2000, Size: 0x40, Type: FDETypeFlex, Rows: []Row{ok}}}, amd(Version2), ErrNotRepresentable, -1, []string{"0x2000", "version 3 only"}},
@@ -1031,5 +1032,34 @@ func TestEncodeRandomRoundTrip(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEncodeFixedOffsetsZero encodes, with the header's fixed RA offset 0
+// on AMD64, the rows that testdata/handmade/v3-x86-64-fixedra0-*.hex hold,
+// and must give the hand-written bytes: the RA gets a data word of its own.
+func TestEncodeFixedOffsetsZero(t *testing.T) {
+	t.Parallel()
+	rows := func(rs ...Row) []Row { return rs }
+	fdes := []FDE{
+		{Start: 0x1000, Size: 0x20, Rows: rows(
+			Row{Start: 0, CFA: cfaAt(RegAMD64SP, 8), RA: savedAt(-8), FP: same},
+			Row{Start: 1, CFA: cfaAt(RegAMD64SP, 16), RA: savedAt(-8), FP: savedAt(-16)},
+			Row{Start: 4, CFA: cfaAt(RegAMD64FP, 16), RA: savedAt(-8), FP: savedAt(-16)},
+			Row{Start: 0x1e, CFA: cfaAt(RegAMD64SP, 8), RA: savedAt(-8), FP: savedAt(-16)})},
+		{Start: 0x1020, Size: 0x10, Rows: rows(Row{CFA: undefined, RA: undefined, FP: same})},
+		{Start: 0x1030, Size: 0x10, Type: FDETypeFlex, Rows: rows(
+			Row{Start: 0, CFA: cfaAt(RegAMD64SP, 16), RA: savedAt(-8), FP: savedAt(-16)},
+			Row{Start: 2, CFA: cfaAt(RegAMD64SP, 8), RA: same, FP: savedAt(-16)})},
+	}
+	for _, c := range []struct {
+		file  string
+		order binary.ByteOrder
+	}{{"v3-x86-64-fixedra0-le.hex", binary.LittleEndian}, {"v3-x86-64-fixedra0-be.hex", binary.BigEndian}} {
+		got, err := Encode(fdes, EncodeOptions{Version: Version3, ABI: ABIAMD64LE, Order: c.order})
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		diffBytes(t, got, readHexFile(t, filepath.Join("testdata", "handmade", c.file)))
 	}
 }

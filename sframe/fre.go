@@ -162,14 +162,22 @@ func saved(off int64) Rule { return Rule{Kind: RuleExpr, Reg: RegCFA, Offset: of
 // s390xCFA undoes the s390x CFA offset encoding: (offset - 160) / 8.
 func s390xCFA(w int64) int64 { return w*8 + 160 }
 
-// defaultRow translates the data words of a DEFAULT FRE.
+// defaultRow translates the data words of a DEFAULT FRE. The words are
+// the CFA offset, then the RA offset unless the header fixes the RA
+// (cfa_fixed_ra_offset != 0, SFRAME_CFA_FIXED_RA_INVALID being 0), then
+// the FP offset unless the header fixes the FP; a fixed value is saved at
+// CFA + that offset. This is how libsframe (sframe_fre_get_ra_offset and
+// sframe_fre_get_fp_offset) and the Linux unwinder read them, whatever the
+// ABI: AMD64 with its fixed RA at CFA-8 gets [CFA, FP], and AMD64 with a
+// fixed RA offset of 0 gets [CFA, RA, FP] as AArch64 and s390x do. An RA
+// word of 0 is the "RA not saved" padding (SFRAME_FRE_RA_OFFSET_INVALID),
+// and a missing RA or FP word means the value is where it was (RuleSame).
 func defaultRow(h *Header, row *Row, info uint8, n int, u *[maxWords]uint32, w *[maxWords]int64, infoAt int) *FormatError {
 	abi := h.ABI
-	if max := 3; abi == ABIAMD64LE && n > 2 || n > max {
-		if abi == ABIAMD64LE {
-			return failAt(infoAt, ErrBadDataWordCount, "%d data words; AMD64 uses at most 2 (CFA, FP)", n)
-		}
-		return failAt(infoAt, ErrBadDataWordCount, "%d data words; %v uses at most 3 (CFA, RA, FP)", n, abi)
+	raWord, fpWord := h.CFAFixedRA == 0, h.CFAFixedFP == 0
+	if m := 1 + b2i(raWord) + b2i(fpWord); n > m {
+		return failAt(infoAt, ErrBadDataWordCount, "%d data words; %v with fixed RA offset %d and fixed FP offset %d uses at most %d (%s)",
+			n, abi, h.CFAFixedRA, h.CFAFixedFP, m, [...]string{"CFA", "CFA, FP", "CFA, RA", "CFA, RA, FP"}[b2i(raWord)*2+b2i(fpWord)])
 	}
 	reg := abi.FPRegister()
 	if info&1 != 0 {
@@ -182,14 +190,6 @@ func defaultRow(h *Header, row *Row, info uint8, n int, u *[maxWords]uint32, w *
 	row.CFA = Rule{Kind: RuleExpr, Reg: reg, Offset: cfa}
 	row.RA = Rule{Kind: RuleSame}
 	row.FP = Rule{Kind: RuleSame}
-	switch abi {
-	case ABIAMD64LE:
-		row.RA = saved(int64(h.CFAFixedRA))
-		if n == 2 {
-			row.FP = saved(w[1])
-		}
-		return nil
-	}
 	// Versions 1 and 2 on s390x: an odd RA or FP word is a register number.
 	regWords := abi == ABIS390XBE && h.Version <= Version2
 	slot := func(k int) Rule {
@@ -198,13 +198,30 @@ func defaultRow(h *Header, row *Row, info uint8, n int, u *[maxWords]uint32, w *
 		}
 		return saved(w[k])
 	}
-	if n >= 2 && w[1] != 0 {
-		row.RA = slot(1)
+	k := 1
+	switch {
+	case !raWord:
+		row.RA = saved(int64(h.CFAFixedRA))
+	case k < n:
+		if w[k] != 0 {
+			row.RA = slot(k)
+		}
+		k++
 	}
-	if n == 3 {
-		row.FP = slot(2)
+	switch {
+	case !fpWord:
+		row.FP = saved(int64(h.CFAFixedFP))
+	case k < n:
+		row.FP = slot(k)
 	}
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // flexRow translates the (control, displacement) pairs of a FLEX FRE.
@@ -221,12 +238,16 @@ func flexRow(h *Header, row *Row, n int, u *[maxWords]uint32, w *[maxWords]int64
 		cfa = s390xCFA(cfa)
 	}
 	row.CFA = Rule{Kind: RuleExpr, Reg: int(ctl >> 3), Offset: cfa, Deref: ctl&2 != 0}
-	if h.ABI == ABIAMD64LE {
+	// No rule (a missing pair, or the padding word 0): the header's fixed
+	// offset applies if it has one (v3 specification, "Flexible FDE Type
+	// Interpretation"), else the value is where it was.
+	row.RA, row.FP = Rule{Kind: RuleSame}, Rule{Kind: RuleSame}
+	if h.CFAFixedRA != 0 {
 		row.RA = saved(int64(h.CFAFixedRA))
-	} else {
-		row.RA = Rule{Kind: RuleSame}
 	}
-	row.FP = Rule{Kind: RuleSame}
+	if h.CFAFixedFP != 0 {
+		row.FP = saved(int64(h.CFAFixedFP))
+	}
 	k := 2
 	for _, dst := range [2]*Rule{&row.RA, &row.FP} {
 		if k == n {

@@ -27,6 +27,10 @@
 # temporary path leaks into the files; running the script twice gives the
 # same bytes.
 #
+# With the toolchain named gas-2.47.50 it also writes the benchmark section
+# (bench/) and objdump's reading of the hand-written sections (handmade/,
+# needs xxd).
+#
 # Usage: sh regen.sh            (from anywhere)
 set -eu
 
@@ -233,6 +237,22 @@ bench() {
 	echo "regenerated $here/bench/x86-64-20k.sframe.gz" >&2
 }
 
+# handmade BINDIR writes handmade/NAME.objdump.txt for every
+# handmade/NAME.hex (hex digits, '#' comments): objdump --sframe of an
+# object whose .sframe section holds those bytes, at address 0. This is
+# objdump's reading of sections no assembler writes, to check ours by.
+handmade() {
+	bindir=$1
+	for hex in "$here"/handmade/*.hex; do
+		name=$(basename "$hex" .hex)
+		sed 's/#.*//' "$hex" | xxd -r -p >"$work/$name.bin"
+		printf '\t.section .sframe,"a",@progbits\n\t.incbin "%s"\n' "$work/$name.bin" >"$work/$name.s"
+		"$bindir/x86_64-linux-gnu-as" -o "$work/$name.o" "$work/$name.s"
+		sframe_dump "$bindir/x86_64-linux-gnu-objdump" "$work/$name.o" "$here/handmade/$name.objdump.txt"
+	done
+	echo "regenerated $here/handmade/*.objdump.txt" >&2
+}
+
 done_versions=" "
 for dir in "$toolchains"/binutils-*/bin; do
 	[ -x "$dir/x86_64-linux-gnu-as" ] || continue
@@ -250,6 +270,7 @@ for dir in "$toolchains"/binutils-*/bin; do
 	# The benchmark section is made by GNU as 2.47.50 (SFrame version 3).
 	if [ "$v" = 2.47.50 ]; then
 		bench "$dir"
+		handmade "$dir"
 	fi
 done
 if [ -x /usr/bin/x86_64-linux-gnu-as ]; then
