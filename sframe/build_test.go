@@ -8,6 +8,8 @@ package sframe
 
 import (
 	"encoding/binary"
+	"errors"
+	"slices"
 	"testing"
 )
 
@@ -111,4 +113,46 @@ func fdesOf(tb testing.TB, s *Section) []FDE {
 		tb.Fatalf("section at %d: %v", s.Offset, err)
 	}
 	return fdes
+}
+
+// finding is one Check result a test expects: the rule and the offset.
+type finding struct {
+	err error
+	off int
+}
+
+// foreignOrder is the byte-order finding a section at off gets when a test
+// writes it in order o, not its ABI's.
+func foreignOrder(abi ABI, o binary.ByteOrder, off int) []finding {
+	if o == abi.ByteOrder() {
+		return nil
+	}
+	return []finding{{ErrBadByteOrder, off}}
+}
+
+// checkFindings asserts that errs are exactly the findings want, in any
+// order, each a *FormatError.
+func checkFindings(t *testing.T, where string, errs []error, want ...finding) {
+	t.Helper()
+	left := append([]finding(nil), want...)
+	var extra []error
+	for _, e := range errs {
+		var fe *FormatError
+		if !errors.As(e, &fe) {
+			t.Errorf("%s: %v (%T) is not a *FormatError", where, e, e)
+			continue
+		}
+		k := slices.IndexFunc(left, func(w finding) bool { return fe.Err == w.err && fe.Off == w.off })
+		if k < 0 {
+			extra = append(extra, e)
+			continue
+		}
+		left = slices.Delete(left, k, k+1)
+	}
+	for _, e := range extra {
+		t.Errorf("%s: Check reports %v, not expected", where, e)
+	}
+	for _, w := range left {
+		t.Errorf("%s: Check does not report %v at offset %d (got %v)", where, w.err, w.off, errs)
+	}
 }

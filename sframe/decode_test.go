@@ -458,19 +458,15 @@ func TestDecodeConcatenated(t *testing.T) {
 		}
 		// Check: the third section is unsorted but does not claim to be;
 		// strict mode reports its missing flags and the old versions.
-		errs := tab.Check(false)
-		if len(errs) != 0 {
-			t.Errorf("%v: Check(false) = %v, want none", o, errs)
+		var order []finding
+		for _, off := range []int{0, 80, 160} {
+			order = append(order, foreignOrder(ABIAMD64LE, o, off)...)
 		}
-		errs = tab.Check(true)
-		for _, w := range []struct {
-			err error
-			off int
-		}{{ErrBadVersion, 2}, {ErrBadVersion, 82}, {ErrBadFlags, 3}, {ErrNotSorted, 163}, {ErrBadFlags, 163}} {
-			if !hasErr(errs, w.err, w.off) {
-				t.Errorf("%v: Check(true) lacks %v at %d: %v", o, w.err, w.off, errs)
-			}
-		}
+		checkFindings(t, o.String()+" Check(false)", tab.Check(false), order...)
+		checkFindings(t, o.String()+" Check(true)", tab.Check(true), append(order,
+			finding{ErrBadVersion, 2}, finding{ErrBadVersion, 82}, finding{ErrBadVersion, 162},
+			finding{ErrBadFlags, 3}, finding{ErrBadFlags, 83}, finding{ErrBadFlags, 163},
+			finding{ErrNotSorted, 163})...)
 	}
 }
 
@@ -648,10 +644,8 @@ func TestCheckSortedFlagAndOverlap(t *testing.T) {
 		h.u32(0x20, 0xe0, 0, 1).u8(0, 0).u16(0) // [0x10020, 0x10100)
 		h.u8(0, 0x03, 8, 0, 0x03, 16)
 		tab := decodeOK(t, o.String(), h.b)
-		errs := tab.Check(false)
-		if !hasErr(errs, ErrNotSorted, 48) || !hasErr(errs, ErrOverlappingFDEs, 28) || len(errs) != 2 {
-			t.Errorf("%v: Check(false) = %v; want ErrNotSorted at 48 and ErrOverlappingFDEs at 28", o, errs)
-		}
+		checkFindings(t, o.String(), tab.Check(false), append(foreignOrder(ABIAMD64LE, o, 0),
+			finding{ErrNotSorted, 48}, finding{ErrOverlappingFDEs, 28})...)
 		// Lookups still work: the nested function wins inside itself,
 		// the enclosing one around it, also past the nested one's end.
 		for _, c := range []struct{ pc, want uint64 }{
@@ -670,9 +664,7 @@ func TestCheckSortedFlagAndOverlap(t *testing.T) {
 func TestCheckStrictAcceptsKernelShape(t *testing.T) {
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secV3(o))
-		if errs := tab.Check(true); len(errs) != 0 {
-			t.Errorf("%v: Check(true) on a sorted PCREL version 3 section: %v", o, errs)
-		}
+		checkFindings(t, o.String(), tab.Check(true), foreignOrder(ABIAMD64LE, o, 0)...)
 	}
 }
 
@@ -752,13 +744,15 @@ func TestDecodeHandmadeFiles(t *testing.T) {
 			t.Errorf("%s: ABI %v order %v, %d sections", c.file, tab.ABI, tab.Order, len(tab.Sections))
 		}
 		checkFDEs(t, c.file, fdesOf(t, tab.Sections[0]), c.want)
-		if errs := tab.Check(true); len(errs) != 0 {
-			t.Errorf("%s: Check(true) = %v", c.file, errs)
-		}
+		checkFindings(t, c.file, tab.Check(true), foreignOrder(c.abi, c.order, 0)...)
 	}
 }
 
-func TestCheckStrictEqualStarts(t *testing.T) {
+// TestCheckDuplicateStarts: two FDEs at one start are reported in both
+// modes, even when one has size 0 and they do not overlap (an empty
+// function before the next, as GNU as writes it).
+func TestCheckDuplicateStarts(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// Sorted version 3 section, two FDEs at 0x14000 (index at 28 and
 		// 44), the second of size 0 so that they do not overlap.
@@ -769,12 +763,14 @@ func TestCheckStrictEqualStarts(t *testing.T) {
 		h.u8(0, 0x03, 8)
 		h.u16(0).u8(0, 0, 0)
 		tab := decodeOK(t, o.String(), h.b)
-		if errs := tab.Check(false); len(errs) != 0 {
-			t.Errorf("%v: Check(false) = %v, want none", o, errs)
+		want := append(foreignOrder(ABIAMD64LE, o, 0), finding{ErrDuplicateFDE, 44})
+		for _, strict := range []bool{false, true} {
+			checkFindings(t, fmt.Sprintf("%v strict %v", o, strict), tab.Check(strict), want...)
 		}
-		if errs := tab.Check(true); len(errs) != 1 || !hasErr(errs, ErrNotSorted, 44) {
-			t.Errorf("%v: Check(true) = %v, want ErrNotSorted at 44", o, errs)
-		}
+		// One of them at another start: no finding.
+		o.PutUint64(h.b[44:], uint64(0x14010-44))
+		tab = decodeOK(t, o.String(), h.b)
+		checkFindings(t, o.String()+" apart", tab.Check(true), foreignOrder(ABIAMD64LE, o, 0)...)
 	}
 }
 
@@ -795,10 +791,8 @@ func TestDecodeEmptySection(t *testing.T) {
 		if f, _, err := tab.FindRow(testBase + 32 + 0x12000); err != nil || f.Start != testBase+32+0x12000 {
 			t.Errorf("%v: FindRow in the second section: %v, %v", o, f, err)
 		}
-		errs := tab.Check(true)
-		if len(errs) != 1 || !hasErr(errs, ErrCountMismatch, 8) {
-			t.Errorf("%v: Check(true) = %v, want ErrCountMismatch at 8", o, errs)
-		}
+		want := append(foreignOrder(ABIAMD64LE, o, 0), foreignOrder(ABIAMD64LE, o, 32)...)
+		checkFindings(t, o.String(), tab.Check(true), append(want, finding{ErrCountMismatch, 8})...)
 	}
 }
 
@@ -852,15 +846,10 @@ func TestFREStartAtEnd(t *testing.T) {
 			{pc: start + 2, fdeStart: start, rowStart: 1}, // the last byte: not the row at 3
 			{pc: start + 3, err: ErrNoFDE},
 		})
-		errs := tab.Check(false)
-		if len(errs) != 2 || !hasErr(errs, ErrFREStartAtEnd, 65) || !hasErr(errs, ErrFREStartAtEnd, 80) {
-			t.Errorf("%v: Check(false) = %v; want ErrFREStartAtEnd at 65 and 80", o, errs)
-		}
-		// The empty function shares its start with the next one, which the
-		// Linux unwinder refuses.
-		if errs := tab.Check(true); len(errs) != 3 || !hasErr(errs, ErrFREStartAtEnd, 65) || !hasErr(errs, ErrFREStartAtEnd, 80) || !hasErr(errs, ErrNotSorted, 44) {
-			t.Errorf("%v: Check(true) = %v; want the same two findings and ErrNotSorted at 44", o, errs)
-		}
+		// The empty function shares its start with the next one.
+		findings := append(foreignOrder(ABIAMD64LE, o, 0), finding{ErrFREStartAtEnd, 65}, finding{ErrFREStartAtEnd, 80}, finding{ErrDuplicateFDE, 44})
+		checkFindings(t, o.String(), tab.Check(false), findings...)
+		checkFindings(t, o.String()+" strict", tab.Check(true), findings...)
 		h := tab.Sections[0].Header
 		out, err := Encode(fdes, EncodeOptions{Version: Version3, ABI: ABIAMD64LE, Order: o, Base: testBase, CFAFixedRA: h.CFAFixedRA})
 		if err != nil {

@@ -323,6 +323,14 @@ var (
 	ErrOverlappingFDEs   = errors.New("sframe: functions overlap")
 	ErrBadRepSize        = errors.New("sframe: PCMASK FDE with zero repetition size")
 	ErrBadAuxHeader      = errors.New("sframe: auxiliary header")
+
+	// Findings of Table.Check only: sections that decode but that a
+	// strict consumer refuses or mis-reads.
+	ErrBadFixedOffset  = errors.New("sframe: fixed CFA offset not the ABI's")
+	ErrBadByteOrder    = errors.New("sframe: section not in its ABI's byte order")
+	ErrBadMangledRA    = errors.New("sframe: mangled-RA bit outside AArch64")
+	ErrDuplicateFDE    = errors.New("sframe: two FDEs for one function start")
+	ErrOverlappingFREs = errors.New("sframe: FRE data of two functions overlap")
 )
 
 // Lookup and unwind errors.
