@@ -8,13 +8,10 @@ package sframe
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -136,6 +133,7 @@ func decodeOK(t *testing.T, where string, buf []byte) *Table {
 }
 
 func TestDecodeV2AMD64(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		for _, pcrel := range []bool{false, true} {
 			where := o.String()
@@ -180,6 +178,7 @@ func secV1AMD64(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV1(t *testing.T) {
+	t.Parallel()
 	want := []FDE{
 		{Start: 0x10100, Size: 0x10, Offset: 28, Rows: []Row{
 			{Start: 0, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSame},
@@ -220,6 +219,7 @@ func secV2AArch64(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV2AArch64(t *testing.T) {
+	t.Parallel()
 	want := []FDE{{Start: 0x10400, Size: 0x40, PAuthKey: PAuthKeyB, Offset: 28, Rows: []Row{
 		{Start: 0, CFA: dExpr(RegAArch64SP, 0), RA: dSame, FP: dSame, PAuthKey: PAuthKeyB},
 		{Start: 4, CFA: dExpr(RegAArch64SP, 16), RA: dSaved(-8), FP: dSaved(-16), MangledRA: true, PAuthKey: PAuthKeyB},
@@ -251,6 +251,7 @@ func secV2S390X(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV2S390X(t *testing.T) {
+	t.Parallel()
 	want := []FDE{{Start: testBase + 0x10800, Size: 0x80, Offset: 28, Rows: []Row{
 		{Start: 0, CFA: dExpr(RegS390XSP, 160), RA: dSame, FP: dSame},
 		{Start: 6, CFA: dExpr(RegS390XSP, 176), RA: dSame, FP: dSaved(-72)},
@@ -304,6 +305,7 @@ func secV3(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV3(t *testing.T) {
+	t.Parallel()
 	// Hand count: header 28 + 5*16 = 108 = FRE sub-section start.
 	// f0 attr 108-112, FRE 113-115; f1 attr 116-120, FREs 121-124,
 	// 125-131, 132-139; f2 attr 140-144; f3 attr 145-149, FREs 150-155;
@@ -359,6 +361,7 @@ func secV3S390XFlex(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV3S390XFlex(t *testing.T) {
+	t.Parallel()
 	want := []FDE{
 		{Start: testBase + 0x13000, Size: 0x20, Type: FDETypeFlex, Offset: 28, Rows: []Row{
 			{Start: 0, CFA: dExpr(RegS390XSP, 176), RA: dInReg(16), FP: dInReg(17)},
@@ -374,6 +377,7 @@ func TestDecodeV3S390XFlex(t *testing.T) {
 }
 
 func TestDecodeAuxHeader(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// secV2AMD64 with a 5-byte auxiliary header: every offset after
 		// the header moves by 5; fdeoff/freoff stay as they were.
@@ -412,6 +416,7 @@ func hasErr(errs []error, sentinel error, off int) bool {
 // third a one-function version 2 section at 160 whose function lies below
 // all others, stored with its two FDEs unsorted. Trailing zeros end it.
 func TestDecodeConcatenated(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		var buf []byte
 		buf = append(buf, secV2AMD64(o, false)...)
@@ -471,6 +476,7 @@ func TestDecodeConcatenated(t *testing.T) {
 }
 
 func TestDecodeSignalAndUnusedBits(t *testing.T) {
+	t.Parallel()
 	// Bit 7 of the FDE info byte is signal_p in version 3 only; in
 	// version 2 it is unused and ignored.
 	for _, o := range bothOrders {
@@ -555,6 +561,7 @@ func rejectCases() []mutation {
 }
 
 func TestDecodeRejects(t *testing.T) {
+	t.Parallel()
 	for _, c := range rejectCases() {
 		for _, o := range bothOrders {
 			buf := c.build(o)
@@ -636,6 +643,7 @@ func TestFREsRejected(t *testing.T) {
 }
 
 func TestCheckSortedFlagAndOverlap(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// The third section of TestDecodeConcatenated, now claiming to be
 		// sorted, with its second function overlapping the first.
@@ -662,6 +670,7 @@ func TestCheckSortedFlagAndOverlap(t *testing.T) {
 }
 
 func TestCheckStrictAcceptsKernelShape(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secV3(o))
 		checkFindings(t, o.String(), tab.Check(true), foreignOrder(ABIAMD64LE, o, 0)...)
@@ -669,26 +678,14 @@ func TestCheckStrictAcceptsKernelShape(t *testing.T) {
 }
 
 // readHexFile reads a testdata/handmade file: hex digits, whitespace, and
-// comments from '#' to the end of the line.
-func readHexFile(t testing.TB, path string) []byte {
-	t.Helper()
-	text, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var digits strings.Builder
-	for _, line := range strings.Split(string(text), "\n") {
-		line, _, _ = strings.Cut(line, "#")
-		digits.WriteString(strings.Join(strings.Fields(line), ""))
-	}
-	b, err := hex.DecodeString(digits.String())
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return b
+// comments from '#' to the end of the line (as hexBytes reads them).
+func readHexFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	return hexBytes(tb, string(readFixtureFile(tb, path)))
 }
 
 func TestDecodeHandmadeFiles(t *testing.T) {
+	t.Parallel()
 	keyB := PAuthKeyB
 	type handmade struct {
 		file  string
@@ -778,6 +775,7 @@ func TestCheckDuplicateStarts(t *testing.T) {
 // writes for a file without functions) decodes; Check(strict) reports it
 // as the Linux unwinder refuses it.
 func TestDecodeEmptySection(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		buf := newHB(o).header(3, 0x5, 3, 0, -8, 0, 0, 0, 0, 0, 0).b
 		buf = append(buf, 0, 0, 0, 0) // padding to 32

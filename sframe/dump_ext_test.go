@@ -281,6 +281,7 @@ func runObjdumpSFrame(t *testing.T, od, exe string) string {
 }
 
 func TestDumpMatchesObjdump(t *testing.T) {
+	t.Parallel()
 	tcs := extToolchains()
 	if len(tcs) == 0 {
 		t.Skip("no GNU binutils found (objdump, <triple>-as, <triple>-ld): skipping the cross-check with objdump --sframe")
@@ -342,6 +343,7 @@ func TestDumpMatchesObjdump(t *testing.T) {
 }
 
 func TestReadELFErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notELF := filepath.Join(dir, "not-elf")
 	if err := os.WriteFile(notELF, []byte("hello"), 0o644); err != nil {
@@ -410,6 +412,7 @@ func TestReadELFErrors(t *testing.T) {
 // assembler (llvm-mc --gsframe, x86-64; PC-relative starts) and compares
 // with the newest binutils objdump found, the only kind that reads them.
 func TestDumpMatchesObjdumpLLVM(t *testing.T) {
+	t.Parallel()
 	root := os.Getenv("SFCONFORM_TOOLCHAINS")
 	if root == "" {
 		root = "/var/cache/sfconform/toolchains"

@@ -9,10 +9,6 @@ package sframe
 
 import (
 	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -24,24 +20,12 @@ func fuzzSeeds(f *testing.F) [][]byte {
 			secV2AArch64(o), secV2S390X(o), secV3(o), secV3S390XFlex(o), secNoRows(o))
 		seeds = append(seeds, append(append(secV2AMD64(o, false), secV1AMD64(o)...), 0, 0, 0, 0, 0, 0))
 	}
-	hexes, _ := filepath.Glob(filepath.Join("testdata", "handmade", "*.hex"))
-	for _, p := range hexes {
+	for _, p := range fixtureFiles(f, handmadeFixtures) {
 		seeds = append(seeds, readHexFile(f, p))
 	}
-	_ = filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && path != "testdata" && filepath.Dir(path) == "testdata" && !strings.HasPrefix(d.Name(), "gas-") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".sframe") {
-			if b, err := os.ReadFile(path); err == nil {
-				seeds = append(seeds, b)
-			}
-		}
-		return nil
-	})
+	for _, p := range fixtureFiles(f, gasFixtures) {
+		seeds = append(seeds, readFixtureFile(f, p))
+	}
 	return seeds
 }
 

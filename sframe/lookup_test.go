@@ -39,6 +39,7 @@ func checkLookups(t *testing.T, where string, tab *Table, cases []lookupCase) {
 }
 
 func TestFindRowBoundaries(t *testing.T) {
+	t.Parallel()
 	// secV2AMD64: f0 [0x11000, 0x11020) rows @0 @1; f1 [0x11100, 0x11110) row @0.
 	cases := []lookupCase{
 		{pc: 0, err: ErrNoFDE},
@@ -61,6 +62,7 @@ func TestFindRowBoundaries(t *testing.T) {
 }
 
 func TestFindRowPCMask(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// secV3 f3: [base+0x12300, +0x20), rep 8, rows @0 and @4: the PC
 		// offset modulo 8 picks the row, in every repetition.
@@ -108,6 +110,7 @@ func secNoRows(o binary.ByteOrder) []byte {
 }
 
 func TestFindRowNoRow(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secNoRows(o))
 		checkLookups(t, o.String(), tab, []lookupCase{
@@ -151,6 +154,7 @@ func TestFindRowNoRow(t *testing.T) {
 // TestFindRowTopOfAddressSpace: a function may end at 2^64 exactly;
 // one that would wrap past it is refused.
 func TestFindRowTopOfAddressSpace(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// Version 3, PCREL: start = base + 28 + value = 2^64 - 0x10.
 		sec := func(size int64) []byte {
@@ -177,6 +181,7 @@ func TestFindRowTopOfAddressSpace(t *testing.T) {
 }
 
 func TestLookupDoesNotAllocate(t *testing.T) {
+	// Not parallel: AllocsPerRun refuses to run beside parallel tests.
 	tab := decodeOK(t, "v3", secV3(binary.LittleEndian))
 	pcs := []uint64{testBase + 0x12000, testBase + 0x12101, testBase + 0x12200, testBase + 0x1231f, 0x5}
 	n := testing.AllocsPerRun(100, func() {

@@ -2,12 +2,7 @@ package sframe
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -105,6 +100,7 @@ func x86Chain(tb testing.TB, depth int) (*Table, *RegisterFile, mapMem, []wantFr
 }
 
 func TestBacktraceX86FramePointerChain(t *testing.T) {
+	t.Parallel()
 	for _, depth := range []int{1, 2, 5} {
 		tab, regs, mem, wants := x86Chain(t, depth)
 		u := Unwinder{Table: tab}
@@ -117,6 +113,7 @@ func TestBacktraceX86FramePointerChain(t *testing.T) {
 }
 
 func TestBacktraceX86Prologue(t *testing.T) {
+	t.Parallel()
 	// A function stopped at each point of its prologue and epilogue, called
 	// from an outermost _start whose call returns to 0x1009.
 	body := append(append([]Row{}, x86Prologue...),
@@ -166,6 +163,7 @@ func aarch64Table(t *testing.T, abi ABI) *Table {
 }
 
 func TestBacktraceAArch64LeafRAInLinkRegister(t *testing.T) {
+	t.Parallel()
 	for _, abi := range []ABI{ABIAArch64LE, ABIAArch64BE} {
 		regs := &RegisterFile{PC: 0x2004}
 		regs.Set(RegAArch64SP, 0x7000)
@@ -186,6 +184,7 @@ func TestBacktraceAArch64LeafRAInLinkRegister(t *testing.T) {
 }
 
 func TestBacktraceAArch64LinkRegisterOnlyTopmost(t *testing.T) {
+	t.Parallel()
 	// fn's row at its call says the RA is still in x30, with a stack
 	// frame (so the CFA check passes). Below the top x30 belongs to the
 	// callee: the unwinder must refuse it.
@@ -215,6 +214,7 @@ func TestBacktraceAArch64LinkRegisterOnlyTopmost(t *testing.T) {
 }
 
 func TestBacktraceAArch64MangledRA(t *testing.T) {
+	t.Parallel()
 	fn := []Row{
 		{Start: 0, CFA: ruleCFA(RegAArch64SP, 0), RA: ruleSame, FP: ruleSame},
 		{Start: 4, CFA: ruleCFA(RegAArch64SP, 0), RA: ruleSame, FP: ruleSame, MangledRA: true},             // after paciasp
@@ -273,6 +273,7 @@ func s390xTable(t *testing.T, leaf ...Row) *Table {
 }
 
 func TestBacktraceS390XRAInR14(t *testing.T) {
+	t.Parallel()
 	tab := s390xTable(t, Row{Start: 0, CFA: ruleCFA(RegS390XSP, 160), RA: ruleSame, FP: ruleSame})
 	regs := &RegisterFile{PC: 0x3004}
 	regs.Set(RegS390XSP, 0xa000)
@@ -292,6 +293,7 @@ func TestBacktraceS390XRAInR14(t *testing.T) {
 }
 
 func TestBacktraceS390XSavedInFPRs(t *testing.T) {
+	t.Parallel()
 	// A leaf that moved r14 into f8 and r11 into f9 (ldgr), described by
 	// flexible register rules.
 	leaf := Row{Start: 8, CFA: ruleCFA(RegS390XSP, 160), RA: ruleReg(regS390XF8), FP: ruleReg(regS390XF9)}
@@ -333,6 +335,7 @@ func TestBacktraceS390XSavedInFPRs(t *testing.T) {
 }
 
 func TestBacktraceS390XFlexFPRegisterBase(t *testing.T) {
+	t.Parallel()
 	// CFA based on r11 (the frame pointer) below the top: allowed, r11 is
 	// the frame's FP. A deref'd CFA loads the CFA from memory.
 	fn := []Row{{Start: 0, CFA: ruleCFA(RegS390XFP, 320), RA: ruleSaved(-48), FP: ruleSaved(-72)}}
@@ -355,6 +358,7 @@ func TestBacktraceS390XFlexFPRegisterBase(t *testing.T) {
 }
 
 func TestBacktraceReturnAddressPastFunctionEnd(t *testing.T) {
+	t.Parallel()
 	// fnA (0x1000-0x1010) ends with "call noreturn" at 0x100b: its return
 	// address 0x1010 is the first byte of fnB, whose rows differ (fnA has
 	// 24 bytes of locals at the call, fnB none at its entry). The caller's
@@ -398,6 +402,7 @@ func TestBacktraceReturnAddressPastFunctionEnd(t *testing.T) {
 }
 
 func TestBacktraceErrors(t *testing.T) {
+	t.Parallel()
 	x86 := func(pc, sp uint64) *RegisterFile {
 		r := &RegisterFile{PC: pc}
 		r.Set(RegAMD64SP, sp)
@@ -523,6 +528,7 @@ func x86regs(pc, sp uint64, reg int, v uint64) *RegisterFile {
 }
 
 func TestBacktraceMaxFrames(t *testing.T) {
+	t.Parallel()
 	tab, regs, mem, wants := x86Chain(t, 5)
 	got, err := (&Unwinder{Table: tab, MaxFrames: 3}).Backtrace(regs, mem, nil)
 	if err != nil {
@@ -532,6 +538,7 @@ func TestBacktraceMaxFrames(t *testing.T) {
 }
 
 func TestBacktraceReusesDst(t *testing.T) {
+	// Not parallel: AllocsPerRun refuses to run beside parallel tests.
 	tab, regs, mem, wants := x86Chain(t, 5)
 	u := Unwinder{Table: tab}
 	dst := make([]Frame, 0, 16)
@@ -594,8 +601,7 @@ func (m readableMem) ReadWord(a uint64) (uint64, bool) {
 // one frame to the next and strictly up below the topmost, errors always
 // *UnwindError naming the last frame.
 func FuzzBacktrace(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("testdata", "gas-*", "*", "*.sframe"))
-	for _, p := range seeds {
+	for _, p := range fixtureFiles(f, gasFixtures) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -632,184 +638,4 @@ func FuzzBacktrace(f *testing.F) {
 			t.Fatalf("stopped after %d frames without error or outermost frame", len(frames))
 		}
 	})
-}
-
-// TestStepMatchesObjdumpRows unwinds one step at the start of every row of
-// every linked fixture made by GNU as and ld, from registers and memory
-// of known values, and checks the CFA and the caller's PC, SP and FP
-// against what objdump's text for that row says they must be. The
-// expected values are worked out from objdump's notation alone.
-func TestStepMatchesObjdumpRows(t *testing.T) {
-	dumps, err := filepath.Glob(filepath.Join("testdata", "gas-*", "*", "*.objdump.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := 0
-	for _, dump := range dumps {
-		stem := strings.TrimSuffix(dump, ".objdump.txt")
-		if strings.HasSuffix(stem, ".o") {
-			continue
-		}
-		abi, err := ParseTarget(filepath.Base(filepath.Dir(dump)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, err1 := os.ReadFile(dump)
-		raw, err2 := os.ReadFile(stem + ".sframe")
-		addr, err3 := os.ReadFile(stem + ".sframe.addr")
-		if err := errors.Join(err1, err2, err3); err != nil {
-			t.Fatalf("fixture piece missing: %v", err)
-		}
-		base, err := strconv.ParseUint(strings.TrimSpace(string(addr)), 0, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab, err := Decode(raw, base)
-		if err != nil {
-			t.Fatalf("%s: %v", stem, err)
-		}
-		rows += checkObjdumpRows(t, stem, abi, tab, string(text))
-	}
-	if rows == 0 {
-		t.Fatal("no fixture rows checked")
-	}
-}
-
-var (
-	reDumpFunc   = regexp.MustCompile(`^    func idx \[\d+\]: pc = (0x[0-9a-f]+), size = (\d+) bytes`)
-	reDumpRow    = regexp.MustCompile(`^    ([0-9a-f]{16})  (.*?)\s*$`)
-	reDumpColumn = regexp.MustCompile(`\(?(?:sp|fp|c|r\d+)[+-]\d+\)?|r\d+|\[s\]|[uUf]`)
-	reDumpFixRA  = regexp.MustCompile(`CFA fixed RA offset: (-?\d+)`)
-)
-
-func checkObjdumpRows(t *testing.T, stem string, abi ABI, tab *Table, text string) int {
-	t.Helper()
-	fixedRA := int64(0)
-	if m := reDumpFixRA.FindStringSubmatch(text); m != nil {
-		fixedRA, _ = strconv.ParseInt(m[1], 10, 64)
-	} else if abi == ABIAMD64LE {
-		fixedRA = -8 // objdump 2.40 does not print it
-	}
-	// Distinct register values; SP low enough, FP and others above it so
-	// that every CFA lies above SP.
-	const sp = 0x7000_0000
-	regs := &RegisterFile{}
-	for r := 0; r < 32; r++ {
-		regs.Set(r, sp+0x1000*uint64(r+1))
-	}
-	regs.Set(abi.SPRegister(), sp)
-	mem := readableMem{hashMem(0x5eed)}
-	read := func(a uint64) uint64 {
-		v, _ := mem.ReadWord(a)
-		return v
-	}
-	var fnStart, fnSize uint64
-	var mask, signal bool
-	checked := 0
-	for _, line := range strings.Split(text, "\n") {
-		if m := reDumpFunc.FindStringSubmatch(line); m != nil {
-			fnStart, _ = strconv.ParseUint(m[1], 0, 64)
-			fnSize, _ = strconv.ParseUint(m[2], 10, 64)
-			signal = strings.Contains(line, `attr = "S`)
-			continue
-		}
-		if strings.HasPrefix(strings.TrimSpace(line), "STARTPC") {
-			mask = strings.Contains(line, "[m]")
-			continue
-		}
-		m := reDumpRow.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		pc, _ := strconv.ParseUint(m[1], 16, 64)
-		if mask {
-			pc += fnStart
-		}
-		if pc == fnStart+fnSize {
-			continue // a row at the function's end covers no PC
-		}
-		where := fmt.Sprintf("%s: row at %#x (%q)", stem, pc, m[2])
-		regs.PC = pc
-		f := Frame{PC: pc, SP: sp, FP: regs.Regs[abi.FPRegister()]}
-		u := Unwinder{Table: tab}
-		gotPC, gotSP, gotFP, err := u.Step(&f, 0, regs, mem)
-		checked++
-		if signal {
-			if !errors.Is(err, ErrSignalFrame) {
-				t.Errorf("%s: in a signal trampoline, got error %v", where, err)
-			}
-			continue
-		}
-		if m[2] == "RA undefined" {
-			if err != nil || !f.Outermost {
-				t.Errorf("%s: got outermost %v, err %v", where, f.Outermost, err)
-			}
-			continue
-		}
-		cols := reDumpColumn.FindAllString(m[2], -1)
-		mangled := len(cols) == 4 && cols[3] == "[s]"
-		if len(cols) != 3 && !mangled {
-			t.Fatalf("%s: cannot read the columns %q", where, cols)
-		}
-		value := func(col string, cfa uint64) uint64 {
-			deref := strings.HasPrefix(col, "(")
-			col = strings.Trim(col, "()")
-			i := strings.IndexAny(col, "+-")
-			if i < 0 { // s390x v2: "rN", the value is in register N
-				n, _ := strconv.Atoi(col[1:])
-				return regs.Regs[n]
-			}
-			off, _ := strconv.ParseInt(col[i:], 10, 64)
-			var b uint64
-			switch name := col[:i]; name {
-			case "sp":
-				b = sp
-			case "fp":
-				b = regs.Regs[abi.FPRegister()]
-			case "c":
-				b, deref = cfa, true // objdump prints CFA-based rules without parentheses
-			default:
-				n, _ := strconv.Atoi(name[1:])
-				b = regs.Regs[n]
-			}
-			if deref {
-				return read(b + uint64(off))
-			}
-			return b + uint64(off)
-		}
-		cfa := value(cols[0], 0)
-		wantSP := cfa
-		if abi == ABIS390XBE {
-			wantSP = cfa - 160
-		}
-		wantFP := f.FP
-		if cols[1] != "u" {
-			wantFP = value(cols[1], cfa)
-		}
-		var wantPC uint64
-		switch cols[2] {
-		case "u", "U":
-			if abi == ABIAMD64LE {
-				wantPC = read(cfa + uint64(fixedRA))
-			} else {
-				wantPC = regs.Regs[linkRegister(abi)]
-			}
-		case "f":
-			wantPC = read(cfa + uint64(fixedRA))
-		default:
-			wantPC = value(cols[2], cfa)
-		}
-		if mangled {
-			wantPC &= 1<<48 - 1
-		}
-		if err != nil {
-			t.Errorf("%s: %v", where, err)
-			continue
-		}
-		if f.CFA != cfa || gotPC != wantPC || gotSP != wantSP || gotFP != wantFP {
-			t.Errorf("%s: got CFA %#x, caller pc %#x sp %#x fp %#x; want %#x, %#x %#x %#x",
-				where, f.CFA, gotPC, gotSP, gotFP, cfa, wantPC, wantSP, wantFP)
-		}
-	}
-	return checked
 }
