@@ -3,6 +3,7 @@ package sframe
 import (
 	"cmp"
 	"encoding/binary"
+	"math"
 	"slices"
 )
 
@@ -173,29 +174,30 @@ func Decode(buf []byte, base uint64) (*Table, error) {
 // minBuckets is the table size from which FindFDE uses buckets.
 const minBuckets = 64
 
-// buildBuckets sets buckets and shift (see Table).
+// buildBuckets sets buckets and shift (see Table): blocks of the smallest
+// power-of-two size that makes at most half as many blocks as functions,
+// so that a lookup's binary search runs over a couple of starts. The
+// first position of each block is a count of the starts in the blocks
+// before it: a histogram and its prefix sums, with no branch per start.
 func (t *Table) buildBuckets() {
 	starts := t.starts
 	n := len(starts)
 	if n < minBuckets {
 		return
 	}
-	span := starts[n-1] - starts[0]
+	lo := starts[0]
+	span := starts[n-1] - lo
 	shift := uint(0)
-	for shift < 64 && span>>shift >= uint64(n) {
+	for shift < 64 && span>>shift >= uint64(n/2) {
 		shift++
 	}
 	nb := int(span>>shift) + 1
 	b := make([]uint32, nb+1)
-	lo := starts[0]
-	k := 0 // next bucket to fill
-	for i, s := range starts {
-		for bi := int((s - lo) >> shift); k <= bi; k++ {
-			b[k] = uint32(i)
-		}
+	for _, s := range starts {
+		b[(s-lo)>>shift+1]++
 	}
-	for ; k <= nb; k++ {
-		b[k] = uint32(n)
+	for k := 1; k <= nb; k++ {
+		b[k] += b[k-1]
 	}
 	t.buckets, t.shift = b, shift
 }
@@ -337,7 +339,8 @@ type indexer struct {
 }
 
 // section reads and checks the FDEs of s (and, in version 3, their
-// attributes); the FREs are left for lookups and Check.
+// attributes); the FREs are left for lookups and Check. The loop only
+// notices that an FDE is wrong; fdeError reads it again to say what.
 func (ix *indexer) section(s *Section) error {
 	t := ix.t
 	h := &s.Header
@@ -345,56 +348,56 @@ func (ix *indexer) section(s *Section) error {
 	n := int(h.NumFDEs)
 	starts := t.starts[s.first : s.first+n]
 	freLen := uint64(h.FRELen)
-	pcrel := h.Flags&FlagFuncStartPCRel != 0
 	anchor := s.Base // start fields count from the section, or
+	pcrel := h.Flags&FlagFuncStartPCRel != 0
 	if pcrel {
 		anchor = ix.base // from their own address
 	}
-	v3 := h.Version == Version3
+	fdeBase, freBase, fdeSize := s.fdeBase, s.freBase, s.fdeSize
+	v3, v1 := h.Version == Version3, h.Version == Version1
+	sorted, overlap, maxEnd := ix.sorted, ix.overlap, ix.maxEnd
+	prev := uint64(0)
+	if s.first > 0 {
+		prev = t.starts[s.first-1]
+	}
 	var total uint64
 	for i := 0; i < n; i++ {
-		fo := s.fdeBase + i*s.fdeSize
-		e := buf[fo : fo+s.fdeSize]
+		fo := fdeBase + i*fdeSize
 		var start uint64
 		var size, freOff, num uint32
 		var info, info2, rep uint8
-		var numAt, infoAt int
 		if v3 {
-			var raw uint64
+			e := buf[fo : fo+fdeSizeV3]
 			if be {
-				raw, size, freOff = binary.BigEndian.Uint64(e), binary.BigEndian.Uint32(e[8:]), binary.BigEndian.Uint32(e[12:])
+				start, size, freOff = binary.BigEndian.Uint64(e), binary.BigEndian.Uint32(e[8:]), binary.BigEndian.Uint32(e[12:])
 			} else {
-				raw, size, freOff = binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+				start, size, freOff = binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
 			}
-			start = raw
 			if uint64(freOff)+fdeAttrSizeV3 > freLen {
-				return failAt(fo+12, ErrFDEOutOfBounds, "FDE %d: attribute at FRE offset %d does not fit in the FRE sub-section of %d bytes", i, freOff, freLen)
+				return ix.fdeError(s, i)
 			}
-			numAt = s.freBase + int(freOff)
-			a := buf[numAt : numAt+fdeAttrSizeV3]
+			a := buf[freBase+int(freOff):]
+			a = a[:fdeAttrSizeV3]
 			if be {
 				num = uint32(binary.BigEndian.Uint16(a))
 			} else {
 				num = uint32(binary.LittleEndian.Uint16(a))
 			}
-			info, info2, rep = a[2], a[3], a[4]
-			infoAt = numAt + 2
-			freOff += fdeAttrSizeV3
+			info, info2, rep = a[2], a[3]&0x1f, a[4]
 		} else {
+			e := buf[fo : fo+fdeSizeV1]
 			var raw uint32
 			if be {
 				raw, size, freOff, num = binary.BigEndian.Uint32(e), binary.BigEndian.Uint32(e[4:]), binary.BigEndian.Uint32(e[8:]), binary.BigEndian.Uint32(e[12:])
 			} else {
 				raw, size, freOff, num = binary.LittleEndian.Uint32(e), binary.LittleEndian.Uint32(e[4:]), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
 			}
-			start = uint64(int64(int32(raw)))
-			info = e[16]
-			if h.Version == Version2 {
-				rep = e[17]
+			start, info = uint64(int64(int32(raw))), e[16]
+			if !v1 {
+				rep = buf[fo+17]
 			}
-			numAt, infoAt = fo+12, fo+16
 			if uint64(freOff) > freLen {
-				return failAt(fo+8, ErrFREOutOfBounds, "FDE %d: FREs at offset %d, past the FRE sub-section of %d bytes", i, freOff, freLen)
+				return ix.fdeError(s, i)
 			}
 		}
 		if pcrel {
@@ -402,41 +405,90 @@ func (ix *indexer) section(s *Section) error {
 		} else {
 			start += anchor
 		}
-		if size > 0 && start+uint64(size)-1 < start {
-			return failAt(fo, ErrFDEOutOfBounds, "FDE %d: function at %#x of %d bytes runs past the top of the address space", i, start, size)
-		}
-		if info&0xf > uint8(FREAddr4) {
-			return failAt(infoAt, ErrBadFREType, "FDE %d: FRE type %d, want 0-2", i, info&0xf)
-		}
-		if v3 && info2&0x1f > uint8(FDETypeFlex) {
-			return failAt(infoAt+1, ErrBadFDEType, "FDE %d: FDE type %d, want 0 (DEFAULT) or 1 (FLEX)", i, info2&0x1f)
-		}
-		if info>>4&1 == uint8(PCMask) && h.Version >= Version2 && rep == 0 {
-			repAt := fo + 17
-			if v3 {
-				repAt = infoAt + 2
-			}
-			return failAt(repAt, ErrBadRepSize, "FDE %d: PCMASK with rep_size 0", i)
-		}
+		end := start + uint64(size)
 		total += uint64(num)
-		if total > uint64(h.NumFREs) {
-			return failAt(numAt, ErrCountMismatch, "FDE %d: %d FREs bring the total past the header's %d", i, num, h.NumFREs)
+		// Wrapping past 2^64, FRE type > 2, FDE type > 1, PCMASK without
+		// a repetition size (versions 2 and 3), more FREs than counted.
+		if (end < start && end != 0) || info&0xf > uint8(FREAddr4) || info2 > uint8(FDETypeFlex) ||
+			(info&0x10 != 0 && !v1 && rep == 0) || total > uint64(h.NumFREs) {
+			return ix.fdeError(s, i)
 		}
 		starts[i] = start
-		if ix.sorted {
-			if start < ix.maxEnd {
-				ix.overlap = true
-				if i+s.first > 0 && start < t.starts[s.first+i-1] {
-					ix.sorted = false
+		if sorted {
+			if start < maxEnd {
+				overlap = true
+				if start < prev {
+					sorted = false
 				}
 			}
-			ix.maxEnd = max(ix.maxEnd, satEnd(start, size))
+			if end < start {
+				end = math.MaxUint64
+			}
+			maxEnd, prev = max(maxEnd, end), start
 		}
 	}
+	ix.sorted, ix.overlap, ix.maxEnd = sorted, overlap, maxEnd
 	if total != uint64(h.NumFREs) {
 		return failAt(s.Offset+12, ErrCountMismatch, "header counts %d FREs, the FDEs %d", h.NumFREs, total)
 	}
 	return nil
+}
+
+// fdeError returns the problem section met at FDE i.
+//
+//go:noinline
+func (ix *indexer) fdeError(s *Section, i int) error {
+	t := ix.t
+	h := &s.Header
+	o := s.Order
+	buf := t.buf
+	fo := s.fdeBase + i*s.fdeSize
+	v3 := h.Version == Version3
+	var start uint64
+	var size, freOff, num uint32
+	var info, info2, rep uint8
+	var numAt, infoAt, repAt int
+	if v3 {
+		start, size, freOff = o.Uint64(buf[fo:]), o.Uint32(buf[fo+8:]), o.Uint32(buf[fo+12:])
+		if uint64(freOff)+fdeAttrSizeV3 > uint64(h.FRELen) {
+			return failAt(fo+12, ErrFDEOutOfBounds, "FDE %d: attribute at FRE offset %d does not fit in the FRE sub-section of %d bytes", i, freOff, h.FRELen)
+		}
+		numAt = s.freBase + int(freOff)
+		num, info, info2, rep = uint32(o.Uint16(buf[numAt:])), buf[numAt+2], buf[numAt+3], buf[numAt+4]
+		infoAt, repAt = numAt+2, numAt+4
+	} else {
+		start = uint64(int64(int32(o.Uint32(buf[fo:]))))
+		size, freOff, num, info = o.Uint32(buf[fo+4:]), o.Uint32(buf[fo+8:]), o.Uint32(buf[fo+12:]), buf[fo+16]
+		if h.Version == Version2 {
+			rep = buf[fo+17]
+		}
+		numAt, infoAt, repAt = fo+12, fo+16, fo+17
+		if uint64(freOff) > uint64(h.FRELen) {
+			return failAt(fo+8, ErrFREOutOfBounds, "FDE %d: FREs at offset %d, past the FRE sub-section of %d bytes", i, freOff, h.FRELen)
+		}
+	}
+	if h.Flags&FlagFuncStartPCRel != 0 {
+		start += ix.base + uint64(fo)
+	} else {
+		start += s.Base
+	}
+	if size > 0 && start+uint64(size)-1 < start {
+		return failAt(fo, ErrFDEOutOfBounds, "FDE %d: function at %#x of %d bytes runs past the top of the address space", i, start, size)
+	}
+	if info&0xf > uint8(FREAddr4) {
+		return failAt(infoAt, ErrBadFREType, "FDE %d: FRE type %d, want 0-2", i, info&0xf)
+	}
+	if v3 && info2&0x1f > uint8(FDETypeFlex) {
+		return failAt(infoAt+1, ErrBadFDEType, "FDE %d: FDE type %d, want 0 (DEFAULT) or 1 (FLEX)", i, info2&0x1f)
+	}
+	if info>>4&1 == uint8(PCMask) && h.Version >= Version2 && rep == 0 {
+		return failAt(repAt, ErrBadRepSize, "FDE %d: PCMASK with rep_size 0", i)
+	}
+	var total uint64 // the FREs of this FDE and those before it
+	for k := 0; k <= i; k++ {
+		total += uint64(s.Func(k).NumFREs)
+	}
+	return failAt(numAt, ErrCountMismatch, "FDE %d: %d FREs bring the total to %d, past the header's %d", i, num, total, h.NumFREs)
 }
 
 // sortIndex orders starts (stable) and records the permutation.
