@@ -615,19 +615,11 @@ func (t *Table) fillFunc(f *Func, r int, start uint64) {
 			rep = e[17]
 		}
 	}
-	*f = Func{
-		Start:    start,
-		Size:     size,
-		NumFREs:  int(num),
-		FREType:  FREType(info & 0xf),
-		PCType:   PCType(info >> 4 & 1),
-		PAuthKey: PAuthKey(info >> 5 & 1),
-		RepSize:  rep,
-		Index:    r - s.first,
-		Offset:   at,
-		sec:      s,
-		fres:     s.freBase + int(freOff),
-	}
+	// Field by field: a composite literal would be built aside and copied.
+	f.Start, f.Size, f.NumFREs = start, size, int(num)
+	f.FREType, f.PCType, f.PAuthKey, f.RepSize = FREType(info&0xf), PCType(info>>4&1), PAuthKey(info>>5&1), rep
+	f.Index, f.Offset, f.sec, f.fres = r-s.first, at, s, s.freBase+int(freOff)
+	f.Signal, f.Type = false, FDETypeDefault
 	if s.fdeSize == fdeSizeV3 {
 		f.Signal = info&0x80 != 0
 		f.Type = FDEType(info2 & 0x1f)

@@ -96,7 +96,7 @@ const maxWords = 6
 // row translates the FRE h (number j of the function) into *row.
 func (f *Func) row(h *freHead, j int, row *Row) *FormatError {
 	s := f.sec
-	*row = Row{Start: h.start, MangledRA: h.mangled(), PAuthKey: f.PAuthKey, Signal: f.Signal}
+	row.Start, row.MangledRA, row.PAuthKey, row.Signal = h.start, h.mangled(), f.PAuthKey, f.Signal
 	n := h.count()
 	if n == 0 {
 		row.CFA = Rule{Kind: RuleUndefined}
@@ -192,19 +192,13 @@ func defaultRow(h *Header, row *Row, info uint8, n int, u *[maxWords]uint32, w *
 	row.FP = Rule{Kind: RuleSame}
 	// Versions 1 and 2 on s390x: an odd RA or FP word is a register number.
 	regWords := abi == ABIS390XBE && h.Version <= Version2
-	slot := func(k int) Rule {
-		if regWords && w[k]&1 != 0 {
-			return Rule{Kind: RuleExpr, Reg: int(u[k] >> 1)}
-		}
-		return saved(w[k])
-	}
 	k := 1
 	switch {
 	case !raWord:
 		row.RA = saved(int64(h.CFAFixedRA))
 	case k < n:
 		if w[k] != 0 {
-			row.RA = slot(k)
+			row.RA = slot(regWords, u[k], w[k])
 		}
 		k++
 	}
@@ -212,9 +206,19 @@ func defaultRow(h *Header, row *Row, info uint8, n int, u *[maxWords]uint32, w *
 	case !fpWord:
 		row.FP = saved(int64(h.CFAFixedFP))
 	case k < n:
-		row.FP = slot(k)
+		row.FP = slot(regWords, u[k], w[k])
 	}
 	return nil
+}
+
+// slot is the rule of an RA or FP data word: saved at CFA + the word, or
+// with regWords (s390x versions 1 and 2) held in register w>>1 when w is
+// odd.
+func slot(regWords bool, u uint32, w int64) Rule {
+	if regWords && w&1 != 0 {
+		return Rule{Kind: RuleExpr, Reg: int(u >> 1)}
+	}
+	return saved(w)
 }
 
 func b2i(b bool) int {
