@@ -99,19 +99,21 @@ import (
 // function size; a start equal to it is a row covering no PC, which Check
 // reports as ErrFREStartAtEnd), ErrFREsNotIncreasing.
 //
-// What Decode accepts where the reference consumers disagree, and
-// Table.Check reports: FDEs stored unsorted (the index is sorted anyway),
-// overlapping functions (as in relocatable objects, whose start fields
-// await relocation), an auxiliary header, versions 1 and 2, a missing
-// PCREL flag, sections without FDEs or FREs. FRE bytes that no FDE
-// refers to are not an error.
+// What Decode accepts and Table.Check reports (see there): malformed FREs
+// (Decode reads none), a section in the other byte order, fixed offsets
+// that are not the ABI's, FDEs stored unsorted under the sorted flag (the
+// index is sorted anyway), two FDEs with one start, overlapping functions
+// (as in relocatable objects, whose start fields await relocation), FRE
+// data shared by two functions, and for the Linux unwinder an auxiliary
+// header, versions 1 and 2, a missing PCREL flag, sections without FDEs or
+// FREs. FRE bytes that no FDE refers to are not an error.
 //
 // Resources: every count is checked against the bytes that must hold it
 // before anything is allocated, and every loop is bounded by those
 // counts, so the work of Decode, of Check and of decoding all rows is
 // linear in len(buf), and a lookup's in the size of one function's FREs.
-// Decode allocates 12 bytes per function at most (the sorted starts and a
-// bucket index over them; 4 more when the FDEs are stored unsorted, 8
+// Decode allocates 10 bytes per function at most (the sorted starts and a
+// bucket index over them; 12 more when the FDEs are stored unsorted, 8
 // more when functions overlap). Rows take more than the bytes they come
 // from: a 2-byte FRE becomes an 80-byte Row, so Section.FDEs takes up to
 // about 40 times the input size.
