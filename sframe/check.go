@@ -26,9 +26,9 @@ import (
 //     FRE search), ErrFREStartPastEnd (start > function size: libsframe
 //     asserts, the Linux unwinder refuses).
 //   - ErrFREStartAtEnd, a warning, for every FRE whose start equals the
-//     function size: a row covering no PC. GNU as writes them; libsframe
-//     accepts start <= size since 2.45, while ld and objdump 2.40-2.44
-//     abort on them (libsframe asserted start < size).
+//     function size: a row covering no PC. GNU as writes them and
+//     libsframe accepts start <= size, but ld and objdump 2.40 and 2.44
+//     abort on them (their libsframe asserted start < size).
 //   - ErrBadMangledRA: the mangled-RA bit of an FRE info byte set outside
 //     AArch64 (spec 2.4.1; return address signing is AArch64's, spec
 //     2.3.3).

@@ -23,7 +23,6 @@ type freHead struct {
 func (h *freHead) count() int     { return int(h.info >> 1 & 0xf) }
 func (h *freHead) wordSize() int  { return 1 << (h.info >> 5 & 3) }
 func (h *freHead) mangled() bool  { return h.info&0x80 != 0 }
-func (h *freHead) spBased() bool  { return h.info&1 != 0 }
 func (h *freHead) sizeCode() uint { return uint(h.info >> 5 & 3) }
 
 // readFRE reads the head of the FRE at p, which must end by end, and
@@ -72,12 +71,12 @@ func (f *Func) readFRE(p, j int) (freHead, *FormatError) {
 }
 
 // checkOrder checks an FRE's start against the previous FRE's and the
-// function size. A start equal to the size is accepted: GNU as (2.40 to
-// at least 2.47) writes one for an empty function and for a CFI directive
-// after a function's last instruction, objdump 2.45 and later print it and
-// libsframe 2.45 and later accept start <= size. Such a row covers no PC;
-// Check reports it (ErrFREStartAtEnd), as older libsframe asserts start <
-// size.
+// function size. A start equal to the size is accepted: GNU as (2.40,
+// 2.44 and 2.47 here) writes one for an empty function and for a CFI
+// directive after a function's last instruction, objdump 2.47 prints it
+// and libsframe accepts start <= size. Such a row covers no PC; Check
+// reports it (ErrFREStartAtEnd), as ld and objdump 2.40 and 2.44 abort on
+// it (their libsframe asserted start < size).
 func (f *Func) checkOrder(h *freHead, j int, prev uint32) *FormatError {
 	if j > 0 && h.start <= prev {
 		return failAt(h.at, ErrFREsNotIncreasing, "FDE %d, FRE %d: start %#x, previous FRE starts at %#x", f.Index, j, h.start, prev)

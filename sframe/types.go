@@ -315,7 +315,7 @@ var (
 	ErrFREStartPastEnd  = errors.New("sframe: FRE start beyond function size")
 	// ErrFREStartAtEnd is not a decode error: Check reports an FRE that
 	// starts at the function's end (a row covering no PC), which GNU as
-	// writes and libsframe before 2.45 asserts against.
+	// writes and the libsframe of binutils 2.40 and 2.44 asserts against.
 	ErrFREStartAtEnd     = errors.New("sframe: FRE starts at the function's end")
 	ErrFREsNotIncreasing = errors.New("sframe: FRE starts not increasing")
 	ErrBadFlexRule       = errors.New("sframe: bad flexible rule")
