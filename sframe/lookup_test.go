@@ -7,6 +7,7 @@ package sframe
 import (
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -193,5 +194,69 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 	})
 	if n != 0 {
 		t.Errorf("FindRow allocates %v times per run", n)
+	}
+}
+
+// TestFindFDEBuckets checks FindFDE on tables large enough for the bucket
+// index (minBuckets functions or more) against a scan of every function:
+// random sizes and gaps, some functions of size 0, some that nest inside
+// others, PCs at every start, end-1, end, in gaps, before the first and
+// past the last function, in both byte orders.
+func TestFindFDEBuckets(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(randomSeed(t), 0))
+	for round := 0; round < 20; round++ {
+		n := minBuckets + r.IntN(400)
+		var fdes []FDE
+		addr := uint64(0x400000 + r.IntN(1<<20))
+		for i := 0; i < n; i++ {
+			size := uint32(r.IntN(200))
+			if r.IntN(4) == 0 {
+				size = uint32(r.IntN(1 << 16)) // a long one: sparse blocks
+			}
+			if r.IntN(10) == 0 {
+				size = 0
+			}
+			f := FDE{Start: addr, Size: size}
+			if size > 0 {
+				f.Rows = []Row{{CFA: cfaAt(RegAMD64SP, 8), RA: amd64RA, FP: same}}
+			}
+			fdes = append(fdes, f)
+			if r.IntN(8) == 0 && size > 2 {
+				// A function nested inside this one.
+				fdes = append(fdes, FDE{Start: addr + 1, Size: size / 2, Rows: f.Rows})
+			}
+			addr += uint64(size) + uint64(r.IntN(3))*uint64(r.IntN(64))
+		}
+		for _, o := range bothOrders {
+			b, err := Encode(fdes, EncodeOptions{Version: Version3, ABI: ABIAMD64LE, Order: o, CFAFixedRA: -8, Base: 0x10000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab := decodeOK(t, o.String(), b)
+			if tab.buckets == nil {
+				t.Fatalf("%d functions and no buckets", len(fdes))
+			}
+			var pcs []uint64
+			for _, f := range fdes {
+				pcs = append(pcs, f.Start-1, f.Start, f.Start+uint64(f.Size)/2, f.End()-1, f.End(), f.End()+1)
+			}
+			pcs = append(pcs, 0, ^uint64(0))
+			for _, pc := range pcs {
+				var want *FDE // the covering function with the greatest start
+				for i := range fdes {
+					if covers(&fdes[i], pc) && (want == nil || fdes[i].Start >= want.Start) {
+						want = &fdes[i]
+					}
+				}
+				got, err := tab.FindFDE(pc)
+				switch {
+				case want == nil && err != ErrNoFDE:
+					t.Fatalf("round %d %v: FindFDE(%#x) = %+v, %v; no function covers it", round, o, pc, got, err)
+				case want != nil && (err != nil || got.Start != want.Start || got.Size != want.Size):
+					t.Fatalf("round %d %v: FindFDE(%#x) = %+v, %v; want the function at %#x of %d bytes", round, o, pc, got, err, want.Start, want.Size)
+				}
+			}
+		}
 	}
 }
