@@ -200,8 +200,8 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 // TestFindFDEBuckets checks FindFDE on tables large enough for the bucket
 // index (minBuckets functions or more) against a scan of every function:
 // random sizes and gaps, some functions of size 0, some that nest inside
-// others, PCs at every start, end-1, end, in gaps, before the first and
-// past the last function, in both byte orders.
+// others, stored sorted or not, PCs at every start, end-1, end, in gaps,
+// before the first and past the last function, in both byte orders.
 func TestFindFDEBuckets(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(randomSeed(t), 0))
@@ -228,14 +228,22 @@ func TestFindFDEBuckets(t *testing.T) {
 			}
 			addr += uint64(size) + uint64(r.IntN(3))*uint64(r.IntN(64))
 		}
+		// Every other round stored unsorted, in random order: the index
+		// sorts a permutation.
+		unsorted := round%2 == 1
+		stored := fdes
+		if unsorted {
+			stored = append([]FDE(nil), fdes...)
+			r.Shuffle(len(stored), func(i, j int) { stored[i], stored[j] = stored[j], stored[i] })
+		}
 		for _, o := range bothOrders {
-			b, err := Encode(fdes, EncodeOptions{Version: Version3, ABI: ABIAMD64LE, Order: o, CFAFixedRA: -8, Base: 0x10000})
+			b, err := Encode(stored, EncodeOptions{Version: Version3, ABI: ABIAMD64LE, Order: o, CFAFixedRA: -8, Base: 0x10000, Unsorted: unsorted})
 			if err != nil {
 				t.Fatal(err)
 			}
 			tab := decodeOK(t, o.String(), b)
-			if tab.buckets == nil {
-				t.Fatalf("%d functions and no buckets", len(fdes))
+			if tab.buckets == nil || (tab.perm != nil) != unsorted {
+				t.Fatalf("%d functions, buckets %v, permutation %v (stored unsorted: %v)", len(fdes), tab.buckets != nil, tab.perm != nil, unsorted)
 			}
 			var pcs []uint64
 			for _, f := range fdes {
@@ -243,10 +251,10 @@ func TestFindFDEBuckets(t *testing.T) {
 			}
 			pcs = append(pcs, 0, ^uint64(0))
 			for _, pc := range pcs {
-				var want *FDE // the covering function with the greatest start
-				for i := range fdes {
-					if covers(&fdes[i], pc) && (want == nil || fdes[i].Start >= want.Start) {
-						want = &fdes[i]
+				var want *FDE // the covering function with the greatest start, stored last
+				for i := range stored {
+					if covers(&stored[i], pc) && (want == nil || stored[i].Start >= want.Start) {
+						want = &stored[i]
 					}
 				}
 				got, err := tab.FindFDE(pc)
