@@ -5,11 +5,12 @@ import (
 	"fmt"
 )
 
-// cursor reads fixed-width fields from one region of the decoded buffer
-// in one byte order. Reads are checked against the region's end; the
-// first read that does not fit records a *FormatError and every later
-// read returns zero, so a parser reads a whole structure and looks at err
-// once (the debug/elf pattern).
+// cursor reads the fixed-width fields of a section header in one byte
+// order. Reads are checked against the region's end; the first read that
+// does not fit records a *FormatError and every later read returns zero,
+// so a parser reads a whole structure and looks at err once (the
+// debug/elf pattern). The FDE table and the FREs, read many times over,
+// are read by hand in decode.go and fre.go.
 type cursor struct {
 	buf   []byte
 	order binary.ByteOrder
@@ -73,32 +74,6 @@ func (c *cursor) u32() uint32 {
 	v := c.order.Uint32(c.buf[c.off:])
 	c.off += 4
 	return v
-}
-
-func (c *cursor) u64() uint64 {
-	if !c.need(8) {
-		return 0
-	}
-	v := c.order.Uint64(c.buf[c.off:])
-	c.off += 8
-	return v
-}
-
-// word reads an n-byte (1, 2 or 4) field and returns it both zero- and
-// sign-extended: FRE data words are signed offsets, except flexible
-// control words, which are unsigned.
-func (c *cursor) word(n int) (uint32, int64) {
-	switch n {
-	case 1:
-		v := c.u8()
-		return uint32(v), int64(int8(v))
-	case 2:
-		v := c.u16()
-		return uint32(v), int64(int16(v))
-	default:
-		v := c.u32()
-		return v, int64(int32(v))
-	}
 }
 
 // failAt records an error that is not a short read.

@@ -1,8 +1,9 @@
 package sframe
 
 import (
+	"cmp"
 	"encoding/binary"
-	"fmt"
+	"math"
 	"slices"
 )
 
@@ -12,11 +13,21 @@ import (
 // field + value; without it, start = address of the section's first byte
 // + value).
 //
+// Decode is lazy and zero-copy: it checks every header, every FDE (index
+// entry) and, in version 3, every FDE attribute, and indexes the
+// functions by start address; it reads no frame row entry. The Table
+// refers to buf, which must not change while the Table is in use. FREs
+// are decoded where they lie when asked for: a lookup (Table.FindRow,
+// Func.FindRow) reads the FREs of one function up to the row it returns,
+// checking each as it goes; Func.Rows, Func.FDE and Section.FDEs read and
+// check them all; Table.Check checks every FRE of every function and
+// reports every problem.
+//
 // Byte order: the first magic says which order buf is in (0xdee2 read in
 // that order). Every later section must be in the same order and have the
 // same ABI. The order is not required to be the ABI's own
 // (ABI.ByteOrder): a swapped section decodes as well, as libsframe's
-// foreign-endian path does.
+// foreign-endian path does (Check reports it).
 //
 // Versions 1 (17-byte FDEs), 2 (20-byte FDEs, with both errata: the PCREL
 // flag, s390x with its CFA scaling and register-number data words, and
@@ -38,20 +49,24 @@ import (
 //   - CFA: {RuleExpr, SP or FP register of the ABI, offset}; s390x stores
 //     (offset-160)/8, Decode returns the offset. FLEX: the control word's
 //     register, the displacement (s390x-scaled too) and its deref flag.
-//   - RA, DEFAULT FDEs: AMD64 {RegCFA, header cfa_fixed_ra, Deref}; AArch64
-//     and s390x take it from the second data word, a missing word or the
-//     word 0 ("RA not saved", SFRAME_FRE_RA_OFFSET_INVALID) meaning
-//     RuleSame (still in the link register).
-//   - FP: third word on AArch64 and s390x, second on AMD64; missing means
-//     RuleSame. The header's cfa_fixed_fp (0 in every known producer) is
-//     not used.
+//   - RA and FP, DEFAULT FDEs: the header's fixed offsets decide the data
+//     words, whatever the ABI, as libsframe and the Linux unwinder read
+//     them: after the CFA word comes an RA word unless cfa_fixed_ra_offset
+//     is set (non-zero; 0 is SFRAME_CFA_FIXED_RA_INVALID), then an FP word
+//     unless cfa_fixed_fp_offset is set. A fixed value is {RegCFA, offset,
+//     Deref}. So AMD64 as GNU as writes it (fixed RA -8) has [CFA, FP],
+//     AArch64 and s390x (nothing fixed) [CFA, RA, FP], and AMD64 with a
+//     fixed RA offset of 0 [CFA, RA, FP] too. A missing word, or an RA
+//     word 0 ("RA not saved", SFRAME_FRE_RA_OFFSET_INVALID, s390x's
+//     padding), means RuleSame: still in the link register, or the FP
+//     still in the FP register.
 //   - Versions 1 and 2, s390x: an odd RA or FP word is a DWARF register
 //     number ((r<<1)|1); the rule is {RuleExpr, r, 0, Deref: false}.
 //   - Data-word count 0: CFA and RA RuleUndefined (outermost frame), FP
 //     RuleSame.
 //   - FLEX (version 3): (control, displacement) pairs for CFA, RA, FP; a
-//     lone control word 0 stands for "no rule": the ABI's default RA
-//     (AMD64 the fixed CFA slot, else RuleSame) or FP RuleSame.
+//     lone control word 0, or a missing pair, stands for "no rule": the
+//     header's fixed slot if it has one, else RuleSame.
 //   - Row.MangledRA is FRE info bit 7; PAuthKey and Signal come from the
 //     FDE (Signal exists in version 3 only; bit 7 is unused before).
 //
@@ -70,27 +85,38 @@ import (
 //   - ErrFDEOutOfBounds: a version 3 attribute outside the FRE sub-section;
 //     a function whose last byte would lie past 2^64-1 (with the base
 //     given, its start field puts it there).
-//   - ErrFREOutOfBounds: an FRE outside the FRE sub-section.
+//   - ErrFREOutOfBounds: a version 1 or 2 FDE whose FREs would start past
+//     the FRE sub-section.
 //   - ErrBadFREType (> 2), ErrBadFDEType (> 1, version 3),
-//     ErrBadRepSize (PCMASK with rep_size 0, versions 2 and 3),
-//     ErrBadDataWordSize (code 3), ErrBadDataWordCount (more words than
-//     the ABI or the FLEX layout uses, a FLEX CFA with fewer than 2 words,
-//     a control word without its displacement), ErrBadFlexRule (FLEX CFA
-//     control word without reg_p), ErrFREStartPastEnd (start >= function
-//     size), ErrFREsNotIncreasing.
+//     ErrBadRepSize (PCMASK with rep_size 0, versions 2 and 3).
 //
-// What Decode accepts where the reference consumers disagree, and
-// Table.Check reports: FDEs stored unsorted (the index is sorted anyway),
-// overlapping functions (as in relocatable objects, whose start fields
-// await relocation), an auxiliary header, versions 1 and 2, a missing
-// PCREL flag, sections without FDEs or FREs. FRE bytes that no FDE
-// refers to are not an error.
+// What the FRE readers refuse, as *FormatErrors too: ErrFREOutOfBounds
+// (an FRE or a data word outside the FRE sub-section), ErrBadDataWordSize
+// (code 3), ErrBadDataWordCount (more words than the header's fixed
+// offsets leave room for or the FLEX layout uses, a FLEX CFA with fewer
+// than 2 words, a control word without its displacement), ErrBadFlexRule
+// (FLEX CFA control word without reg_p), ErrFREStartPastEnd (start >
+// function size; a start equal to it is a row covering no PC, which Check
+// reports as ErrFREStartAtEnd), ErrFREsNotIncreasing.
+//
+// What Decode accepts and Table.Check reports (see there): malformed FREs
+// (Decode reads none), a section in the other byte order, fixed offsets
+// that are not the ABI's, FDEs stored unsorted under the sorted flag (the
+// index is sorted anyway), two FDEs with one start, overlapping functions
+// (as in relocatable objects, whose start fields await relocation), FRE
+// data shared by two functions, and for the Linux unwinder an auxiliary
+// header, versions 1 and 2, a missing PCREL flag, sections without FDEs or
+// FREs. FRE bytes that no FDE refers to are not an error.
 //
 // Resources: every count is checked against the bytes that must hold it
 // before anything is allocated, and every loop is bounded by those
-// counts, so Decode's work is linear in len(buf). Memory is bounded by the
-// expansion of the smallest encodings: a 2-byte FRE becomes a 112-byte
-// Row, so a table takes at most about 60 times the input size.
+// counts, so the work of Decode, of Check and of decoding all rows is
+// linear in len(buf), and a lookup's in the size of one function's FREs.
+// Decode allocates 10 bytes per function at most (the sorted starts and a
+// bucket index over them; 12 more when the FDEs are stored unsorted, 8
+// more when functions overlap). Rows take more than the bytes they come
+// from: a 2-byte FRE becomes an 80-byte Row, so Section.FDEs takes up to
+// about 40 times the input size.
 func Decode(buf []byte, base uint64) (*Table, error) {
 	if len(buf) < 2 {
 		return nil, failAt(0, ErrTruncated, "%d bytes: not even a magic number", len(buf))
@@ -104,8 +130,9 @@ func Decode(buf []byte, base uint64) (*Table, error) {
 	default:
 		return nil, failAt(0, ErrBadMagic, "magic %#04x is 0xdee2 in neither byte order", binary.BigEndian.Uint16(buf))
 	}
+	t := &Table{Order: order, buf: buf, be: order == binary.BigEndian}
 	d := decoder{c: cursor{buf: buf, order: order}, base: base}
-	t := &Table{Order: order}
+	// First every header, so that one allocation holds every FDE.
 	nFDEs := 0
 	off := 0
 	for {
@@ -118,8 +145,9 @@ func Decode(buf []byte, base uint64) (*Table, error) {
 		} else if s.Header.ABI != t.ABI {
 			return nil, failAt(off+4, ErrBadABI, "section ABI %v differs from the first section's %v", s.Header.ABI, t.ABI)
 		}
+		s.t, s.first = t, nFDEs
 		t.Sections = append(t.Sections, s)
-		nFDEs += len(s.FDEs)
+		nFDEs += int(s.Header.NumFDEs)
 		next, err := d.nextSection(off + s.Size)
 		if err != nil {
 			return nil, err
@@ -129,8 +157,51 @@ func Decode(buf []byte, base uint64) (*Table, error) {
 		}
 		off = next
 	}
-	t.buildIndex(nFDEs)
+	t.starts = make([]uint64, nFDEs)
+	ix := indexer{t: t, base: base, sorted: true}
+	for _, s := range t.Sections {
+		if err := ix.section(s); err != nil {
+			return nil, err
+		}
+	}
+	if !ix.sorted {
+		t.sortIndex()
+	} else if ix.overlap {
+		t.buildEnds()
+	}
+	t.buildBuckets()
 	return t, nil
+}
+
+// minBuckets is the table size from which FindFDE uses buckets.
+const minBuckets = 64
+
+// buildBuckets sets buckets and shift (see Table): blocks of the smallest
+// power-of-two size that makes at most half as many blocks as functions,
+// so that a lookup's binary search runs over a couple of starts. The
+// first position of each block is a count of the starts in the blocks
+// before it: a histogram and its prefix sums, with no branch per start.
+func (t *Table) buildBuckets() {
+	starts := t.starts
+	n := len(starts)
+	if n < minBuckets {
+		return
+	}
+	lo := starts[0]
+	span := starts[n-1] - lo
+	shift := uint(0)
+	for shift < 64 && span>>shift >= uint64(n/2) {
+		shift++
+	}
+	nb := int(span>>shift) + 1
+	b := make([]uint32, nb+1)
+	for _, s := range starts {
+		b[(s-lo)>>shift+1]++
+	}
+	for k := 1; k <= nb; k++ {
+		b[k] += b[k-1]
+	}
+	t.buckets, t.shift = b, shift
 }
 
 // maxPadding is the most zero padding accepted between two sections.
@@ -163,7 +234,7 @@ func (d *decoder) nextSection(end int) (int, error) {
 
 func swap16(v uint16) uint16 { return v<<8 | v>>8 }
 
-// decoder holds what every section of one buffer shares.
+// decoder reads the headers of the sections of one buffer.
 type decoder struct {
 	c    cursor
 	base uint64
@@ -175,7 +246,8 @@ var freStartSize = [3]int{1, 2, 4}
 // knownFlags by version (index).
 var knownFlags = [4]Flags{0, flagsKnownV1, flagsKnownV2, flagsKnownV3}
 
-// section decodes the section whose header is at off.
+// section decodes the header of the section at off and checks that the
+// regions it declares lie in the buffer.
 func (d *decoder) section(off int) (*Section, error) {
 	buf := d.c.buf
 	if len(buf)-off < HeaderSize {
@@ -238,7 +310,7 @@ func (d *decoder) section(off int) (*Section, error) {
 		return nil, failAt(off+16, ErrTruncated, "FRE sub-section of %d bytes at freoff %d runs past the end of the buffer (%d bytes after the header)", h.FRELen, h.FREOff, avail)
 	}
 	// Every FRE takes at least 2 bytes, every version 3 attribute 5: this
-	// bounds what the counts may make Decode allocate.
+	// bounds what the counts may make anyone allocate for rows.
 	minFRE := uint64(h.NumFREs) * 2
 	if h.Version == Version3 {
 		minFRE += uint64(h.NumFDEs) * fdeAttrSizeV3
@@ -246,331 +318,340 @@ func (d *decoder) section(off int) (*Section, error) {
 	if minFRE > uint64(h.FRELen) {
 		return nil, failAt(off+12, ErrCountMismatch, "%d FREs (and %d FDEs) cannot fit in an FRE sub-section of %d bytes", h.NumFREs, h.NumFDEs, h.FRELen)
 	}
-	s := &Section{
-		Header: h,
-		Order:  c.order,
-		Offset: off,
-		Size:   HeaderSize + auxLen + int(h.FREOff) + int(h.FRELen),
-		Base:   d.base + uint64(off),
-		FDEs:   make([]FDE, h.NumFDEs),
-	}
-	f := fdeReader{
-		d:       d,
-		s:       s,
+	return &Section{
+		Header:  h,
+		Order:   c.order,
+		Offset:  off,
+		Size:    HeaderSize + auxLen + int(h.FREOff) + int(h.FRELen),
+		Base:    d.base + uint64(off),
 		fdeBase: hdrEnd + int(h.FDEOff),
 		freBase: hdrEnd + int(h.FREOff),
 		freEnd:  hdrEnd + int(h.FREOff) + int(h.FRELen),
 		fdeSize: int(fdeSize),
-		rows:    make([]Row, 0, h.NumFREs),
+	}, nil
+}
+
+// indexer fills Table.starts, one section after another.
+type indexer struct {
+	t       *Table
+	base    uint64
+	sorted  bool   // every start so far >= the one before
+	overlap bool   // with sorted: some function starts before maxEnd
+	maxEnd  uint64 // largest end so far
+}
+
+// section reads and checks the FDEs of s (and, in version 3, their
+// attributes); the FREs are left for lookups and Check. The loop only
+// notices that an FDE is wrong; fdeError reads it again to say what.
+func (ix *indexer) section(s *Section) error {
+	t := ix.t
+	h := &s.Header
+	buf, be := t.buf, t.be
+	n := int(h.NumFDEs)
+	starts := t.starts[s.first : s.first+n]
+	freLen := uint64(h.FRELen)
+	anchor := s.Base // start fields count from the section, or
+	pcrel := h.Flags&FlagFuncStartPCRel != 0
+	if pcrel {
+		anchor = ix.base // from their own address
 	}
-	for i := range s.FDEs {
-		if err := f.fde(i); err != nil {
-			return nil, err
+	fdeBase, freBase, fdeSize := s.fdeBase, s.freBase, s.fdeSize
+	v3, v1 := h.Version == Version3, h.Version == Version1
+	sorted, overlap, maxEnd := ix.sorted, ix.overlap, ix.maxEnd
+	prev := uint64(0)
+	if s.first > 0 {
+		prev = t.starts[s.first-1]
+	}
+	var total uint64
+	for i := 0; i < n; i++ {
+		fo := fdeBase + i*fdeSize
+		var start uint64
+		var size, freOff, num uint32
+		var info, info2, rep uint8
+		if v3 {
+			e := buf[fo : fo+fdeSizeV3]
+			if be {
+				start, size, freOff = binary.BigEndian.Uint64(e), binary.BigEndian.Uint32(e[8:]), binary.BigEndian.Uint32(e[12:])
+			} else {
+				start, size, freOff = binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+			}
+			if uint64(freOff)+fdeAttrSizeV3 > freLen {
+				return ix.fdeError(s, i)
+			}
+			a := buf[freBase+int(freOff):]
+			a = a[:fdeAttrSizeV3]
+			if be {
+				num = uint32(binary.BigEndian.Uint16(a))
+			} else {
+				num = uint32(binary.LittleEndian.Uint16(a))
+			}
+			info, info2, rep = a[2], a[3]&0x1f, a[4]
+		} else {
+			e := buf[fo : fo+fdeSizeV1]
+			var raw uint32
+			if be {
+				raw, size, freOff, num = binary.BigEndian.Uint32(e), binary.BigEndian.Uint32(e[4:]), binary.BigEndian.Uint32(e[8:]), binary.BigEndian.Uint32(e[12:])
+			} else {
+				raw, size, freOff, num = binary.LittleEndian.Uint32(e), binary.LittleEndian.Uint32(e[4:]), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+			}
+			start, info = uint64(int64(int32(raw))), e[16]
+			if !v1 {
+				rep = buf[fo+17]
+			}
+			if uint64(freOff) > freLen {
+				return ix.fdeError(s, i)
+			}
+		}
+		if pcrel {
+			start += anchor + uint64(fo)
+		} else {
+			start += anchor
+		}
+		end := start + uint64(size)
+		total += uint64(num)
+		// Wrapping past 2^64, FRE type > 2, FDE type > 1, PCMASK without
+		// a repetition size (versions 2 and 3), more FREs than counted.
+		if (end < start && end != 0) || info&0xf > uint8(FREAddr4) || info2 > uint8(FDETypeFlex) ||
+			(info&0x10 != 0 && !v1 && rep == 0) || total > uint64(h.NumFREs) {
+			return ix.fdeError(s, i)
+		}
+		starts[i] = start
+		if sorted {
+			if start < maxEnd {
+				overlap = true
+				if start < prev {
+					sorted = false
+				}
+			}
+			if end < start {
+				end = math.MaxUint64
+			}
+			maxEnd, prev = max(maxEnd, end), start
 		}
 	}
-	if f.total != uint64(h.NumFREs) {
-		return nil, failAt(off+12, ErrCountMismatch, "header counts %d FREs, the FDEs %d", h.NumFREs, f.total)
+	ix.sorted, ix.overlap, ix.maxEnd = sorted, overlap, maxEnd
+	if total != uint64(h.NumFREs) {
+		return failAt(s.Offset+12, ErrCountMismatch, "header counts %d FREs, the FDEs %d", h.NumFREs, total)
 	}
-	return s, nil
+	return nil
 }
 
-// fdeReader decodes the FDEs and FREs of one section.
-type fdeReader struct {
-	d                        *decoder
-	s                        *Section
-	fdeBase, freBase, freEnd int
-	fdeSize                  int
-	rows                     []Row // backing store for every FDE's Rows
-	total                    uint64
-}
-
-// fde decodes FDE i with its FREs.
-func (r *fdeReader) fde(i int) error {
-	h := &r.s.Header
-	c := &r.d.c
-	fo := r.fdeBase + i*r.fdeSize
-	c.region(fo, fo+r.fdeSize, ErrFDEOutOfBounds, "FDE")
-	var start int64
-	if h.Version == Version3 {
-		start = int64(c.u64())
-	} else {
-		start = int64(int32(c.u32()))
-	}
-	size := c.u32()
-	freOff := c.u32()
-	var num uint32
+// fdeError returns the problem section met at FDE i.
+//
+//go:noinline
+func (ix *indexer) fdeError(s *Section, i int) error {
+	t := ix.t
+	h := &s.Header
+	o := s.Order
+	buf := t.buf
+	fo := s.fdeBase + i*s.fdeSize
+	v3 := h.Version == Version3
+	var start uint64
+	var size, freOff, num uint32
 	var info, info2, rep uint8
-	var numAt, infoAt, info2At, repAt int
-	frePos := 0
-	if h.Version == Version3 {
-		if uint64(freOff)+fdeAttrSizeV3 > uint64(r.freEnd-r.freBase) {
+	var numAt, infoAt, repAt int
+	if v3 {
+		start, size, freOff = o.Uint64(buf[fo:]), o.Uint32(buf[fo+8:]), o.Uint32(buf[fo+12:])
+		if uint64(freOff)+fdeAttrSizeV3 > uint64(h.FRELen) {
 			return failAt(fo+12, ErrFDEOutOfBounds, "FDE %d: attribute at FRE offset %d does not fit in the FRE sub-section of %d bytes", i, freOff, h.FRELen)
 		}
-		at := r.freBase + int(freOff)
-		c.region(at, r.freEnd, ErrFDEOutOfBounds, "FDE attribute")
-		num = uint32(c.u16())
-		info, info2, rep = c.u8(), c.u8(), c.u8()
-		numAt, infoAt, info2At, repAt = at, at+2, at+3, at+4
-		frePos = at + fdeAttrSizeV3
+		numAt = s.freBase + int(freOff)
+		num, info, info2, rep = uint32(o.Uint16(buf[numAt:])), buf[numAt+2], buf[numAt+3], buf[numAt+4]
+		infoAt, repAt = numAt+2, numAt+4
 	} else {
-		numAt = c.off
-		num = c.u32()
-		infoAt = c.off
-		info = c.u8()
+		start = uint64(int64(int32(o.Uint32(buf[fo:]))))
+		size, freOff, num, info = o.Uint32(buf[fo+4:]), o.Uint32(buf[fo+8:]), o.Uint32(buf[fo+12:]), buf[fo+16]
 		if h.Version == Version2 {
-			repAt = c.off
-			rep = c.u8()
-			_ = c.u16() // padding
+			rep = buf[fo+17]
 		}
-		if uint64(freOff) > uint64(r.freEnd-r.freBase) {
+		numAt, infoAt, repAt = fo+12, fo+16, fo+17
+		if uint64(freOff) > uint64(h.FRELen) {
 			return failAt(fo+8, ErrFREOutOfBounds, "FDE %d: FREs at offset %d, past the FRE sub-section of %d bytes", i, freOff, h.FRELen)
 		}
-		frePos = r.freBase + int(freOff)
 	}
-	if c.err != nil {
-		return c.err
-	}
-	fde := &r.s.FDEs[i]
-	fde.Offset = fo
-	fde.version = h.Version
-	fde.Size = size
 	if h.Flags&FlagFuncStartPCRel != 0 {
-		fde.Start = r.d.base + uint64(fo) + uint64(start)
+		start += ix.base + uint64(fo)
 	} else {
-		fde.Start = r.s.Base + uint64(start)
+		start += s.Base
 	}
-	if size > 0 && fde.Start+uint64(size)-1 < fde.Start {
-		return failAt(fo, ErrFDEOutOfBounds, "FDE %d: function at %#x of %d bytes runs past the top of the address space", i, fde.Start, size)
+	if size > 0 && start+uint64(size)-1 < start {
+		return failAt(fo, ErrFDEOutOfBounds, "FDE %d: function at %#x of %d bytes runs past the top of the address space", i, start, size)
 	}
-	fde.FREType = FREType(info & 0xf)
-	if fde.FREType > FREAddr4 {
-		return failAt(infoAt, ErrBadFREType, "FDE %d: FRE type %d, want 0-2", i, fde.FREType)
+	if info&0xf > uint8(FREAddr4) {
+		return failAt(infoAt, ErrBadFREType, "FDE %d: FRE type %d, want 0-2", i, info&0xf)
 	}
-	fde.PCType = PCType(info >> 4 & 1)
-	fde.PAuthKey = PAuthKey(info >> 5 & 1)
-	fde.RepSize = rep
-	if h.Version == Version3 {
-		fde.Signal = info&0x80 != 0
-		fde.Type = FDEType(info2 & 0x1f)
-		if fde.Type > FDETypeFlex {
-			return failAt(info2At, ErrBadFDEType, "FDE %d: FDE type %d, want 0 (DEFAULT) or 1 (FLEX)", i, fde.Type)
-		}
+	if v3 && info2&0x1f > uint8(FDETypeFlex) {
+		return failAt(infoAt+1, ErrBadFDEType, "FDE %d: FDE type %d, want 0 (DEFAULT) or 1 (FLEX)", i, info2&0x1f)
 	}
-	if fde.PCType == PCMask && h.Version >= Version2 && rep == 0 {
+	if info>>4&1 == uint8(PCMask) && h.Version >= Version2 && rep == 0 {
 		return failAt(repAt, ErrBadRepSize, "FDE %d: PCMASK with rep_size 0", i)
 	}
-	r.total += uint64(num)
-	if r.total > uint64(h.NumFREs) {
-		return failAt(numAt, ErrCountMismatch, "FDE %d: %d FREs bring the total past the header's %d", i, num, h.NumFREs)
+	var total uint64 // the FREs of this FDE and those before it
+	for k := 0; k <= i; k++ {
+		total += uint64(s.Func(k).NumFREs)
 	}
-	first := len(r.rows)
-	if err := r.fres(fde, i, frePos, int(num)); err != nil {
-		return err
-	}
-	fde.Rows = r.rows[first:len(r.rows):len(r.rows)]
-	return nil
+	return failAt(numAt, ErrCountMismatch, "FDE %d: %d FREs bring the total to %d, past the header's %d", i, num, total, h.NumFREs)
 }
 
-// fres decodes the n FREs of fde (index i) starting at pos.
-func (r *fdeReader) fres(fde *FDE, i, pos, n int) error {
-	c := &r.d.c
-	c.region(pos, r.freEnd, ErrFREOutOfBounds, "FRE")
-	startSize := freStartSize[fde.FREType]
-	var u [15]uint32
-	var w [15]int64
-	for j := 0; j < n; j++ {
-		at := c.off
-		var start uint32
-		switch startSize {
-		case 1:
-			start = uint32(c.u8())
-		case 2:
-			start = uint32(c.u16())
-		default:
-			start = c.u32()
-		}
-		infoAt := c.off
-		info := c.u8()
-		if c.err != nil {
-			c.err.Msg = fmt.Sprintf("FDE %d, FRE %d: %s", i, j, c.err.Msg)
-			return c.err
-		}
-		if j > 0 && start <= r.rows[len(r.rows)-1].Start {
-			return failAt(at, ErrFREsNotIncreasing, "FDE %d, FRE %d: start %#x, previous FRE starts at %#x", i, j, start, r.rows[len(r.rows)-1].Start)
-		}
-		if start >= fde.Size {
-			return failAt(at, ErrFREStartPastEnd, "FDE %d, FRE %d: start %#x, function size %#x", i, j, start, fde.Size)
-		}
-		count := int(info >> 1 & 0xf)
-		code := info >> 5 & 3
-		if code == 3 {
-			return failAt(infoAt, ErrBadDataWordSize, "FDE %d, FRE %d: data word size code 3", i, j)
-		}
-		wordsAt := c.off
-		for k := 0; k < count; k++ {
-			u[k], w[k] = c.word(1 << code)
-		}
-		if c.err != nil {
-			c.err.Msg = fmt.Sprintf("FDE %d, FRE %d: %s", i, j, c.err.Msg)
-			return c.err
-		}
-		row := Row{Start: start, MangledRA: info&0x80 != 0, PAuthKey: fde.PAuthKey, Signal: fde.Signal}
-		var err *FormatError
-		switch {
-		case count == 0:
-			row.CFA = Rule{Kind: RuleUndefined}
-			row.RA = Rule{Kind: RuleUndefined}
-			row.FP = Rule{Kind: RuleSame}
-		case fde.Type == FDETypeFlex:
-			err = r.flexRow(&row, u[:count], w[:count], wordsAt, 1<<code)
-		default:
-			err = r.defaultRow(&row, info, u[:count], w[:count], infoAt)
-		}
-		if err != nil {
-			err.Msg = fmt.Sprintf("FDE %d, FRE %d: %s", i, j, err.Msg)
-			return err
-		}
-		r.rows = append(r.rows, row)
+// sortIndex orders starts (stable) and records the permutation.
+func (t *Table) sortIndex() {
+	n := len(t.starts)
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
 	}
-	return nil
+	stored := t.starts
+	slices.SortStableFunc(perm, func(a, b int32) int { return cmp.Compare(stored[a], stored[b]) })
+	starts := make([]uint64, n)
+	for i, r := range perm {
+		starts[i] = stored[r]
+	}
+	t.starts, t.perm = starts, perm
+	t.buildEnds()
 }
 
-// saved is the rule of a value saved on the stack at CFA+off.
-func saved(off int64) Rule { return Rule{Kind: RuleExpr, Reg: RegCFA, Offset: off, Deref: true} }
-
-// s390xCFA undoes the s390x CFA offset encoding: (offset - 160) / 8.
-func s390xCFA(w int64) int64 { return w*8 + 160 }
-
-// defaultRow translates the data words of a DEFAULT FRE.
-func (r *fdeReader) defaultRow(row *Row, info uint8, u []uint32, w []int64, infoAt int) *FormatError {
-	h := &r.s.Header
-	abi := h.ABI
-	reg := abi.FPRegister()
-	if info&1 != 0 {
-		reg = abi.SPRegister()
-	}
-	cfa := w[0]
-	if abi == ABIS390XBE {
-		cfa = s390xCFA(cfa)
-	}
-	row.CFA = Rule{Kind: RuleExpr, Reg: reg, Offset: cfa}
-	row.RA = Rule{Kind: RuleSame}
-	row.FP = Rule{Kind: RuleSame}
-	switch abi {
-	case ABIAMD64LE:
-		if len(w) > 2 {
-			return failAt(infoAt, ErrBadDataWordCount, "%d data words; AMD64 uses at most 2 (CFA, FP)", len(w))
-		}
-		row.RA = saved(int64(h.CFAFixedRA))
-		if len(w) == 2 {
-			row.FP = saved(w[1])
-		}
-		return nil
-	}
-	if len(w) > 3 {
-		return failAt(infoAt, ErrBadDataWordCount, "%d data words; %v uses at most 3 (CFA, RA, FP)", len(w), abi)
-	}
-	// Versions 1 and 2 on s390x: an odd RA or FP word is a register number.
-	regWords := abi == ABIS390XBE && h.Version <= Version2
-	slot := func(k int) Rule {
-		if regWords && w[k]&1 != 0 {
-			return Rule{Kind: RuleExpr, Reg: int(u[k] >> 1)}
-		}
-		return saved(w[k])
-	}
-	if len(w) >= 2 && w[1] != 0 {
-		row.RA = slot(1)
-	}
-	if len(w) == 3 {
-		row.FP = slot(2)
-	}
-	return nil
-}
-
-// flexRow translates the (control, displacement) pairs of a FLEX FRE.
-func (r *fdeReader) flexRow(row *Row, u []uint32, w []int64, wordsAt, wsize int) *FormatError {
-	h := &r.s.Header
-	if len(w) < 2 {
-		return failAt(wordsAt, ErrBadDataWordCount, "FLEX FRE with %d data word; the CFA needs a control word and a displacement", len(w))
-	}
-	ctl := u[0]
-	if ctl&1 == 0 {
-		return failAt(wordsAt, ErrBadFlexRule, "CFA control word %#x has reg_p clear; a CFA needs a base register", ctl)
-	}
-	cfa := w[1]
-	if h.ABI == ABIS390XBE {
-		cfa = s390xCFA(cfa)
-	}
-	row.CFA = Rule{Kind: RuleExpr, Reg: int(ctl >> 3), Offset: cfa, Deref: ctl&2 != 0}
-	if h.ABI == ABIAMD64LE {
-		row.RA = saved(int64(h.CFAFixedRA))
-	} else {
-		row.RA = Rule{Kind: RuleSame}
-	}
-	row.FP = Rule{Kind: RuleSame}
-	k := 2
-	for _, dst := range [2]*Rule{&row.RA, &row.FP} {
-		if k == len(w) {
-			break
-		}
-		ctl := u[k]
-		if ctl == 0 {
-			k++ // padding: no rule, the default holds
-			continue
-		}
-		if k+1 == len(w) {
-			return failAt(wordsAt+k*wsize, ErrBadDataWordCount, "control word %#x without its displacement", ctl)
-		}
-		*dst = Rule{Kind: RuleExpr, Reg: RegCFA, Offset: w[k+1], Deref: ctl&2 != 0}
-		if ctl&1 != 0 {
-			dst.Reg = int(ctl >> 3)
-		}
-		k += 2
-	}
-	if k != len(w) {
-		return failAt(wordsAt+k*wsize, ErrBadDataWordCount, "%d data words, %d left over after the CFA, RA and FP rules", len(w), len(w)-k)
-	}
-	return nil
-}
-
-// buildIndex sorts every FDE of every section by start address.
-func (t *Table) buildIndex(n int) {
-	t.index = make([]*FDE, 0, n)
-	for _, s := range t.Sections {
-		for i := range s.FDEs {
-			t.index = append(t.index, &s.FDEs[i])
-		}
-	}
-	byStart := func(a, b *FDE) int {
-		switch {
-		case a.Start < b.Start:
-			return -1
-		case a.Start > b.Start:
-			return 1
-		}
-		return 0
-	}
-	if !slices.IsSortedFunc(t.index, byStart) {
-		slices.SortStableFunc(t.index, byStart)
-	}
-	t.starts = make([]uint64, len(t.index))
-	for i, f := range t.index {
-		t.starts[i] = f.Start
-	}
+// buildEnds sets ends when some function starts before an earlier one
+// (in start order) has ended.
+func (t *Table) buildEnds() {
 	t.ends = nil
 	var maxEnd uint64
-	for i, f := range t.index {
-		if i > 0 && f.Start < maxEnd {
-			t.ends = make([]uint64, len(t.index))
+	overlap := false
+	for i, s := range t.starts {
+		if i > 0 && s < maxEnd {
+			overlap = true
 			break
 		}
-		maxEnd = max(maxEnd, satEnd(f))
+		maxEnd = max(maxEnd, satEnd(s, t.sizeAt(i)))
 	}
-	if t.ends != nil {
-		maxEnd = 0
-		for i, f := range t.index {
-			maxEnd = max(maxEnd, satEnd(f))
-			t.ends[i] = maxEnd
+	if !overlap {
+		return
+	}
+	t.ends = make([]uint64, len(t.starts))
+	maxEnd = 0
+	for i, s := range t.starts {
+		maxEnd = max(maxEnd, satEnd(s, t.sizeAt(i)))
+		t.ends[i] = maxEnd
+	}
+}
+
+// stored is the stored index of the FDE at sorted position i.
+func (t *Table) stored(i int) int {
+	if t.perm != nil {
+		return int(t.perm[i])
+	}
+	return i
+}
+
+// sizeAt is the function size of the FDE at sorted position i.
+func (t *Table) sizeAt(i int) uint32 {
+	s, at := t.entry(t.stored(i))
+	off := 4 // versions 1 and 2: s32 start, u32 size
+	if s.fdeSize == fdeSizeV3 {
+		off = 8
+	}
+	if t.be {
+		return binary.BigEndian.Uint32(t.buf[at+off:])
+	}
+	return binary.LittleEndian.Uint32(t.buf[at+off:])
+}
+
+// entry returns the section and byte offset of the FDE with stored index r.
+func (t *Table) entry(r int) (*Section, int) {
+	s := t.sectionOf(r)
+	return s, s.fdeBase + (r-s.first)*s.fdeSize
+}
+
+// sectionOf returns the section holding the FDE with stored index r.
+func (t *Table) sectionOf(r int) *Section {
+	ss := t.Sections
+	if len(ss) == 1 {
+		return ss[0]
+	}
+	// The last section whose first FDE is at or before r; sections
+	// without FDEs share their first index with the next one, so search
+	// for the last.
+	i, _ := slices.BinarySearchFunc(ss, r+1, func(s *Section, x int) int { return cmp.Compare(s.first, x) })
+	return ss[i-1]
+}
+
+// funcAt builds the Func of the FDE with stored index r, whose start is
+// start, from its FDE (and version 3 attribute) in the buffer; Decode has
+// checked them.
+func (t *Table) funcAt(r int, start uint64) Func {
+	var f Func
+	t.fillFunc(&f, r, start)
+	return f
+}
+
+// fillFunc is funcAt writing into *f: lookups fill the caller's Func
+// rather than copy one through every level.
+func (t *Table) fillFunc(f *Func, r int, start uint64) {
+	s, at := t.entry(r)
+	buf := t.buf
+	e := buf[at : at+s.fdeSize]
+	var size, freOff, num uint32
+	var info, info2, rep uint8
+	if s.fdeSize == fdeSizeV3 {
+		if t.be {
+			size, freOff = binary.BigEndian.Uint32(e[8:]), binary.BigEndian.Uint32(e[12:])
+		} else {
+			size, freOff = binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+		}
+		a := buf[s.freBase+int(freOff):]
+		a = a[:fdeAttrSizeV3]
+		if t.be {
+			num = uint32(binary.BigEndian.Uint16(a))
+		} else {
+			num = uint32(binary.LittleEndian.Uint16(a))
+		}
+		info, info2, rep = a[2], a[3], a[4]
+		freOff += fdeAttrSizeV3
+	} else {
+		if t.be {
+			size, freOff, num = binary.BigEndian.Uint32(e[4:]), binary.BigEndian.Uint32(e[8:]), binary.BigEndian.Uint32(e[12:])
+		} else {
+			size, freOff, num = binary.LittleEndian.Uint32(e[4:]), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+		}
+		info = e[16]
+		if s.fdeSize == fdeSizeV2 {
+			rep = e[17]
 		}
 	}
+	// Field by field: a composite literal would be built aside and copied.
+	f.Start, f.Size, f.NumFREs = start, size, int(num)
+	f.FREType, f.PCType, f.PAuthKey, f.RepSize = FREType(info&0xf), PCType(info>>4&1), PAuthKey(info>>5&1), rep
+	f.Index, f.Offset, f.sec, f.fres = r-s.first, at, s, s.freBase+int(freOff)
+	f.Signal, f.Type = false, FDETypeDefault
+	if s.fdeSize == fdeSizeV3 {
+		f.Signal = info&0x80 != 0
+		f.Type = FDEType(info2 & 0x1f)
+	}
+}
+
+// Func returns the function of the section's FDE i (stored order,
+// 0 <= i < Header.NumFDEs).
+func (s *Section) Func(i int) Func {
+	t := s.t
+	r := s.first + i
+	start := t.starts[r]
+	if t.perm != nil {
+		start = s.startAt(i)
+	}
+	return t.funcAt(r, start)
+}
+
+// startAt reads the start of FDE i from the buffer, as Decode did.
+func (s *Section) startAt(i int) uint64 {
+	t := s.t
+	fo := s.fdeBase + i*s.fdeSize
+	var v uint64
+	if s.Header.Version == Version3 {
+		v = s.Order.Uint64(t.buf[fo:])
+	} else {
+		v = uint64(int64(int32(s.Order.Uint32(t.buf[fo:]))))
+	}
+	if s.Header.Flags&FlagFuncStartPCRel != 0 {
+		return s.Base - uint64(s.Offset) + uint64(fo) + v
+	}
+	return s.Base + v
 }

@@ -8,12 +8,10 @@ package sframe
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
-	"os"
+	"fmt"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -135,6 +133,7 @@ func decodeOK(t *testing.T, where string, buf []byte) *Table {
 }
 
 func TestDecodeV2AMD64(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		for _, pcrel := range []bool{false, true} {
 			where := o.String()
@@ -156,7 +155,7 @@ func TestDecodeV2AMD64(t *testing.T) {
 			if s.Offset != 0 || s.Size != 80 || s.Base != testBase || s.Order != o {
 				t.Errorf("%s: section offset %d size %d base %#x order %v, want 0, 80, %#x, %v", where, s.Offset, s.Size, s.Base, s.Order, testBase, o)
 			}
-			checkFDEs(t, where, s.FDEs, wantV2AMD64)
+			checkFDEs(t, where, fdesOf(t, s), wantV2AMD64)
 		}
 	}
 }
@@ -179,6 +178,7 @@ func secV1AMD64(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV1(t *testing.T) {
+	t.Parallel()
 	want := []FDE{
 		{Start: 0x10100, Size: 0x10, Offset: 28, Rows: []Row{
 			{Start: 0, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSame},
@@ -195,9 +195,10 @@ func TestDecodeV1(t *testing.T) {
 		if s.Header.Version != Version1 || s.Header.Flags != FlagFDESorted|FlagFramePointer || s.Size != 74 {
 			t.Errorf("%v: version %d flags %#x size %d", o, s.Header.Version, s.Header.Flags, s.Size)
 		}
-		checkFDEs(t, o.String(), s.FDEs, want)
-		if s.FDEs[1].version != Version1 {
-			t.Errorf("%v: FDE version %d, want 1", o, s.FDEs[1].version)
+		fdes := fdesOf(t, s)
+		checkFDEs(t, o.String(), fdes, want)
+		if fdes[1].version != Version1 {
+			t.Errorf("%v: FDE version %d, want 1", o, fdes[1].version)
 		}
 	}
 }
@@ -218,6 +219,7 @@ func secV2AArch64(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV2AArch64(t *testing.T) {
+	t.Parallel()
 	want := []FDE{{Start: 0x10400, Size: 0x40, PAuthKey: PAuthKeyB, Offset: 28, Rows: []Row{
 		{Start: 0, CFA: dExpr(RegAArch64SP, 0), RA: dSame, FP: dSame, PAuthKey: PAuthKeyB},
 		{Start: 4, CFA: dExpr(RegAArch64SP, 16), RA: dSaved(-8), FP: dSaved(-16), MangledRA: true, PAuthKey: PAuthKeyB},
@@ -226,7 +228,7 @@ func TestDecodeV2AArch64(t *testing.T) {
 	}}}
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secV2AArch64(o))
-		checkFDEs(t, o.String(), tab.Sections[0].FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, tab.Sections[0]), want)
 	}
 }
 
@@ -249,6 +251,7 @@ func secV2S390X(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV2S390X(t *testing.T) {
+	t.Parallel()
 	want := []FDE{{Start: testBase + 0x10800, Size: 0x80, Offset: 28, Rows: []Row{
 		{Start: 0, CFA: dExpr(RegS390XSP, 160), RA: dSame, FP: dSame},
 		{Start: 6, CFA: dExpr(RegS390XSP, 176), RA: dSame, FP: dSaved(-72)},
@@ -257,7 +260,7 @@ func TestDecodeV2S390X(t *testing.T) {
 	}}}
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secV2S390X(o))
-		checkFDEs(t, o.String(), tab.Sections[0].FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, tab.Sections[0]), want)
 	}
 }
 
@@ -302,6 +305,7 @@ func secV3(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV3(t *testing.T) {
+	t.Parallel()
 	// Hand count: header 28 + 5*16 = 108 = FRE sub-section start.
 	// f0 attr 108-112, FRE 113-115; f1 attr 116-120, FREs 121-124,
 	// 125-131, 132-139; f2 attr 140-144; f3 attr 145-149, FREs 150-155;
@@ -333,7 +337,7 @@ func TestDecodeV3(t *testing.T) {
 		if s.Size != 164 || s.Header.NumFREs != 6 || s.Header.FRELen != 56 {
 			t.Errorf("%v: size %d, header %+v", o, s.Size, s.Header)
 		}
-		checkFDEs(t, o.String(), s.FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, s), want)
 	}
 }
 
@@ -357,6 +361,7 @@ func secV3S390XFlex(o binary.ByteOrder) []byte {
 }
 
 func TestDecodeV3S390XFlex(t *testing.T) {
+	t.Parallel()
 	want := []FDE{
 		{Start: testBase + 0x13000, Size: 0x20, Type: FDETypeFlex, Offset: 28, Rows: []Row{
 			{Start: 0, CFA: dExpr(RegS390XSP, 176), RA: dInReg(16), FP: dInReg(17)},
@@ -367,11 +372,12 @@ func TestDecodeV3S390XFlex(t *testing.T) {
 	}
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secV3S390XFlex(o))
-		checkFDEs(t, o.String(), tab.Sections[0].FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, tab.Sections[0]), want)
 	}
 }
 
 func TestDecodeAuxHeader(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// secV2AMD64 with a 5-byte auxiliary header: every offset after
 		// the header moves by 5; fdeoff/freoff stay as they were.
@@ -387,7 +393,7 @@ func TestDecodeAuxHeader(t *testing.T) {
 		}
 		want := append([]FDE(nil), wantV2AMD64...)
 		want[0].Offset, want[1].Offset = 33, 53
-		checkFDEs(t, o.String(), s.FDEs, want)
+		checkFDEs(t, o.String(), fdesOf(t, s), want)
 		if errs := tab.Check(true); !hasErr(errs, ErrBadAuxHeader, 7) {
 			t.Errorf("%v: Check(strict) = %v, want ErrBadAuxHeader at 7", o, errs)
 		}
@@ -410,6 +416,7 @@ func hasErr(errs []error, sentinel error, off int) bool {
 // third a one-function version 2 section at 160 whose function lies below
 // all others, stored with its two FDEs unsorted. Trailing zeros end it.
 func TestDecodeConcatenated(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		var buf []byte
 		buf = append(buf, secV2AMD64(o, false)...)
@@ -434,7 +441,7 @@ func TestDecodeConcatenated(t *testing.T) {
 				t.Errorf("%v: section %d at %d, %d bytes, base %#x; want %d, %d, %#x", o, i, s.Offset, s.Size, s.Base, want.off, want.size, want.base)
 			}
 		}
-		third := tab.Sections[2].FDEs
+		third := fdesOf(t, tab.Sections[2])
 		if third[0].Start != 0x10060 || third[1].Start != 0x10020 || third[0].Offset != 188 || third[1].Offset != 208 {
 			t.Errorf("%v: third section FDEs at %#x (off %d) and %#x (off %d)", o, third[0].Start, third[0].Offset, third[1].Start, third[1].Offset)
 		}
@@ -442,10 +449,7 @@ func TestDecodeConcatenated(t *testing.T) {
 			t.Errorf("%v: third section rows %+v %+v", o, third[0].Rows, third[1].Rows)
 		}
 		// The index covers all six functions in address order.
-		var starts []uint64
-		for _, f := range tab.index {
-			starts = append(starts, f.Start)
-		}
+		starts := append([]uint64(nil), tab.starts...)
 		// The version 1 section's starts count from its own first byte (0x10050).
 		want := []uint64{0x10020, 0x10060, 0x10150, 0x10250, 0x11000, 0x11100}
 		if !reflect.DeepEqual(starts, want) {
@@ -459,30 +463,27 @@ func TestDecodeConcatenated(t *testing.T) {
 		}
 		// Check: the third section is unsorted but does not claim to be;
 		// strict mode reports its missing flags and the old versions.
-		errs := tab.Check(false)
-		if len(errs) != 0 {
-			t.Errorf("%v: Check(false) = %v, want none", o, errs)
+		var order []finding
+		for _, off := range []int{0, 80, 160} {
+			order = append(order, foreignOrder(ABIAMD64LE, o, off)...)
 		}
-		errs = tab.Check(true)
-		for _, w := range []struct {
-			err error
-			off int
-		}{{ErrBadVersion, 2}, {ErrBadVersion, 82}, {ErrBadFlags, 3}, {ErrNotSorted, 163}, {ErrBadFlags, 163}} {
-			if !hasErr(errs, w.err, w.off) {
-				t.Errorf("%v: Check(true) lacks %v at %d: %v", o, w.err, w.off, errs)
-			}
-		}
+		checkFindings(t, o.String()+" Check(false)", tab.Check(false), order...)
+		checkFindings(t, o.String()+" Check(true)", tab.Check(true), append(order,
+			finding{ErrBadVersion, 2}, finding{ErrBadVersion, 82}, finding{ErrBadVersion, 162},
+			finding{ErrBadFlags, 3}, finding{ErrBadFlags, 83}, finding{ErrBadFlags, 163},
+			finding{ErrNotSorted, 163})...)
 	}
 }
 
 func TestDecodeSignalAndUnusedBits(t *testing.T) {
+	t.Parallel()
 	// Bit 7 of the FDE info byte is signal_p in version 3 only; in
 	// version 2 it is unused and ignored.
 	for _, o := range bothOrders {
 		buf := secV2AMD64(o, false)
 		buf[28+16] |= 0x80
 		tab := decodeOK(t, o.String(), buf)
-		if f := tab.Sections[0].FDEs[0]; f.Signal || f.Rows[0].Signal {
+		if f := fdesOf(t, tab.Sections[0])[0]; f.Signal || f.Rows[0].Signal {
 			t.Errorf("%v: version 2 FDE reads as a signal frame", o)
 		}
 	}
@@ -537,20 +538,10 @@ func rejectCases() []mutation {
 		{"FDE FREs past header count", v2(set32(12, 2)), ErrCountMismatch, 60},
 		{"v3 attribute outside FRE sub-section", v3(set32(28+12, 54)), ErrFDEOutOfBounds, 40},
 		{"v2 FRE offset outside FRE sub-section", v2(set32(48+8, 13)), ErrFREOutOfBounds, 56},
-		// f1's 5-byte FRE starts at 75 (FRE offset 7); at FRE offset 10
-		// (78) its info byte would be at 80, the sub-section's end.
-		{"FRE past sub-section", v2(set32(48+8, 10)), ErrFREOutOfBounds, 80},
 		{"FRE type 3", v2(set(48+16, 0x03)), ErrBadFREType, 64},
 		{"v3 FDE type 2", v3(set(116+3, 2)), ErrBadFDEType, 119},
 		{"v2 PCMASK rep 0", v2(set(28+16, 0x10)), ErrBadRepSize, 45},
 		{"v3 PCMASK rep 0", v3(set(145+4, 0)), ErrBadRepSize, 149},
-		{"data word size code 3", v2(set(72, 0x63)), ErrBadDataWordSize, 72},
-		{"AMD64 3 data words", v2(set(72, 0x07)), ErrBadDataWordCount, 72},
-		{"FRE start at function size", v2(set(71, 0x20)), ErrFREStartPastEnd, 71},
-		{"FRE starts not increasing", v2(set(71, 0)), ErrFREsNotIncreasing, 71},
-		{"flex 1 data word", v3(set(122, 0x02)), ErrBadDataWordCount, 123},
-		{"flex CFA without reg_p", v3(set(123, 7<<3)), ErrBadFlexRule, 123},
-		{"flex control word without displacement", v3(set(126, 0x08)), ErrBadDataWordCount, 130},
 		{"trailing garbage", v2(func(o binary.ByteOrder, b []byte) []byte { return append(b, 0, 0, 1) }), ErrTrailingData, 82},
 		{"padding longer than 7", v2(func(o binary.ByteOrder, b []byte) []byte {
 			return append(append(b, make([]byte, 8)...), secV2AMD64(o, false)...)
@@ -570,6 +561,7 @@ func rejectCases() []mutation {
 }
 
 func TestDecodeRejects(t *testing.T) {
+	t.Parallel()
 	for _, c := range rejectCases() {
 		for _, o := range bothOrders {
 			buf := c.build(o)
@@ -586,30 +578,72 @@ func TestDecodeRejects(t *testing.T) {
 	}
 }
 
-// TestDecodeRejectsFlexLeftover and the AArch64/s390x word limits need
-// sections of their own.
-func TestDecodeRejectsWordCounts(t *testing.T) {
-	for _, o := range bothOrders {
-		b := secV2AArch64(o)
-		b[52] = 0x09 // FRE @4: 4 words of 1 byte (reads 16 -8 -16 and f0 of the next FRE)
-		if _, err := Decode(b, testBase); !errors.Is(err, ErrBadDataWordCount) {
-			t.Errorf("%v: AArch64 4 words: %v", o, err)
-		} else if fe := err.(*FormatError); fe.Off != 52 {
-			t.Errorf("%v: AArch64 4 words at %d, want 52", o, fe.Off)
-		}
+// freMutation is a malformed FRE: Decode, which reads no FRE, accepts
+// the section; Check reports the problem at the byte offset given,
+// Section.FDEs fails with it, and a lookup at pc, which reads that FRE,
+// fails with a *FormatError.
+type freMutation struct {
+	name   string
+	build  func(o binary.ByteOrder) []byte
+	err    error
+	offset int
+	pc     uint64
+}
+
+func freRejectCases() []freMutation {
+	mut := func(sec func(binary.ByteOrder) []byte, off int, v byte) func(binary.ByteOrder) []byte {
+		return func(o binary.ByteOrder) []byte { b := sec(o); b[off] = v; return b }
+	}
+	v2 := func(o binary.ByteOrder) []byte { return secV2AMD64(o, false) }
+	return []freMutation{
+		// f1's 5-byte FRE starts at 75 (FRE offset 7); at FRE offset 10
+		// (78) its info byte would be at 80, the sub-section's end.
+		{"FRE past sub-section", func(o binary.ByteOrder) []byte { return put32(o, v2(o), 48+8, 10) }, ErrFREOutOfBounds, 80, 0x11100},
+		{"data word size code 3", mut(v2, 72, 0x63), ErrBadDataWordSize, 72, 0x11001},
+		{"AMD64 3 data words", mut(v2, 72, 0x07), ErrBadDataWordCount, 72, 0x11001},
+		{"FRE start past function size", mut(v2, 71, 0x21), ErrFREStartPastEnd, 71, 0x11005},
+		{"FRE starts not increasing", mut(v2, 71, 0), ErrFREsNotIncreasing, 71, 0x11000},
+		{"flex 1 data word", mut(secV3, 122, 0x02), ErrBadDataWordCount, 123, testBase + 0x12100},
+		{"flex CFA without reg_p", mut(secV3, 123, 7<<3), ErrBadFlexRule, 123, testBase + 0x12100},
+		// FRE @1 of f1 (at 125) with 4 words instead of 5 ends at 131,
+		// where the lookup then reads a third FRE starting at 0.
+		{"flex control word without displacement", mut(secV3, 126, 0x08), ErrBadDataWordCount, 130, testBase + 0x12101},
+		// AArch64 FRE @4 with 4 words of 1 byte (reads 16 -8 -16 and the
+		// start of the next FRE).
+		{"AArch64 4 words", mut(secV2AArch64, 52, 0x09), ErrBadDataWordCount, 52, 0x10404},
 		// FLEX FRE of f1 @2 has 6 words (count 0x0c); 7 words reads a
 		// seventh (f2's first attribute byte) and has one left over.
-		b = secV3(o)
-		b[133] = 0x0e
-		if _, err := Decode(b, testBase); !errors.Is(err, ErrBadDataWordCount) {
-			t.Errorf("%v: FLEX 7 words: %v", o, err)
-		} else if fe := err.(*FormatError); fe.Off != 140 {
-			t.Errorf("%v: FLEX 7 words at %d, want 140", o, fe.Off)
+		{"FLEX 7 words", mut(secV3, 133, 0x0e), ErrBadDataWordCount, 140, testBase + 0x12102},
+	}
+}
+
+func TestFREsRejected(t *testing.T) {
+	t.Parallel()
+	for _, c := range freRejectCases() {
+		for _, o := range bothOrders {
+			where := c.name + "/" + o.String()
+			tab, err := Decode(c.build(o), testBase)
+			if err != nil {
+				t.Errorf("%s: Decode, which reads no FRE, refuses the section: %v", where, err)
+				continue
+			}
+			if errs := tab.Check(false); !hasErr(errs, c.err, c.offset) {
+				t.Errorf("%s: Check(false) = %v; want %v at offset %d", where, errs, c.err, c.offset)
+			}
+			_, err = tab.Sections[0].FDEs()
+			var fe *FormatError
+			if !errors.As(err, &fe) || !errors.Is(err, c.err) || fe.Off != c.offset {
+				t.Errorf("%s: FDEs: %v; want %v at offset %d", where, err, c.err, c.offset)
+			}
+			if _, _, err := tab.FindRow(c.pc); !errors.As(err, &fe) {
+				t.Errorf("%s: FindRow(%#x) = %v; want a *FormatError", where, c.pc, err)
+			}
 		}
 	}
 }
 
 func TestCheckSortedFlagAndOverlap(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// The third section of TestDecodeConcatenated, now claiming to be
 		// sorted, with its second function overlapping the first.
@@ -618,10 +652,8 @@ func TestCheckSortedFlagAndOverlap(t *testing.T) {
 		h.u32(0x20, 0xe0, 0, 1).u8(0, 0).u16(0) // [0x10020, 0x10100)
 		h.u8(0, 0x03, 8, 0, 0x03, 16)
 		tab := decodeOK(t, o.String(), h.b)
-		errs := tab.Check(false)
-		if !hasErr(errs, ErrNotSorted, 48) || !hasErr(errs, ErrOverlappingFDEs, 28) || len(errs) != 2 {
-			t.Errorf("%v: Check(false) = %v; want ErrNotSorted at 48 and ErrOverlappingFDEs at 28", o, errs)
-		}
+		checkFindings(t, o.String(), tab.Check(false), append(foreignOrder(ABIAMD64LE, o, 0),
+			finding{ErrNotSorted, 48}, finding{ErrOverlappingFDEs, 28})...)
 		// Lookups still work: the nested function wins inside itself,
 		// the enclosing one around it, also past the nested one's end.
 		for _, c := range []struct{ pc, want uint64 }{
@@ -638,43 +670,31 @@ func TestCheckSortedFlagAndOverlap(t *testing.T) {
 }
 
 func TestCheckStrictAcceptsKernelShape(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secV3(o))
-		if errs := tab.Check(true); len(errs) != 0 {
-			t.Errorf("%v: Check(true) on a sorted PCREL version 3 section: %v", o, errs)
-		}
+		checkFindings(t, o.String(), tab.Check(true), foreignOrder(ABIAMD64LE, o, 0)...)
 	}
 }
 
 // readHexFile reads a testdata/handmade file: hex digits, whitespace, and
-// comments from '#' to the end of the line.
-func readHexFile(t testing.TB, path string) []byte {
-	t.Helper()
-	text, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var digits strings.Builder
-	for _, line := range strings.Split(string(text), "\n") {
-		line, _, _ = strings.Cut(line, "#")
-		digits.WriteString(strings.Join(strings.Fields(line), ""))
-	}
-	b, err := hex.DecodeString(digits.String())
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return b
+// comments from '#' to the end of the line (as hexBytes reads them).
+func readHexFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	return hexBytes(tb, string(readFixtureFile(tb, path)))
 }
 
 func TestDecodeHandmadeFiles(t *testing.T) {
+	t.Parallel()
 	keyB := PAuthKeyB
-	cases := []struct {
+	type handmade struct {
 		file  string
 		base  uint64
 		abi   ABI
 		order binary.ByteOrder
 		want  []FDE
-	}{
+	}
+	cases := []handmade{
 		{"v3-aarch64_be-pauth.hex", 0x3f0000, ABIAArch64BE, binary.BigEndian, []FDE{
 			{Start: 0x400000, Size: 0x30, PAuthKey: keyB, Offset: 28, Rows: []Row{
 				{Start: 0, CFA: dExpr(RegAArch64SP, 0), RA: dSame, FP: dSame, PAuthKey: keyB},
@@ -692,6 +712,25 @@ func TestDecodeHandmadeFiles(t *testing.T) {
 			}},
 		}},
 	}
+	// cfa_fixed_ra_offset 0 on AMD64: the RA comes from the second data
+	// word, the FP from the third (see the file's comments); FLEX padding
+	// means no RA rule.
+	fixedRA0 := []FDE{
+		{Start: 0x1000, Size: 0x20, Offset: 28, Rows: []Row{
+			{Start: 0, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSame},
+			{Start: 1, CFA: dExpr(RegAMD64SP, 16), RA: dSaved(-8), FP: dSaved(-16)},
+			{Start: 4, CFA: dExpr(RegAMD64FP, 16), RA: dSaved(-8), FP: dSaved(-16)},
+			{Start: 0x1e, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSaved(-16)},
+		}},
+		{Start: 0x1020, Size: 0x10, Offset: 44, Rows: []Row{{Start: 0, CFA: dUndef, RA: dUndef, FP: dSame}}},
+		{Start: 0x1030, Size: 0x10, Type: FDETypeFlex, Offset: 60, Rows: []Row{
+			{Start: 0, CFA: dExpr(RegAMD64SP, 16), RA: dSaved(-8), FP: dSaved(-16)},
+			{Start: 2, CFA: dExpr(RegAMD64SP, 8), RA: dSame, FP: dSaved(-16)},
+		}},
+	}
+	cases = append(cases,
+		handmade{"v3-x86-64-fixedra0-le.hex", 0, ABIAMD64LE, binary.LittleEndian, fixedRA0},
+		handmade{"v3-x86-64-fixedra0-be.hex", 0, ABIAMD64LE, binary.BigEndian, fixedRA0})
 	for _, c := range cases {
 		buf := readHexFile(t, filepath.Join("testdata", "handmade", c.file))
 		tab, err := Decode(buf, c.base)
@@ -701,14 +740,16 @@ func TestDecodeHandmadeFiles(t *testing.T) {
 		if tab.ABI != c.abi || tab.Order != c.order || len(tab.Sections) != 1 || tab.Sections[0].Size != len(buf) {
 			t.Errorf("%s: ABI %v order %v, %d sections", c.file, tab.ABI, tab.Order, len(tab.Sections))
 		}
-		checkFDEs(t, c.file, tab.Sections[0].FDEs, c.want)
-		if errs := tab.Check(true); len(errs) != 0 {
-			t.Errorf("%s: Check(true) = %v", c.file, errs)
-		}
+		checkFDEs(t, c.file, fdesOf(t, tab.Sections[0]), c.want)
+		checkFindings(t, c.file, tab.Check(true), foreignOrder(c.abi, c.order, 0)...)
 	}
 }
 
-func TestCheckStrictEqualStarts(t *testing.T) {
+// TestCheckDuplicateStarts: two FDEs at one start are reported in both
+// modes, even when one has size 0 and they do not overlap (an empty
+// function before the next, as GNU as writes it).
+func TestCheckDuplicateStarts(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// Sorted version 3 section, two FDEs at 0x14000 (index at 28 and
 		// 44), the second of size 0 so that they do not overlap.
@@ -719,12 +760,14 @@ func TestCheckStrictEqualStarts(t *testing.T) {
 		h.u8(0, 0x03, 8)
 		h.u16(0).u8(0, 0, 0)
 		tab := decodeOK(t, o.String(), h.b)
-		if errs := tab.Check(false); len(errs) != 0 {
-			t.Errorf("%v: Check(false) = %v, want none", o, errs)
+		want := append(foreignOrder(ABIAMD64LE, o, 0), finding{ErrDuplicateFDE, 44})
+		for _, strict := range []bool{false, true} {
+			checkFindings(t, fmt.Sprintf("%v strict %v", o, strict), tab.Check(strict), want...)
 		}
-		if errs := tab.Check(true); len(errs) != 1 || !hasErr(errs, ErrNotSorted, 44) {
-			t.Errorf("%v: Check(true) = %v, want ErrNotSorted at 44", o, errs)
-		}
+		// One of them at another start: no finding.
+		o.PutUint64(h.b[44:], uint64(0x14010-44))
+		tab = decodeOK(t, o.String(), h.b)
+		checkFindings(t, o.String()+" apart", tab.Check(true), foreignOrder(ABIAMD64LE, o, 0)...)
 	}
 }
 
@@ -732,12 +775,13 @@ func TestCheckStrictEqualStarts(t *testing.T) {
 // writes for a file without functions) decodes; Check(strict) reports it
 // as the Linux unwinder refuses it.
 func TestDecodeEmptySection(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		buf := newHB(o).header(3, 0x5, 3, 0, -8, 0, 0, 0, 0, 0, 0).b
 		buf = append(buf, 0, 0, 0, 0) // padding to 32
 		buf = append(buf, secV3(o)...)
 		tab := decodeOK(t, o.String(), buf)
-		if len(tab.Sections) != 2 || tab.Sections[0].Size != 28 || len(tab.Sections[0].FDEs) != 0 || tab.Sections[1].Offset != 32 {
+		if len(tab.Sections) != 2 || tab.Sections[0].Size != 28 || len(fdesOf(t, tab.Sections[0])) != 0 || tab.Sections[1].Offset != 32 {
 			t.Fatalf("%v: sections %+v", o, tab.Sections)
 		}
 		// secV3's starts are relative to their own fields: 32 bytes later
@@ -745,9 +789,113 @@ func TestDecodeEmptySection(t *testing.T) {
 		if f, _, err := tab.FindRow(testBase + 32 + 0x12000); err != nil || f.Start != testBase+32+0x12000 {
 			t.Errorf("%v: FindRow in the second section: %v, %v", o, f, err)
 		}
-		errs := tab.Check(true)
-		if len(errs) != 1 || !hasErr(errs, ErrCountMismatch, 8) {
-			t.Errorf("%v: Check(true) = %v, want ErrCountMismatch at 8", o, errs)
+		want := append(foreignOrder(ABIAMD64LE, o, 0), foreignOrder(ABIAMD64LE, o, 32)...)
+		checkFindings(t, o.String(), tab.Check(true), append(want, finding{ErrCountMismatch, 8})...)
+	}
+}
+
+// secAtEnd is a version 3 AMD64 section (PCREL, sorted) whose FREs reach
+// the function's end, as GNU as writes them: f0 at 0x15000 is empty
+// (size 0) with one FRE at 0; f1 at 0x15000 of 3 bytes (push %rbp; pop
+// %rbp; ret) has FREs at 0, 1 and 3, the last for a CFI directive after
+// the ret.
+//
+// Index at 28 and 44 (fdeoff 0, freoff 32): FRE sub-section at 60.
+// f0 attr 60-64, FRE 65-67; f1 attr 68-72, FREs 73-75, 76-79, 80-83.
+// fre_len 84-60 = 24.
+func secAtEnd(o binary.ByteOrder) []byte {
+	h := newHB(o).header(3, 0x5, 3, 0, -8, 0, 2, 4, 24, 0, 32)
+	h.u64(0x15000-28).u32(0, 0)
+	h.u64(0x15000-44).u32(3, 8)
+	h.u16(1).u8(0, 0, 0)
+	h.u8(0, 0x03, 8)
+	h.u16(3).u8(0, 0, 0)
+	h.u8(0, 0x03, 8)
+	h.u8(1, 0x05, 16, -16)
+	h.u8(3, 0x05, 8, -16)
+	return h.b
+}
+
+// TestFREStartAtEnd: an FRE whose start equals the function size decodes
+// (it is a row covering no PC), lookups never return it, Check reports it
+// with its own sentinel, and Encode writes it back.
+func TestFREStartAtEnd(t *testing.T) {
+	t.Parallel()
+	for _, o := range bothOrders {
+		buf := secAtEnd(o)
+		if len(buf) != 84 {
+			t.Fatalf("hand layout: %d bytes, counted 84", len(buf))
+		}
+		tab := decodeOK(t, o.String(), buf)
+		start := uint64(testBase + 0x15000)
+		want := []FDE{
+			{Start: start, Size: 0, Offset: 28, Rows: []Row{{Start: 0, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSame}}},
+			{Start: start, Size: 3, Offset: 44, Rows: []Row{
+				{Start: 0, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSame},
+				{Start: 1, CFA: dExpr(RegAMD64SP, 16), RA: dSaved(-8), FP: dSaved(-16)},
+				{Start: 3, CFA: dExpr(RegAMD64SP, 8), RA: dSaved(-8), FP: dSaved(-16)},
+			}},
+		}
+		fdes := fdesOf(t, tab.Sections[0])
+		checkFDEs(t, o.String(), fdes, want)
+		checkLookups(t, o.String(), tab, []lookupCase{
+			{pc: start, fdeStart: start},
+			{pc: start + 1, fdeStart: start, rowStart: 1},
+			{pc: start + 2, fdeStart: start, rowStart: 1}, // the last byte: not the row at 3
+			{pc: start + 3, err: ErrNoFDE},
+		})
+		// The empty function shares its start with the next one.
+		findings := append(foreignOrder(ABIAMD64LE, o, 0), finding{ErrFREStartAtEnd, 65}, finding{ErrFREStartAtEnd, 80}, finding{ErrDuplicateFDE, 44})
+		checkFindings(t, o.String(), tab.Check(false), findings...)
+		checkFindings(t, o.String()+" strict", tab.Check(true), findings...)
+		h := tab.Sections[0].Header
+		out, err := Encode(fdes, EncodeOptions{Version: Version3, ABI: ABIAMD64LE, Order: o, Base: testBase, CFAFixedRA: h.CFAFixedRA})
+		if err != nil {
+			t.Fatalf("%v: Encode: %v", o, err)
+		}
+		diffBytes(t, out, buf)
+	}
+}
+
+// TestDecodeFixedOffsetsDecideLayout: the header's fixed RA and FP
+// offsets, not the ABI, decide which data words a DEFAULT FRE holds
+// ([CFA, RA unless fixed, FP unless fixed]), on AMD64 and AArch64 alike.
+// One version 3 function at 0x16000 of 0x10 bytes with one FRE of as
+// many words as the header leaves: from 16, -8, -24.
+func TestDecodeFixedOffsetsDecideLayout(t *testing.T) {
+	t.Parallel()
+	for _, abi := range []ABI{ABIAMD64LE, ABIAArch64LE} {
+		for _, c := range []struct {
+			fixedRA, fixedFP int
+			words            []int
+			ra, fp           Rule
+		}{
+			{0, 0, []int{16, -8, -24}, dSaved(-8), dSaved(-24)},
+			{-8, 0, []int{16, -24}, dSaved(-8), dSaved(-24)},
+			{0, -16, []int{16, -8}, dSaved(-8), dSaved(-16)},
+			{-8, -16, []int{16}, dSaved(-8), dSaved(-16)},
+		} {
+			for _, o := range bothOrders {
+				where := fmt.Sprintf("%v fixed RA %d FP %d %v", abi, c.fixedRA, c.fixedFP, o)
+				sec := func(words []int) []byte {
+					n := len(words)
+					h := newHB(o).header(3, 0x5, int(abi), c.fixedFP, c.fixedRA, 0, 1, 1, int64(5+2+n), 0, 16)
+					h.u64(0x16000-28).u32(0x10, 0)
+					h.u16(1).u8(0, 0, 0)
+					h.u8(0, 1|n<<1).u8(words...) // SP-based, n words of 1 byte
+					return h.b
+				}
+				tab := decodeOK(t, where, sec(c.words))
+				want := []FDE{{Start: testBase + 0x16000, Size: 0x10, Offset: 28, Rows: []Row{
+					{CFA: dExpr(abi.SPRegister(), 16), RA: c.ra, FP: c.fp},
+				}}}
+				checkFDEs(t, where, fdesOf(t, tab.Sections[0]), want)
+				// One word more than the header leaves room for.
+				tab = decodeOK(t, where, sec(append(append([]int(nil), c.words...), -32)))
+				if errs := tab.Check(false); !hasErr(errs, ErrBadDataWordCount, 28+16+5+1) {
+					t.Errorf("%s: one word too many: Check = %v; want ErrBadDataWordCount at the FRE's info byte", where, errs)
+				}
+			}
 		}
 	}
 }

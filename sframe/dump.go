@@ -41,10 +41,19 @@ import (
 // 2.44 layouts a section with both the sorted and frame-pointer flags
 // prints only SFRAME_F_FRAME_POINTER, and a flag those releases do not
 // know prints as nothing.
+//
+// The rows are decoded as Section.FDEs does; a section whose FREs are
+// malformed ends the dump with that *FormatError, after the sections
+// before it.
 func Dump(w io.Writer, t *Table, name string) error {
 	bw := bufio.NewWriter(w)
 	for _, s := range t.Sections {
-		dumpSection(bw, s, name)
+		fdes, err := s.FDEs()
+		if err != nil {
+			bw.Flush()
+			return err
+		}
+		dumpSection(bw, &s.Header, fdes, name)
 	}
 	return bw.Flush()
 }
@@ -72,8 +81,7 @@ func styleFor(h *Header) dumpStyle {
 	return styleV3
 }
 
-func dumpSection(w *bufio.Writer, s *Section, name string) {
-	h := &s.Header
+func dumpSection(w *bufio.Writer, h *Header, fdes []FDE, name string) {
 	st := styleFor(h)
 	fmt.Fprintf(w, "Contents of the SFrame section %s:", name)
 	w.WriteString("\n  Header :\n\n")
@@ -90,8 +98,8 @@ func dumpSection(w *bufio.Writer, s *Section, name string) {
 	fmt.Fprintf(w, "    Num FDEs: %d\n", h.NumFDEs)
 	fmt.Fprintf(w, "    Num FREs: %d\n", h.NumFREs)
 	w.WriteString("\n  Function Index :\n")
-	for i := range s.FDEs {
-		dumpFunction(w, s, i, st)
+	for i := range fdes {
+		dumpFunction(w, h, i, &fdes[i], st)
 		w.WriteString("\n")
 	}
 }
@@ -153,9 +161,8 @@ func dumpFlags(w *bufio.Writer, h *Header, st dumpStyle) {
 
 func isAArch64(a ABI) bool { return a == ABIAArch64LE || a == ABIAArch64BE }
 
-func dumpFunction(w *bufio.Writer, s *Section, idx int, st dumpStyle) {
-	fde := &s.FDEs[idx]
-	abi := s.Header.ABI
+func dumpFunction(w *bufio.Writer, h *Header, idx int, fde *FDE, st dumpStyle) {
+	abi := h.ABI
 	fmt.Fprintf(w, "\n    func idx [%d]: pc = %#x, size = %d bytes", idx, fde.Start, fde.Size)
 	if st == styleV3 {
 		attrs := ""
@@ -189,7 +196,7 @@ func dumpFunction(w *bufio.Writer, s *Section, idx int, st dumpStyle) {
 			w.WriteString("  RA undefined")
 			continue
 		}
-		cfa, fp, ra := rowNotation(&s.Header, fde, r, st)
+		cfa, fp, ra := rowNotation(h, fde, r, st)
 		if r.MangledRA {
 			ra += "[s]"
 		} else {
@@ -213,7 +220,7 @@ func rowNotation(h *Header, fde *FDE, r *Row, st dumpStyle) (cfa, fp, ra string)
 		switch {
 		case raAtDefault(h, r.RA):
 			switch {
-			case fpTracked:
+			case fpTracked && !fpAtDefault(h, r.FP):
 				ra = "U"
 			case h.CFAFixedRA != 0:
 				ra = "f"
@@ -246,22 +253,19 @@ func rowNotation(h *Header, fde *FDE, r *Row, st dumpStyle) (cfa, fp, ra string)
 		ra = "u"
 	case h.CFAFixedRA != 0:
 		ra = "f"
-	case r.RA.Kind == RuleSame && fpTracked && st == styleV3:
-		ra = "U"
+	case r.RA.Kind == RuleSame && fpTracked && h.CFAFixedFP == 0 && st == styleV3:
+		ra = "U" // the RA padding word: the FP has a word of its own after it
 	default:
 		ra = defaultNotation(r.RA)
 	}
 	return cfa, fp, ra
 }
 
-// raAtDefault reports whether an RA rule is what holds when no RA data
-// word is stored: the fixed slot, or still in the link register.
-func raAtDefault(h *Header, ra Rule) bool {
-	if h.CFAFixedRA != 0 {
-		return ra == Rule{Kind: RuleExpr, Reg: RegCFA, Offset: int64(h.CFAFixedRA), Deref: true}
-	}
-	return ra.Kind == RuleSame
-}
+// raAtDefault and fpAtDefault report whether an RA or FP rule is what
+// holds when no data word is stored for it: the header's fixed slot, or
+// still where it was (RuleSame).
+func raAtDefault(h *Header, ra Rule) bool { return atDefault(ra, h.CFAFixedRA) }
+func fpAtDefault(h *Header, fp Rule) bool { return atDefault(fp, h.CFAFixedFP) }
 
 // defaultNotation prints an FP or RA rule of a default FDE.
 func defaultNotation(r Rule) string {
@@ -325,12 +329,17 @@ func flexNotation(abi ABI, r Rule) string {
 // for AArch64 only. "text" uses the version 3 notation for every version
 // ("f" for x86-64's fixed RA, "U" for RA padding, "(reg+off)" in flexible
 // FDEs) and leaves the "[s]" marker to "ra_mangled"; the rows of an
-// outermost frame read "u" in every column. Addresses are hex strings so that 64-bit values
-// survive JSON readers that use doubles.
+// outermost frame read "u" in every column. Addresses are hex strings so
+// that 64-bit values survive JSON readers that use doubles. Malformed FREs
+// end it with a *FormatError, as for Dump; nothing is written then.
 func DumpJSON(w io.Writer, t *Table) error {
 	out := jsonDump{Sections: []jsonSection{}}
 	for _, s := range t.Sections {
-		out.Sections = append(out.Sections, jsonOfSection(s))
+		fdes, err := s.FDEs()
+		if err != nil {
+			return err
+		}
+		out.Sections = append(out.Sections, jsonOfSection(s, fdes))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -408,7 +417,7 @@ func flagNames(f Flags) []string {
 	return names
 }
 
-func jsonOfSection(s *Section) jsonSection {
+func jsonOfSection(s *Section, fdes []FDE) jsonSection {
 	h := &s.Header
 	js := jsonSection{
 		Offset:     s.Offset,
@@ -422,8 +431,8 @@ func jsonOfSection(s *Section) jsonSection {
 		NumFREs:    h.NumFREs,
 		Functions:  []jsonFunction{},
 	}
-	for i := range s.FDEs {
-		fde := &s.FDEs[i]
+	for i := range fdes {
+		fde := &fdes[i]
 		jf := jsonFunction{
 			Index:   i,
 			Offset:  fde.Offset,

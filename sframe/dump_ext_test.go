@@ -42,6 +42,37 @@ func existing(p string) string {
 	return p
 }
 
+// toolchainRoot is where setup provisions the toolchains:
+// $SFCONFORM_TOOLCHAINS, else $SFCONFORM_CACHE/toolchains, else the
+// default cache (the toolchain package reads the same variables).
+func toolchainRoot() string {
+	if root := os.Getenv("SFCONFORM_TOOLCHAINS"); root != "" {
+		return root
+	}
+	cache := os.Getenv("SFCONFORM_CACHE")
+	if cache == "" {
+		cache = "/var/cache/sfconform"
+	}
+	return filepath.Join(cache, "toolchains")
+}
+
+// missingTool ends a test for lack of a tool that setup provides: a skip
+// for a bare go test, a failure once SFCONFORM_REQUIRE_SETUP=1 says setup
+// has run (make test sets it). The sframe package imports nothing of the
+// project, so this is its own copy of internal/testenv's rule.
+func missingTool(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	switch v := os.Getenv("SFCONFORM_REQUIRE_SETUP"); v {
+	case "", "0":
+		t.Skipf("%s: run 'make setup' for this test; skipping", msg)
+	case "1":
+		t.Fatalf("%s, although SFCONFORM_REQUIRE_SETUP=1 says setup has run: run 'make setup'", msg)
+	default:
+		t.Fatalf("%s; and SFCONFORM_REQUIRE_SETUP=%q: want 1 or unset", msg, v)
+	}
+}
+
 func extToolchains() []extToolchain {
 	var tcs []extToolchain
 	if lookPath("objdump") != "" {
@@ -52,10 +83,7 @@ func extToolchains() []extToolchain {
 			od:   func(string) string { return lookPath("objdump") },
 		})
 	}
-	root := os.Getenv("SFCONFORM_TOOLCHAINS")
-	if root == "" {
-		root = "/var/cache/sfconform/toolchains"
-	}
+	root := toolchainRoot()
 	dirs, _ := filepath.Glob(filepath.Join(root, "binutils-*", "bin"))
 	sort.Strings(dirs)
 	for _, d := range dirs {
@@ -281,15 +309,19 @@ func runObjdumpSFrame(t *testing.T, od, exe string) string {
 }
 
 func TestDumpMatchesObjdump(t *testing.T) {
+	t.Parallel()
 	tcs := extToolchains()
 	if len(tcs) == 0 {
-		t.Skip("no GNU binutils found (objdump, <triple>-as, <triple>-ld): skipping the cross-check with objdump --sframe")
+		missingTool(t, "no GNU binutils found (objdump, <triple>-as, <triple>-ld) for the cross-check with objdump --sframe (ci/setup.sh steps 1 and 4)")
 	}
 	ran := 0
 	for _, tc := range tcs {
 		for _, tg := range extTargets {
 			as, ld, od := tc.as(tg.triple), tc.ld(tg.triple), tc.od(tg.triple)
 			if as == "" || ld == "" || od == "" {
+				if tc.name != "host" && os.Getenv("SFCONFORM_REQUIRE_SETUP") == "1" {
+					t.Errorf("%s lacks the assembler, linker or objdump for %s (as %q ld %q objdump %q): run 'make setup'", tc.name, tg.triple, as, ld, od)
+				}
 				continue
 			}
 			names := make([]string, 0, len(extSources[tg.triple]))
@@ -337,11 +369,12 @@ func TestDumpMatchesObjdump(t *testing.T) {
 		}
 	}
 	if ran == 0 {
-		t.Skip("no toolchain has an assembler, linker and objdump for any target")
+		missingTool(t, "no toolchain has an assembler, linker and objdump for any target (ci/setup.sh steps 1 and 4)")
 	}
 }
 
 func TestReadELFErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notELF := filepath.Join(dir, "not-elf")
 	if err := os.WriteFile(notELF, []byte("hello"), 0o644); err != nil {
@@ -357,7 +390,7 @@ func TestReadELFErrors(t *testing.T) {
 	}
 	as, ld := lookPath("x86_64-linux-gnu-as"), lookPath("x86_64-linux-gnu-ld")
 	if as == "" || ld == "" {
-		t.Skip("x86_64-linux-gnu-as/ld absent: skipping the ELF cases")
+		missingTool(t, "x86_64-linux-gnu-as/ld absent for the ELF cases (ci/setup.sh step 1)")
 	}
 	s, o := filepath.Join(dir, "p.s"), filepath.Join(dir, "p.o")
 	if err := os.WriteFile(s, []byte(".text\n.globl _start\n_start:\n.cfi_startproc\nret\n.cfi_endproc\n"), 0o644); err != nil {
@@ -410,14 +443,15 @@ func TestReadELFErrors(t *testing.T) {
 // assembler (llvm-mc --gsframe, x86-64; PC-relative starts) and compares
 // with the newest binutils objdump found, the only kind that reads them.
 func TestDumpMatchesObjdumpLLVM(t *testing.T) {
-	root := os.Getenv("SFCONFORM_TOOLCHAINS")
-	if root == "" {
-		root = "/var/cache/sfconform/toolchains"
-	}
+	t.Parallel()
+	root := toolchainRoot()
 	mcs, _ := filepath.Glob(filepath.Join(root, "llvm-*", "bin", "llvm-mc"))
 	ods, _ := filepath.Glob(filepath.Join(root, "binutils-2.4[5-9]*", "bin", "x86_64-linux-gnu-objdump"))
 	if len(mcs) == 0 || len(ods) == 0 {
-		t.Skipf("no llvm-mc or no objdump 2.45+ under %s: skipping the LLVM cross-check", root)
+		if os.Getenv("SFCONFORM_SKIP_LLVM") == "1" {
+			t.Skip("SFCONFORM_SKIP_LLVM=1: setup left llvm-mc out")
+		}
+		missingTool(t, "no llvm-mc or no objdump 2.45+ under %s (ci/setup.sh steps 4 and 5)", root)
 	}
 	sort.Strings(ods)
 	od := ods[len(ods)-1]

@@ -55,9 +55,12 @@ type EncodeOptions struct {
 	// always PCREL and ignore this field.
 	PCRel bool
 	// CFAFixedFP and CFAFixedRA are the header's fixed offsets, written as
-	// given. On AMD64 the RA is not tracked per row: every DEFAULT row's RA
-	// rule must be *(CFA + CFAFixedRA), so CFAFixedRA must not be 0 there.
-	// DefaultFixedOffsets gives the values GNU as writes.
+	// given; 0 means "not fixed". They decide the data words of DEFAULT
+	// rows as Decode reads them: a value at a fixed offset is not tracked
+	// per row, so every row's rule for it must be *(CFA + offset) (the
+	// AMD64 RA with CFAFixedRA -8), and a value not fixed has its word (the
+	// AMD64 RA too when CFAFixedRA is 0). DefaultFixedOffsets gives the
+	// values GNU as writes.
 	CFAFixedFP, CFAFixedRA int8
 	// AuxHeader is written after the fixed header (at most 255 bytes).
 	AuxHeader []byte
@@ -138,7 +141,9 @@ func ChooseFDEType(fde *FDE, opt EncodeOptions) FDEType {
 //     start unless opt.Unsorted: that is how ld writes a linked section.
 //
 // FDE.FREType and FDE.Offset are ignored. Rows are written exactly: two
-// equal consecutive rows stay two FREs.
+// equal consecutive rows stay two FREs, and a row starting at the
+// function's end (which GNU as writes for an empty function or a CFI
+// directive after the last instruction) stays too.
 //
 // Encode refuses, with an *EncodeError naming the function and row, what
 // the requested version, ABI and FDE type cannot express.
@@ -281,9 +286,6 @@ func (e *encoder) checkOptions() error {
 	if len(e.opt.AuxHeader) > math.MaxUint8 {
 		return bad("auxiliary header of %d bytes is longer than 255", len(e.opt.AuxHeader))
 	}
-	if e.opt.ABI == ABIAMD64LE && e.opt.CFAFixedRA == 0 {
-		return bad("AMD64 keeps the RA at the header's fixed CFA offset, which is 0 (invalid); use DefaultFixedOffsets")
-	}
 	return nil
 }
 
@@ -347,8 +349,8 @@ func (e *encoder) appendFunction(out []byte, f *FDE) ([]byte, error) {
 		if i > 0 && r.Start <= f.Rows[i-1].Start {
 			return nil, rowFail(ErrFREsNotIncreasing, fmt.Sprintf("start not above the previous row's +%#x", f.Rows[i-1].Start))
 		}
-		if r.Start >= f.Size {
-			return nil, rowFail(ErrFREStartPastEnd, fmt.Sprintf("start not below the function size %#x", f.Size))
+		if r.Start > f.Size {
+			return nil, rowFail(ErrFREStartPastEnd, fmt.Sprintf("start beyond the function size %#x", f.Size))
 		}
 		var err error
 		if f.Type == FDETypeFlex {
@@ -480,17 +482,22 @@ func (e *encoder) aarch64() bool {
 	return e.opt.ABI == ABIAArch64LE || e.opt.ABI == ABIAArch64BE
 }
 
-// raTracked reports whether the ABI's DEFAULT rows carry an RA word.
-func (e *encoder) raTracked() bool { return e.opt.ABI != ABIAMD64LE }
+// raTracked and fpTracked report whether DEFAULT rows carry an RA or FP
+// word: when the header fixes none.
+func (e *encoder) raTracked() bool { return e.opt.CFAFixedRA == 0 }
+func (e *encoder) fpTracked() bool { return e.opt.CFAFixedFP == 0 }
 
-// raAtDefault reports whether ra is the RA rule that holds when a row
-// stores no RA word: the fixed CFA slot on AMD64, still in the link
-// register elsewhere.
-func (e *encoder) raAtDefault(ra Rule) bool {
-	if e.opt.ABI == ABIAMD64LE {
-		return ra == Rule{Kind: RuleExpr, Reg: RegCFA, Offset: int64(e.opt.CFAFixedRA), Deref: true}
+// raAtDefault and fpAtDefault report whether a rule is what holds when a
+// row stores no word for the value: the header's fixed CFA slot, or else
+// still where it was (RuleSame).
+func (e *encoder) raAtDefault(ra Rule) bool { return atDefault(ra, e.opt.CFAFixedRA) }
+func (e *encoder) fpAtDefault(fp Rule) bool { return atDefault(fp, e.opt.CFAFixedFP) }
+
+func atDefault(r Rule, fixed int8) bool {
+	if fixed != 0 {
+		return r == Rule{Kind: RuleExpr, Reg: RegCFA, Offset: int64(fixed), Deref: true}
 	}
-	return ra.Kind == RuleSame
+	return r.Kind == RuleSame
 }
 
 // notRep builds the error a row-level check returns; appendFunction adds
@@ -588,7 +595,7 @@ func (e *encoder) defaultRow(r *Row, w *rowWords) error {
 	switch {
 	case !e.raTracked():
 		if !e.raAtDefault(r.RA) {
-			return notRep("AMD64 RA rule %s is not the fixed *(CFA%+d)%s", ruleText(r.RA), e.opt.CFAFixedRA, hint)
+			return notRep("RA rule %s is not the header's fixed *(CFA%+d)%s", ruleText(r.RA), e.opt.CFAFixedRA, hint)
 		}
 	case r.RA.Kind == RuleSame:
 	default:
@@ -603,10 +610,14 @@ func (e *encoder) defaultRow(r *Row, w *rowWords) error {
 	}
 
 	fpWord, fpHas := int64(0), false
-	switch r.FP.Kind {
-	case RuleSame:
-	case RuleUndefined:
+	switch {
+	case r.FP.Kind == RuleUndefined:
 		return notRep("FP rule undefined in a row that is not outermost (RuleSame says the FP is not saved)")
+	case !e.fpTracked():
+		if !e.fpAtDefault(r.FP) {
+			return notRep("FP rule %s is not the header's fixed *(CFA%+d)%s", ruleText(r.FP), e.opt.CFAFixedFP, hint)
+		}
+	case r.FP.Kind == RuleSame:
 	default:
 		v, err := stackOrReg("FP", r.FP)
 		if err != nil {
@@ -615,18 +626,14 @@ func (e *encoder) defaultRow(r *Row, w *rowWords) error {
 		fpWord, fpHas = v, true
 	}
 
-	switch e.opt.ABI {
-	case ABIAArch64LE, ABIAArch64BE:
-		if fpHas && !raHas {
+	if e.raTracked() {
+		switch {
+		case raHas:
+			w.push(raWord, false)
+		case fpHas && e.aarch64():
+			// GNU as skips such a function ("FP without RA on stack").
 			return notRep("AArch64 FP saved while the RA is still in x30: a DEFAULT FDE cannot express it%s", hint)
-		}
-		if raHas {
-			w.push(raWord, false)
-		}
-	case ABIS390XBE:
-		if raHas {
-			w.push(raWord, false)
-		} else if fpHas {
+		case fpHas:
 			w.push(0, false) // padding: RA not saved
 		}
 	}
@@ -637,8 +644,9 @@ func (e *encoder) defaultRow(r *Row, w *rowWords) error {
 }
 
 // flexRow encodes a row of a FLEX FDE (version 3): (control, offset)
-// pairs for CFA, RA and FP; a lone 0 word stands for an RA at its default
-// place when the FP follows.
+// pairs for CFA, RA and FP; a value at its default place (the header's
+// fixed slot, or where it was) gets no pair: a lone 0 word for the RA
+// when the FP follows, nothing otherwise.
 func (e *encoder) flexRow(r *Row, w *rowWords) error {
 	w.reset()
 	if e.opt.Version != Version3 {
@@ -666,12 +674,14 @@ func (e *encoder) flexRow(r *Row, w *rowWords) error {
 	w.push(cw, false)
 
 	fpHas := false
-	switch r.FP.Kind {
-	case RuleSame:
-	case RuleUndefined:
+	switch {
+	case r.FP.Kind == RuleUndefined:
 		return notRep("FP rule undefined in a row that is not outermost (RuleSame says the FP is not saved)")
-	default:
+	case e.fpAtDefault(r.FP):
+	case r.FP.Kind == RuleExpr:
 		fpHas = true
+	default:
+		return notRep("FP rule %s cannot be written with the header's fixed FP offset %d", ruleText(r.FP), e.opt.CFAFixedFP)
 	}
 	switch {
 	case e.raAtDefault(r.RA):

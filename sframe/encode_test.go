@@ -372,6 +372,7 @@ var encodeCases = []encodeCase{
 }
 
 func TestEncodeHandWritten(t *testing.T) {
+	t.Parallel()
 	for _, c := range encodeCases {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := Encode(c.fdes, c.opt)
@@ -384,6 +385,7 @@ func TestEncodeHandWritten(t *testing.T) {
 }
 
 func TestEncodeDoesNotModifyInput(t *testing.T) {
+	t.Parallel()
 	var c encodeCase
 	for _, c = range encodeCases {
 		if strings.HasPrefix(c.name, "amd64 v3 aux header") {
@@ -400,6 +402,7 @@ func TestEncodeDoesNotModifyInput(t *testing.T) {
 }
 
 func TestDefaultFixedOffsets(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		abi    ABI
 		fp, ra int8
@@ -412,6 +415,7 @@ func TestDefaultFixedOffsets(t *testing.T) {
 }
 
 func TestChooseFDEType(t *testing.T) {
+	t.Parallel()
 	v3 := func(a ABI) EncodeOptions {
 		fp, ra := DefaultFixedOffsets(a)
 		return EncodeOptions{Version: Version3, ABI: a, CFAFixedFP: fp, CFAFixedRA: ra}
@@ -460,6 +464,7 @@ func TestChooseFDEType(t *testing.T) {
 }
 
 func TestEncodeRefuses(t *testing.T) {
+	t.Parallel()
 	amd := func(v Version) EncodeOptions {
 		return EncodeOptions{Version: v, ABI: ABIAMD64LE, CFAFixedRA: -8, Base: 0x1000}
 	}
@@ -484,7 +489,8 @@ func TestEncodeRefuses(t *testing.T) {
 		{"version 1", fn(ok), amd(Version1), ErrEncodeOptions, -1, []string{"obsolete"}},
 		{"version 4", fn(ok), amd(4), ErrEncodeOptions, -1, []string{"version 4"}},
 		{"unknown ABI", fn(ok), EncodeOptions{Version: Version3, ABI: 9}, ErrEncodeOptions, -1, []string{"ABI 9"}},
-		{"amd64 without fixed RA", fn(ok), EncodeOptions{Version: Version3, ABI: ABIAMD64LE}, ErrEncodeOptions, -1, []string{"DefaultFixedOffsets"}},
+		{"amd64 RA off the fixed slot", fn(Row{CFA: cfaAt(RegAMD64SP, 8), RA: savedAt(-16), FP: same}), amd(Version2), ErrNotRepresentable, 0, []string{"fixed *(CFA-8)"}},
+		{"FP off the fixed slot", fn(Row{CFA: cfaAt(RegAArch64SP, 16), RA: savedAt(-8), FP: savedAt(-24)}), EncodeOptions{Version: Version3, ABI: ABIAArch64LE, CFAFixedFP: -16}, ErrNotRepresentable, 0, []string{"fixed *(CFA-16)"}},
 		{"aux header too long", fn(ok), EncodeOptions{Version: Version3, ABI: ABIAArch64LE, AuxHeader: make([]byte, 256)}, ErrEncodeOptions, -1, []string{"256"}},
 
 		{"v2 flex FDE", []FDE{{Start: 0x2000, Size: 0x40, Type: FDETypeFlex, Rows: []Row{ok}}}, amd(Version2), ErrNotRepresentable, -1, []string{"0x2000", "version 3 only"}},
@@ -504,7 +510,7 @@ func TestEncodeRefuses(t *testing.T) {
 		{"s390x RA at CFA+0", fn(Row{CFA: cfaAt(RegS390XSP, 160), RA: savedAt(0), FP: same}), s390(Version3), ErrNotRepresentable, 0, []string{"padding"}},
 		{"v3 default CFA on a register", fn(Row{CFA: cfaAt(RegS390XRA, 160), RA: same, FP: same}), s390(Version3), ErrNotRepresentable, 0, []string{"register 14", "FLEX"}},
 		{"rows not increasing", fn(ok, at(4, ok), at(4, ok)), amd(Version3), ErrFREsNotIncreasing, 2, []string{"+0x4"}},
-		{"row start at the size", fn(ok, at(0x40, ok)), amd(Version3), ErrFREStartPastEnd, 1, []string{"+0x40", "size 0x40"}},
+		{"row start past the size", fn(ok, at(0x41, ok)), amd(Version3), ErrFREStartPastEnd, 1, []string{"+0x41", "size 0x40"}},
 		{"PCMASK without rep size", []FDE{{Start: 0x2000, Size: 0x40, PCType: PCMask, Rows: []Row{ok}}}, amd(Version3), ErrBadRepSize, -1, []string{"0x2000"}},
 		{"signal frame in v2", []FDE{{Start: 0x2000, Size: 0x40, Signal: true, Rows: []Row{ok}}}, amd(Version2), ErrNotRepresentable, -1, []string{"signal"}},
 		{"key B on amd64", []FDE{{Start: 0x2000, Size: 0x40, PAuthKey: PAuthKeyB, Rows: []Row{ok}}}, amd(Version3), ErrNotRepresentable, -1, []string{"key B"}},
@@ -575,191 +581,6 @@ func BenchmarkEncode(b *testing.B) {
 				n = len(out)
 			}
 			b.SetBytes(int64(n))
-		})
-	}
-}
-
-// gasSection is one .sframe section GNU as (and ld) wrote under
-// testdata/gas-<version>/<target>/: NAME.sframe from a linked executable
-// with its address in NAME.sframe.addr, NAME.o.sframe from an object
-// (unrelocated, decoded at address 0).
-type gasSection struct {
-	path   string
-	object bool
-	raw    []byte
-	base   uint64
-}
-
-// gasSections reads every fixture section; it skips the test only when
-// there is none at all.
-func gasSections(t *testing.T) []gasSection {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "gas-*", "*", "*.sframe"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Skip("no GNU as fixtures under testdata/gas-*/ (testdata/regen.sh makes them)")
-	}
-	var out []gasSection
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := gasSection{path: f, object: strings.HasSuffix(f, ".o.sframe"), raw: raw}
-		if !g.object {
-			addr, err := os.ReadFile(f + ".addr")
-			if err != nil {
-				t.Fatalf("%s: a linked section needs its address: %v", f, err)
-			}
-			g.base, err = strconv.ParseUint(strings.TrimSpace(string(addr)), 0, 64)
-			if err != nil {
-				t.Fatalf("%s.addr: %v", f, err)
-			}
-		}
-		out = append(out, g)
-	}
-	return out
-}
-
-// optionsOf returns the options that describe a decoded section.
-func optionsOf(s *Section) EncodeOptions {
-	return EncodeOptions{
-		Version:    s.Header.Version,
-		ABI:        s.Header.ABI,
-		Order:      s.Order,
-		Base:       s.Base,
-		PCRel:      s.Header.Flags&FlagFuncStartPCRel != 0,
-		CFAFixedFP: s.Header.CFAFixedFP,
-		CFAFixedRA: s.Header.CFAFixedRA,
-		AuxHeader:  s.Header.AuxHeader,
-		Unsorted:   s.Header.Flags&FlagFDESorted == 0,
-	}
-}
-
-// inFREOrder returns a section's FDEs in the order their FRE data is
-// stored, which is the order ld and gas added the functions in: ld sorts
-// only the index. It reads each FDE's FRE offset from the raw bytes at
-// FDE.Offset; a function without FREs (possible before version 3) goes
-// before a function whose FREs start at the same offset.
-func inFREOrder(t *testing.T, raw []byte, s *Section) []FDE {
-	t.Helper()
-	field := 8 // version 1 and 2: s32 start, u32 size, u32 FRE offset
-	if s.Header.Version == Version3 {
-		field = 12
-	}
-	fdes := append([]FDE(nil), s.FDEs...)
-	key := make(map[int]uint32, len(fdes))
-	for _, f := range fdes {
-		at := f.Offset + field
-		if at < 0 || at+4 > len(raw) {
-			t.Fatalf("FDE offset %d lies outside the %d-byte buffer", f.Offset, len(raw))
-		}
-		key[f.Offset] = s.Order.Uint32(raw[at:])
-	}
-	sort.SliceStable(fdes, func(i, j int) bool {
-		ki, kj := key[fdes[i].Offset], key[fdes[j].Offset]
-		if ki != kj {
-			return ki < kj
-		}
-		return len(fdes[i].Rows) == 0 && len(fdes[j].Rows) > 0
-	})
-	return fdes
-}
-
-// TestEncodeRoundTripGas decodes every section GNU as and ld wrote and
-// encodes it again with the options its header states: the bytes must be
-// the same, which checks Encode's encoding choices against gas's and ld's
-// (FRE and data word sizes, word layouts, FDE and FRE order).
-func TestEncodeRoundTripGas(t *testing.T) {
-	for _, g := range gasSections(t) {
-		t.Run(g.path, func(t *testing.T) {
-			tab, err := Decode(g.raw, g.base)
-			if err != nil {
-				t.Fatalf("Decode: %v", err)
-			}
-			if len(tab.Sections) != 1 {
-				t.Fatalf("Decode found %d sections, want 1", len(tab.Sections))
-			}
-			s := tab.Sections[0]
-			if s.Header.Version == Version1 {
-				t.Skip("version 1 section: Encode writes versions 2 and 3 only (TestEncodeGasRowsSurvive covers it)")
-			}
-			got, err := Encode(inFREOrder(t, g.raw, s), optionsOf(s))
-			if err != nil {
-				t.Fatalf("Encode: %v", err)
-			}
-			// An object's section may end in alignment padding (s390x
-			// objects do) that is no part of the SFrame data.
-			if s.Offset != 0 || s.Size > len(g.raw) {
-				t.Fatalf("section decoded at [%d, %d) of %d bytes", s.Offset, s.Offset+s.Size, len(g.raw))
-			}
-			for i, b := range g.raw[s.Size:] {
-				if b != 0 {
-					t.Fatalf("non-zero byte %#x at %d after the section's %d bytes", b, s.Size+i, s.Size)
-				}
-			}
-			diffBytes(t, got, g.raw[:s.Size])
-		})
-	}
-}
-
-// TestEncodeGasRowsSurvive re-encodes every gas section (also version 1
-// ones and objects) as version 2 and 3 in both byte orders and checks
-// that decoding gives back the same functions and rows.
-func TestEncodeGasRowsSurvive(t *testing.T) {
-	for _, g := range gasSections(t) {
-		t.Run(g.path, func(t *testing.T) {
-			tab, err := Decode(g.raw, g.base)
-			if err != nil {
-				t.Fatalf("Decode: %v", err)
-			}
-			s := tab.Sections[0]
-			var fdes []FDE
-			for _, f := range s.FDEs {
-				if s.Header.Version == Version1 && f.PCType == PCMask {
-					// Version 1 matches mask rows differently; carrying
-					// them over would change their meaning.
-					t.Logf("leaving out the version 1 PCMASK function at %#x", f.Start)
-					continue
-				}
-				fdes = append(fdes, f)
-			}
-			for _, v := range []Version{Version2, Version3} {
-				for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-					opt := optionsOf(s)
-					opt.Version, opt.Order = v, order
-					if s.Header.ABI == ABIAMD64LE && opt.CFAFixedRA == 0 {
-						opt.CFAFixedFP, opt.CFAFixedRA = DefaultFixedOffsets(ABIAMD64LE)
-					}
-					v3Only := false
-					for _, f := range fdes {
-						v3Only = v3Only || f.Type == FDETypeFlex || f.Signal
-					}
-					if v == Version2 && v3Only {
-						continue // FLEX FDEs and signal frames exist in version 3 only
-					}
-					out, err := Encode(fdes, opt)
-					if err != nil {
-						t.Fatalf("v%d %v: Encode: %v", v, order, err)
-					}
-					back, err := Decode(out, opt.Base)
-					if err != nil {
-						t.Fatalf("v%d %v: Decode of the re-encoded section: %v", v, order, err)
-					}
-					bs := back.Sections[0]
-					if bs.Order != order {
-						t.Errorf("v%d %v: decoded as %v", v, order, bs.Order)
-					}
-					want := fdes
-					if !opt.Unsorted {
-						want = append([]FDE(nil), fdes...)
-						sort.SliceStable(want, func(i, j int) bool { return want[i].Start < want[j].Start })
-					}
-					compareFDEs(t, "v"+strconv.Itoa(int(v))+" "+order.String(), bs.FDEs, want)
-				}
-			}
 		})
 	}
 }
@@ -971,6 +792,7 @@ func (g *rowGen) fde(start uint64) FDE {
 // and byte order and checks that Decode reads back the same functions and
 // rows, and that the swapped section reads back the same too.
 func TestEncodeRandomRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(randomSeed(t), 7))
 	for round := 0; round < 200; round++ {
 		for _, v := range []Version{Version2, Version3} {
@@ -1027,9 +849,38 @@ func TestEncodeRandomRoundTrip(t *testing.T) {
 					if s.Size != len(out) {
 						t.Errorf("%s%s: section of %d bytes, Encode wrote %d", where, in.what, s.Size, len(out))
 					}
-					compareFDEs(t, where+in.what, s.FDEs, want)
+					compareFDEs(t, where+in.what, fdesOf(t, s), want)
 				}
 			}
 		}
+	}
+}
+
+// TestEncodeFixedOffsetsZero encodes, with the header's fixed RA offset 0
+// on AMD64, the rows that testdata/handmade/v3-x86-64-fixedra0-*.hex hold,
+// and must give the hand-written bytes: the RA gets a data word of its own.
+func TestEncodeFixedOffsetsZero(t *testing.T) {
+	t.Parallel()
+	rows := func(rs ...Row) []Row { return rs }
+	fdes := []FDE{
+		{Start: 0x1000, Size: 0x20, Rows: rows(
+			Row{Start: 0, CFA: cfaAt(RegAMD64SP, 8), RA: savedAt(-8), FP: same},
+			Row{Start: 1, CFA: cfaAt(RegAMD64SP, 16), RA: savedAt(-8), FP: savedAt(-16)},
+			Row{Start: 4, CFA: cfaAt(RegAMD64FP, 16), RA: savedAt(-8), FP: savedAt(-16)},
+			Row{Start: 0x1e, CFA: cfaAt(RegAMD64SP, 8), RA: savedAt(-8), FP: savedAt(-16)})},
+		{Start: 0x1020, Size: 0x10, Rows: rows(Row{CFA: undefined, RA: undefined, FP: same})},
+		{Start: 0x1030, Size: 0x10, Type: FDETypeFlex, Rows: rows(
+			Row{Start: 0, CFA: cfaAt(RegAMD64SP, 16), RA: savedAt(-8), FP: savedAt(-16)},
+			Row{Start: 2, CFA: cfaAt(RegAMD64SP, 8), RA: same, FP: savedAt(-16)})},
+	}
+	for _, c := range []struct {
+		file  string
+		order binary.ByteOrder
+	}{{"v3-x86-64-fixedra0-le.hex", binary.LittleEndian}, {"v3-x86-64-fixedra0-be.hex", binary.BigEndian}} {
+		got, err := Encode(fdes, EncodeOptions{Version: Version3, ABI: ABIAMD64LE, Order: c.order})
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		diffBytes(t, got, readHexFile(t, filepath.Join("testdata", "handmade", c.file)))
 	}
 }

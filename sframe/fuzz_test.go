@@ -9,10 +9,6 @@ package sframe
 
 import (
 	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -24,24 +20,12 @@ func fuzzSeeds(f *testing.F) [][]byte {
 			secV2AArch64(o), secV2S390X(o), secV3(o), secV3S390XFlex(o), secNoRows(o))
 		seeds = append(seeds, append(append(secV2AMD64(o, false), secV1AMD64(o)...), 0, 0, 0, 0, 0, 0))
 	}
-	hexes, _ := filepath.Glob(filepath.Join("testdata", "handmade", "*.hex"))
-	for _, p := range hexes {
+	for _, p := range fixtureFiles(f, handmadeFixtures) {
 		seeds = append(seeds, readHexFile(f, p))
 	}
-	_ = filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && path != "testdata" && filepath.Dir(path) == "testdata" && !strings.HasPrefix(d.Name(), "gas-") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".sframe") {
-			if b, err := os.ReadFile(path); err == nil {
-				seeds = append(seeds, b)
-			}
-		}
-		return nil
-	})
+	for _, p := range fixtureFiles(f, gasFixtures) {
+		seeds = append(seeds, readFixtureFile(f, p))
+	}
 	return seeds
 }
 
@@ -63,11 +47,23 @@ func FuzzDecode(f *testing.F) {
 }
 
 // checkInvariants asserts what every successfully decoded table must
-// satisfy.
+// satisfy: sane sections, a sorted index over every FDE, rows that decode
+// (or a malformed FRE that Check reports at the same offset), lazy
+// lookups that agree with the materialised rows, and Check findings that
+// are *FormatErrors inside the buffer.
 func checkInvariants(t *testing.T, tab *Table, buf []byte) {
 	t.Helper()
 	if len(tab.Sections) == 0 {
 		t.Fatal("no sections")
+	}
+	checkErrs := map[bool][]error{false: tab.Check(false), true: tab.Check(true)}
+	for _, strict := range []bool{false, true} {
+		for _, e := range checkErrs[strict] {
+			var fe *FormatError
+			if !errors.As(e, &fe) || fe.Off < 0 || fe.Off > len(buf) || fe.Err == nil {
+				t.Fatalf("Check: %v is not a FormatError with an offset in [0, %d]", e, len(buf))
+			}
+		}
 	}
 	nFDEs, nRows := 0, 0
 	prevEnd := 0
@@ -76,53 +72,63 @@ func checkInvariants(t *testing.T, tab *Table, buf []byte) {
 			t.Fatalf("section %d at %d, %d bytes, in a %d-byte buffer after %d", si, s.Offset, s.Size, len(buf), prevEnd)
 		}
 		prevEnd = s.Offset + s.Size
-		nFDEs += len(s.FDEs)
-		for i := range s.FDEs {
-			fde := &s.FDEs[i]
+		nFDEs += int(s.Header.NumFDEs)
+		fdes, err := s.FDEs()
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) || fe.Off < 0 || fe.Off > len(buf) {
+				t.Fatalf("section %d: FDEs: %v is not a FormatError inside the buffer", si, err)
+			}
+			if !hasErr(checkErrs[false], fe.Err, fe.Off) {
+				t.Fatalf("section %d: FDEs fails with %v, which Check does not report (%v)", si, err, checkErrs[false])
+			}
+			continue
+		}
+		for i := range fdes {
+			fde := &fdes[i]
 			nRows += len(fde.Rows)
 			for j, r := range fde.Rows {
-				if r.Start >= fde.Size || (j > 0 && r.Start <= fde.Rows[j-1].Start) {
+				if r.Start > fde.Size || (j > 0 && r.Start <= fde.Rows[j-1].Start) {
 					t.Fatalf("section %d FDE %d row %d starts at %#x (size %#x)", si, i, j, r.Start, fde.Size)
 				}
 				if (r.CFA.Kind == RuleUndefined) != (r.RA.Kind == RuleUndefined) || (r.CFA.Kind != RuleUndefined && (r.CFA.Kind != RuleExpr || r.CFA.Reg < 0)) {
 					t.Fatalf("section %d FDE %d row %d: CFA %+v RA %+v", si, i, j, r.CFA, r.RA)
 				}
 			}
-			checkFDELookups(t, tab, fde)
+			checkFDELookups(t, tab, s.Func(i), fde)
 		}
 	}
 	if nRows > len(buf)/2 {
 		t.Fatalf("%d rows from %d bytes", nRows, len(buf))
 	}
-	if len(tab.index) != nFDEs {
-		t.Fatalf("index has %d FDEs, sections %d", len(tab.index), nFDEs)
+	if len(tab.starts) != nFDEs {
+		t.Fatalf("index has %d FDEs, sections %d", len(tab.starts), nFDEs)
 	}
-	for i := 1; i < len(tab.index); i++ {
-		if tab.index[i].Start < tab.index[i-1].Start {
+	for i := 1; i < len(tab.starts); i++ {
+		if tab.starts[i] < tab.starts[i-1] {
 			t.Fatalf("index not sorted at %d", i)
-		}
-	}
-	for _, strict := range []bool{false, true} {
-		for _, e := range tab.Check(strict) {
-			var fe *FormatError
-			if !errors.As(e, &fe) || fe.Off < 0 || fe.Off >= len(buf) {
-				t.Fatalf("Check: %v is not a FormatError inside the buffer", e)
-			}
 		}
 	}
 }
 
-// checkFDELookups: lookups at the function's start and at each row's start.
-func checkFDELookups(t *testing.T, tab *Table, fde *FDE) {
+// checkFDELookups: lookups at the function's start and at each row's
+// start, lazily (fn) and on the materialised rows (fde), which must agree.
+func checkFDELookups(t *testing.T, tab *Table, fn Func, fde *FDE) {
 	t.Helper()
+	if fn.Start != fde.Start || fn.Size != fde.Size || fn.NumFREs != len(fde.Rows) {
+		t.Fatalf("Func %+v and FDE %+v differ", fn, fde)
+	}
 	if fde.Size == 0 {
 		return
 	}
 	g, err := tab.FindFDE(fde.Start)
-	if err != nil || !covers(g, fde.Start) || g.Start < fde.Start {
+	if err != nil || fde.Start < g.Start || fde.Start-g.Start >= uint64(g.Size) || g.Start < fde.Start {
 		t.Fatalf("FindFDE(%#x) of the FDE at offset %d = %+v, %v", fde.Start, fde.Offset, g, err)
 	}
 	row, err := fde.FindRow(fde.Start)
+	if lrow, lerr := fn.FindRow(fde.Start); lrow != row || lerr != err {
+		t.Fatalf("FindRow(%#x): lazily %+v, %v; on the rows %+v, %v", fde.Start, lrow, lerr, row, err)
+	}
 	switch {
 	case len(fde.Rows) == 0:
 		outermost := fde.version == Version3 && fde.Type == FDETypeDefault
@@ -139,15 +145,20 @@ func checkFDELookups(t *testing.T, tab *Table, fde *FDE) {
 			t.Fatalf("FindRow(%#x) before the first row (at %#x) = %+v, %v", fde.Start, fde.Rows[0].Start, row, err)
 		}
 	}
-	if fde.PCType == PCInc || fde.version != Version1 {
-		for _, r := range fde.Rows {
-			if fde.PCType == PCMask && uint32(r.Start) >= uint32(fde.RepSize) {
-				continue // never reached: offsets are reduced below RepSize
-			}
-			got, err := fde.FindRow(fde.Start + uint64(r.Start))
-			if err != nil || got != r {
-				t.Fatalf("FindRow at row start %#x = %+v, %v; want %+v", r.Start, got, err, r)
-			}
+	for _, r := range fde.Rows {
+		pc := fde.Start + uint64(r.Start)
+		if r.Start >= fde.Size {
+			continue // a row at the function's end covers no PC
+		}
+		got, err := fde.FindRow(pc)
+		if lgot, lerr := fn.FindRow(pc); lgot != got || lerr != err {
+			t.Fatalf("FindRow(%#x): lazily %+v, %v; on the rows %+v, %v", pc, lgot, lerr, got, err)
+		}
+		if fde.PCType == PCMask && (fde.version == Version1 || uint32(r.Start) >= uint32(fde.RepSize)) {
+			continue // the version 1 rule, or never reached: offsets are reduced below RepSize
+		}
+		if err != nil || got != r {
+			t.Fatalf("FindRow at row start %#x = %+v, %v; want %+v", r.Start, got, err, r)
 		}
 	}
 }
@@ -162,8 +173,8 @@ func FuzzLookup(f *testing.F) {
 			return
 		}
 		pcs := []uint64{pc, base + pc%uint64(len(buf)+1)}
-		if n := len(tab.index); n > 0 {
-			f := tab.index[pc%uint64(n)]
+		if n := len(tab.starts); n > 0 {
+			f := tab.funcAtSorted(int(pc % uint64(n)))
 			pcs = append(pcs, f.Start+(pc>>16)%(uint64(f.Size)+2), f.Start-1, f.Start+uint64(f.Size))
 		}
 		for _, pc := range pcs {
@@ -218,7 +229,8 @@ func checkBacktrace(t *testing.T, tab *Table, pc, seed uint64) {
 		if !errors.As(err, &ue) {
 			t.Fatalf("Backtrace error %v (%T) is not an *UnwindError", err, err)
 		}
-		known := false
+		var fe *FormatError
+		known := errors.As(err, &fe) // the FREs of a function are malformed
 		for _, s := range []error{ErrNoFDE, ErrNoRow, ErrUnreadable, ErrCFANotAbove, ErrBadRule, ErrSignalFrame} {
 			known = known || errors.Is(err, s)
 		}
@@ -233,14 +245,23 @@ func checkBacktrace(t *testing.T, tab *Table, pc, seed uint64) {
 	}
 }
 
-// checkLookupAgainstScan compares FindRow with a linear scan over every FDE
-// and row.
+// checkLookupAgainstScan compares FindRow with a linear scan over every
+// FDE and row of the sections whose rows decode; in the others a failed
+// lookup must be a *FormatError or a lookup sentinel.
 func checkLookupAgainstScan(t *testing.T, tab *Table, pc uint64) {
 	t.Helper()
 	var want *FDE
 	for _, s := range tab.Sections {
-		for i := range s.FDEs {
-			g := &s.FDEs[i]
+		fdes, err := s.FDEs()
+		if err != nil {
+			var fe *FormatError
+			if _, _, err := tab.FindRow(pc); err != nil && err != ErrNoFDE && err != ErrNoRow && !errors.As(err, &fe) {
+				t.Fatalf("FindRow(%#x): %v is neither a lookup sentinel nor a *FormatError", pc, err)
+			}
+			return
+		}
+		for i := range fdes {
+			g := &fdes[i]
 			if covers(g, pc) && (want == nil || g.Start > want.Start) {
 				want = g
 			}
@@ -248,22 +269,29 @@ func checkLookupAgainstScan(t *testing.T, tab *Table, pc uint64) {
 	}
 	f, row, err := tab.FindRow(pc)
 	if want == nil {
-		if err != ErrNoFDE || f != nil {
+		if err != ErrNoFDE || f != (Func{}) {
 			t.Fatalf("FindRow(%#x) = %+v, %v; no FDE covers it", pc, f, err)
 		}
 		return
 	}
-	if f == nil || f.Start != want.Start || !covers(f, pc) {
+	if f.Size == 0 || f.Start != want.Start || pc-f.Start >= uint64(f.Size) {
 		t.Fatalf("FindRow(%#x) found %+v, %v; the scan finds the FDE at %#x", pc, f, err, want.Start)
 	}
 	if f.PCType != PCInc {
 		return
 	}
+	// Among equal starts the lookup may pick another FDE than the scan:
+	// scan the rows of the one it found.
+	found, ferr := f.FDE()
+	if ferr != nil {
+		t.Fatalf("FindRow(%#x) found the FDE at %d, whose rows do not decode: %v", pc, f.Offset, ferr)
+	}
+	want = &found
 	off := uint32(pc - f.Start)
 	var wantRow *Row
-	for i := range f.Rows {
-		if f.Rows[i].Start <= off {
-			wantRow = &f.Rows[i]
+	for i := range want.Rows {
+		if want.Rows[i].Start <= off {
+			wantRow = &want.Rows[i]
 		}
 	}
 	switch {
@@ -271,7 +299,7 @@ func checkLookupAgainstScan(t *testing.T, tab *Table, pc uint64) {
 		if err != nil || row != *wantRow {
 			t.Fatalf("FindRow(%#x) row %+v, %v; the scan finds %+v", pc, row, err, *wantRow)
 		}
-	case len(f.Rows) == 0 && f.version == Version3 && f.Type == FDETypeDefault:
+	case len(want.Rows) == 0 && want.version == Version3 && want.Type == FDETypeDefault:
 		if err != nil || row.RA.Kind != RuleUndefined {
 			t.Fatalf("FindRow(%#x) in an outermost FDE: %+v, %v", pc, row, err)
 		}

@@ -2,11 +2,11 @@ package sframe
 
 import "math"
 
-// satEnd is f.End(), or 2^64-1 for a function that ends at the top of the
-// address space (Decode refuses functions that would wrap around it).
-func satEnd(f *FDE) uint64 {
-	e := f.Start + uint64(f.Size)
-	if e < f.Start {
+// satEnd is start+size, or 2^64-1 for a function that ends at the top of
+// the address space (Decode refuses functions that would wrap around it).
+func satEnd(start uint64, size uint32) uint64 {
+	e := start + uint64(size)
+	if e < start {
 		return math.MaxUint64
 	}
 	return e
@@ -19,7 +19,7 @@ func covers(f *FDE, pc uint64) bool { return pc >= f.Start && pc-f.Start < uint6
 // index is sorted at decode time, whatever order the sections stored
 // their FDEs in, so the binary search is valid even when FlagFDESorted is
 // clear. A pc in no function (before the first, in a gap, at or past a
-// function's end) yields ErrNoFDE.
+// function's end) yields ErrNoFDE and the zero Func.
 //
 // Where functions overlap (Check reports it), the covering function with
 // the greatest start wins: the innermost of nested ranges; among equal
@@ -27,51 +27,84 @@ func covers(f *FDE, pc uint64) bool { return pc >= f.Start && pc-f.Start < uint6
 // buffer order).
 //
 // FindFDE does not allocate.
-func (t *Table) FindFDE(pc uint64) (*FDE, error) {
-	idx := t.index
-	// Last entry with Start <= pc. Tables built in memory rather than by
-	// Decode have no starts array.
-	lo, hi := 0, len(idx)
-	if starts := t.starts; len(starts) == len(idx) {
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if starts[m] <= pc {
-				lo = m + 1
+func (t *Table) FindFDE(pc uint64) (Func, error) {
+	var f Func
+	err := t.findFDE(pc, &f)
+	return f, err
+}
+
+// findFDE is FindFDE filling *f, which it leaves alone on error.
+func (t *Table) findFDE(pc uint64, f *Func) error {
+	starts := t.starts
+	// Last entry with start <= pc: among the starts of pc's bucket, or
+	// the one before them.
+	lo, n := 0, len(starts)
+	if t.buckets != nil && n > 0 && pc >= starts[0] {
+		if b := (pc - starts[0]) >> t.shift; b < uint64(len(t.buckets)-1) {
+			first, next := int(t.buckets[b]), int(t.buckets[b+1])
+			if first == next || starts[first] > pc {
+				lo, n = max(first-1, 0), 1
 			} else {
-				hi = m
+				lo, n = first, next-first
 			}
-		}
-	} else {
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if idx[m].Start <= pc {
-				lo = m + 1
-			} else {
-				hi = m
-			}
+		} else {
+			lo, n = n-1, 1
 		}
 	}
-	i := lo - 1
-	if i < 0 {
-		return nil, ErrNoFDE
+	for n > 1 {
+		half := n >> 1
+		if starts[lo+half] <= pc {
+			lo += half
+		}
+		n -= half
 	}
-	if covers(idx[i], pc) {
-		return idx[i], nil
+	if n == 0 || starts[lo] > pc {
+		return ErrNoFDE
+	}
+	i := lo
+	if pc-starts[i] < uint64(t.sizeAt(i)) {
+		t.fillFunc(f, t.stored(i), starts[i])
+		return nil
 	}
 	if t.ends != nil {
 		// An earlier, longer function may enclose pc; ends[j] bounds what
-		// any of index[0..j] can cover.
+		// any of the functions at sorted positions 0..j can cover.
 		for j := i - 1; j >= 0 && (t.ends[j] > pc || t.ends[j] == math.MaxUint64); j-- {
-			if covers(idx[j], pc) {
-				return idx[j], nil
+			if pc >= starts[j] && pc-starts[j] < uint64(t.sizeAt(j)) {
+				t.fillFunc(f, t.stored(j), starts[j])
+				return nil
 			}
 		}
 	}
-	return nil, ErrNoFDE
+	return ErrNoFDE
+}
+
+// funcAtSorted builds the Func at sorted position i.
+func (t *Table) funcAtSorted(i int) Func {
+	return t.funcAt(t.stored(i), t.starts[i])
+}
+
+// FindRow looks up the function covering pc and its row there (see
+// FindFDE and Func.FindRow).
+func (t *Table) FindRow(pc uint64) (Func, Row, error) {
+	var f Func
+	var r Row
+	err := t.findRow(pc, &f, &r)
+	return f, r, err
+}
+
+// findRow is FindRow filling *f and *r.
+func (t *Table) findRow(pc uint64, f *Func, r *Row) error {
+	if err := t.findFDE(pc, f); err != nil {
+		*f = Func{}
+		return err
+	}
+	return f.findRow(pc-f.Start, r)
 }
 
 // FindRow returns the row that holds at pc, which must lie in the
-// function.
+// function, from the FDE's Rows (Func.FindRow does the same from the
+// decoded buffer).
 //
 //   - PCINC: the last row whose Start <= pc - f.Start.
 //   - PCMASK, versions 2 and 3 (and FDEs built in memory): the offset is
@@ -135,86 +168,4 @@ func (f *FDE) FindRow(pc uint64) (Row, error) {
 		return Row{}, ErrNoRow
 	}
 	return rows[lo-1], nil
-}
-
-// FindRow looks up the function covering pc and its row there.
-func (t *Table) FindRow(pc uint64) (*FDE, Row, error) {
-	f, err := t.FindFDE(pc)
-	if err != nil {
-		return nil, Row{}, err
-	}
-	r, err := f.FindRow(pc)
-	return f, r, err
-}
-
-// Check reports what a reference consumer would refuse in a decoded
-// table, beyond what Decode itself refuses. Each problem is a
-// *FormatError with the byte offset of the field concerned.
-//
-// Always (libsframe relies on these for its binary search):
-//
-//   - ErrNotSorted: FlagFDESorted is set but the stored FDEs are not in
-//     non-decreasing start order.
-//   - ErrOverlappingFDEs: two functions (of non-zero size) share
-//     addresses, in one section or across sections.
-//
-// With strict, also what the Linux user-space unwinder refuses when a
-// section is registered (its check that functions lie inside the text
-// segment needs the ELF file and is not made here):
-//
-//   - ErrNotSorted: two FDEs with the same start in a sorted section (the
-//     kernel wants strictly increasing starts).
-//   - ErrBadVersion: version other than 3.
-//   - ErrBadFlags: FlagFuncStartPCRel clear.
-//   - ErrNotSorted: FlagFDESorted clear.
-//   - ErrBadAuxHeader: an auxiliary header.
-//   - ErrCountMismatch: no FDEs or no FREs.
-//
-// Check returns nil for a table that passes.
-func (t *Table) Check(strict bool) []error {
-	var errs []error
-	for _, s := range t.Sections {
-		h := &s.Header
-		sorted := h.Flags&FlagFDESorted != 0
-		if sorted {
-			for i := 1; i < len(s.FDEs); i++ {
-				cur, prev := s.FDEs[i].Start, s.FDEs[i-1].Start
-				if cur < prev || (strict && cur == prev) {
-					errs = append(errs, failAt(s.FDEs[i].Offset, ErrNotSorted, "FDE %d starts at %#x, FDE %d before it at %#x, in a section flagged sorted", i, cur, i-1, prev))
-					break
-				}
-			}
-		}
-		if !strict {
-			continue
-		}
-		if h.Version != Version3 {
-			errs = append(errs, failAt(s.Offset+2, ErrBadVersion, "version %d; the Linux unwinder reads version 3 only", h.Version))
-		}
-		if h.Flags&FlagFuncStartPCRel == 0 {
-			errs = append(errs, failAt(s.Offset+3, ErrBadFlags, "FDE_FUNC_START_PCREL clear; the Linux unwinder requires PC-relative function starts"))
-		}
-		if !sorted {
-			errs = append(errs, failAt(s.Offset+3, ErrNotSorted, "FDE_SORTED clear; the Linux unwinder requires sorted FDEs"))
-		}
-		if len(h.AuxHeader) != 0 {
-			errs = append(errs, failAt(s.Offset+7, ErrBadAuxHeader, "auxiliary header of %d bytes; the Linux unwinder requires none", len(h.AuxHeader)))
-		}
-		if h.NumFDEs == 0 || h.NumFREs == 0 {
-			errs = append(errs, failAt(s.Offset+8, ErrCountMismatch, "%d FDEs and %d FREs; the Linux unwinder requires both", h.NumFDEs, h.NumFREs))
-		}
-	}
-	var last *FDE // the function reaching furthest so far
-	for _, f := range t.index {
-		if f.Size == 0 {
-			continue
-		}
-		if last != nil && f.Start < satEnd(last) {
-			errs = append(errs, failAt(f.Offset, ErrOverlappingFDEs, "function [%#x, %#x) overlaps the function [%#x, %#x) of the FDE at offset %d", f.Start, satEnd(f), last.Start, satEnd(last), last.Offset))
-		}
-		if last == nil || satEnd(f) > satEnd(last) {
-			last = f
-		}
-	}
-	return errs
 }

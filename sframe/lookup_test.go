@@ -7,6 +7,7 @@ package sframe
 import (
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -26,19 +27,20 @@ func checkLookups(t *testing.T, where string, tab *Table, cases []lookupCase) {
 				t.Errorf("%s: FindRow(%#x) = %v, %+v, %v; want %v", where, c.pc, f, row, err, c.err)
 			}
 			if c.err == ErrNoFDE {
-				if g, err := tab.FindFDE(c.pc); err != ErrNoFDE || g != nil {
-					t.Errorf("%s: FindFDE(%#x) = %v, %v; want nil, ErrNoFDE", where, c.pc, g, err)
+				if g, err := tab.FindFDE(c.pc); err != ErrNoFDE || g != (Func{}) {
+					t.Errorf("%s: FindFDE(%#x) = %+v, %v; want the zero Func, ErrNoFDE", where, c.pc, g, err)
 				}
 			}
 			continue
 		}
-		if err != nil || f == nil || f.Start != c.fdeStart || row.Start != c.rowStart {
+		if err != nil || f.Size == 0 || f.Start != c.fdeStart || row.Start != c.rowStart {
 			t.Errorf("%s: FindRow(%#x) = FDE %+v, row at %#x, %v; want FDE at %#x, row at %#x", where, c.pc, f, row.Start, err, c.fdeStart, c.rowStart)
 		}
 	}
 }
 
 func TestFindRowBoundaries(t *testing.T) {
+	t.Parallel()
 	// secV2AMD64: f0 [0x11000, 0x11020) rows @0 @1; f1 [0x11100, 0x11110) row @0.
 	cases := []lookupCase{
 		{pc: 0, err: ErrNoFDE},
@@ -61,6 +63,7 @@ func TestFindRowBoundaries(t *testing.T) {
 }
 
 func TestFindRowPCMask(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// secV3 f3: [base+0x12300, +0x20), rep 8, rows @0 and @4: the PC
 		// offset modulo 8 picks the row, in every repetition.
@@ -108,6 +111,7 @@ func secNoRows(o binary.ByteOrder) []byte {
 }
 
 func TestFindRowNoRow(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		tab := decodeOK(t, o.String(), secNoRows(o))
 		checkLookups(t, o.String(), tab, []lookupCase{
@@ -117,10 +121,14 @@ func TestFindRowNoRow(t *testing.T) {
 			{pc: 0x1010f, fdeStart: 0x10100, rowStart: 4},
 			{pc: 0x10200, err: ErrNoRow}, // version 2 FDE without FREs
 		})
-		// FindRow on an FDE for a PC outside it.
-		f := &tab.Sections[0].FDEs[0]
+		// FindRow on a function for a PC outside it, lazily and on the
+		// materialised rows.
+		fn, fde := tab.Sections[0].Func(0), &fdesOf(t, tab.Sections[0])[0]
 		for _, pc := range []uint64{0x100ff, 0x10110} {
-			if _, err := f.FindRow(pc); err != ErrNoRow {
+			if _, err := fn.FindRow(pc); err != ErrNoRow {
+				t.Errorf("%v: Func.FindRow(%#x) outside the function = %v, want ErrNoRow", o, pc, err)
+			}
+			if _, err := fde.FindRow(pc); err != ErrNoRow {
 				t.Errorf("%v: FDE.FindRow(%#x) outside the function = %v, want ErrNoRow", o, pc, err)
 			}
 		}
@@ -147,6 +155,7 @@ func TestFindRowNoRow(t *testing.T) {
 // TestFindRowTopOfAddressSpace: a function may end at 2^64 exactly;
 // one that would wrap past it is refused.
 func TestFindRowTopOfAddressSpace(t *testing.T) {
+	t.Parallel()
 	for _, o := range bothOrders {
 		// Version 3, PCREL: start = base + 28 + value = 2^64 - 0x10.
 		sec := func(size int64) []byte {
@@ -173,14 +182,89 @@ func TestFindRowTopOfAddressSpace(t *testing.T) {
 }
 
 func TestLookupDoesNotAllocate(t *testing.T) {
+	// Not parallel: AllocsPerRun refuses to run beside parallel tests.
 	tab := decodeOK(t, "v3", secV3(binary.LittleEndian))
 	pcs := []uint64{testBase + 0x12000, testBase + 0x12101, testBase + 0x12200, testBase + 0x1231f, 0x5}
 	n := testing.AllocsPerRun(100, func() {
 		for _, pc := range pcs {
 			_, _, _ = tab.FindRow(pc)
+			f, _ := tab.FindFDE(pc)
+			_, _ = f.FindRow(pc)
 		}
 	})
 	if n != 0 {
 		t.Errorf("FindRow allocates %v times per run", n)
+	}
+}
+
+// TestFindFDEBuckets checks FindFDE on tables large enough for the bucket
+// index (minBuckets functions or more) against a scan of every function:
+// random sizes and gaps, some functions of size 0, some that nest inside
+// others, stored sorted or not, PCs at every start, end-1, end, in gaps,
+// before the first and past the last function, in both byte orders.
+func TestFindFDEBuckets(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(randomSeed(t), 0))
+	for round := 0; round < 20; round++ {
+		n := minBuckets + r.IntN(400)
+		var fdes []FDE
+		addr := uint64(0x400000 + r.IntN(1<<20))
+		for i := 0; i < n; i++ {
+			size := uint32(r.IntN(200))
+			if r.IntN(4) == 0 {
+				size = uint32(r.IntN(1 << 16)) // a long one: sparse blocks
+			}
+			if r.IntN(10) == 0 {
+				size = 0
+			}
+			f := FDE{Start: addr, Size: size}
+			if size > 0 {
+				f.Rows = []Row{{CFA: cfaAt(RegAMD64SP, 8), RA: amd64RA, FP: same}}
+			}
+			fdes = append(fdes, f)
+			if r.IntN(8) == 0 && size > 2 {
+				// A function nested inside this one.
+				fdes = append(fdes, FDE{Start: addr + 1, Size: size / 2, Rows: f.Rows})
+			}
+			addr += uint64(size) + uint64(r.IntN(3))*uint64(r.IntN(64))
+		}
+		// Every other round stored unsorted, in random order: the index
+		// sorts a permutation.
+		unsorted := round%2 == 1
+		stored := fdes
+		if unsorted {
+			stored = append([]FDE(nil), fdes...)
+			r.Shuffle(len(stored), func(i, j int) { stored[i], stored[j] = stored[j], stored[i] })
+		}
+		for _, o := range bothOrders {
+			b, err := Encode(stored, EncodeOptions{Version: Version3, ABI: ABIAMD64LE, Order: o, CFAFixedRA: -8, Base: 0x10000, Unsorted: unsorted})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab := decodeOK(t, o.String(), b)
+			if tab.buckets == nil || (tab.perm != nil) != unsorted {
+				t.Fatalf("%d functions, buckets %v, permutation %v (stored unsorted: %v)", len(fdes), tab.buckets != nil, tab.perm != nil, unsorted)
+			}
+			var pcs []uint64
+			for _, f := range fdes {
+				pcs = append(pcs, f.Start-1, f.Start, f.Start+uint64(f.Size)/2, f.End()-1, f.End(), f.End()+1)
+			}
+			pcs = append(pcs, 0, ^uint64(0))
+			for _, pc := range pcs {
+				var want *FDE // the covering function with the greatest start, stored last
+				for i := range stored {
+					if covers(&stored[i], pc) && (want == nil || stored[i].Start >= want.Start) {
+						want = &stored[i]
+					}
+				}
+				got, err := tab.FindFDE(pc)
+				switch {
+				case want == nil && err != ErrNoFDE:
+					t.Fatalf("round %d %v: FindFDE(%#x) = %+v, %v; no function covers it", round, o, pc, got, err)
+				case want != nil && (err != nil || got.Start != want.Start || got.Size != want.Size):
+					t.Fatalf("round %d %v: FindFDE(%#x) = %+v, %v; want the function at %#x of %d bytes", round, o, pc, got, err, want.Start, want.Size)
+				}
+			}
+		}
 	}
 }

@@ -159,24 +159,27 @@ const (
 // Rule says how to recover one value (CFA, RA or FP) of the caller.
 type Rule struct {
 	Kind   RuleKind
+	Deref  bool
 	Reg    int // DWARF register number, or RegCFA
 	Offset int64
-	Deref  bool
 }
 
 // Row is one arch-neutral unwind row: what holds from Start (an offset from
 // the function start) up to the next row's Start.
 type Row struct {
 	Start     uint32
-	CFA       Rule
-	RA        Rule
-	FP        Rule
 	MangledRA bool     // AArch64: the saved RA is signed with PAuthKey
 	PAuthKey  PAuthKey // copied from the FDE
 	Signal    bool     // copied from the FDE (v3 signal_p)
+	CFA       Rule
+	RA        Rule
+	FP        Rule
 }
 
-// FDE is one function: where it is and its rows.
+// FDE is one function with all its rows: the friendly, materialised form
+// that Encode writes, that Section.FDEs and Func.FDE return and that
+// tests and generators build by hand. Lookups on a decoded Table do not
+// need it: they work on Func, which decodes rows on demand.
 type FDE struct {
 	Start    uint64 // absolute virtual address of the function's first byte
 	Size     uint32
@@ -192,7 +195,7 @@ type FDE struct {
 	// buffer, for error messages and dumps.
 	Offset int
 
-	// version is the version of the section Decode read the FDE from (0
+	// version is the version of the section the FDE was read from (0
 	// for FDEs built in memory); FindRow needs it for the version 1
 	// PCMASK rule and the version 3 outermost FDE.
 	version Version
@@ -200,6 +203,35 @@ type FDE struct {
 
 // End is one past the function's last byte.
 func (f *FDE) End() uint64 { return f.Start + uint64(f.Size) }
+
+// Func is one function of a decoded Table, as Table.FindFDE and
+// Section.Func return it: the fields of its FDE, and a handle on the
+// FDE's frame row entries in the decoded buffer, which FindRow, Rows and
+// FDE decode when asked. A Func is a small value; it stays valid as long
+// as the Table and its buffer do. The zero Func describes no function
+// (every Func a lookup finds has Size > 0).
+type Func struct {
+	Start    uint64 // absolute virtual address of the function's first byte
+	Size     uint32
+	NumFREs  int // frame row entries stored for it
+	PCType   PCType
+	RepSize  uint8
+	PAuthKey PAuthKey
+	Signal   bool
+	Type     FDEType
+	FREType  FREType
+	Index    int // position of its FDE in its section's FDE table (stored order)
+	Offset   int // byte offset of its FDE (index entry) in the decoded buffer
+
+	sec  *Section
+	fres int // byte offset of its first FRE in the buffer
+}
+
+// End is one past the function's last byte.
+func (f Func) End() uint64 { return f.Start + uint64(f.Size) }
+
+// Section is the section the function belongs to (nil for the zero Func).
+func (f Func) Section() *Section { return f.sec }
 
 // Header is the decoded fixed header of one section.
 type Header struct {
@@ -216,55 +248,89 @@ type Header struct {
 	FREOff     uint32
 }
 
-// Section is one decoded SFrame section.
+// Section is one SFrame section of a decoded buffer. Its functions are
+// read through Func (Section.Func, in stored order) or all at once with
+// their rows (Section.FDEs).
 type Section struct {
 	Header Header
 	Order  binary.ByteOrder
 	Offset int    // byte offset of this section's header in the decoded buffer
 	Size   int    // bytes the section occupies (header through end of FREs)
 	Base   uint64 // virtual address of the section's first byte
-	FDEs   []FDE  // in stored order
+
+	t       *Table
+	first   int // stored index of the section's first FDE in the table
+	fdeBase int // byte offsets in the buffer: FDE table,
+	freBase int // FRE sub-section
+	freEnd  int // and its end
+	fdeSize int // bytes per FDE (index entry)
 }
 
 // Table is the look-up-able set of one or more sections decoded from one
-// buffer, as a linker that concatenates sections leaves them.
+// buffer, as a linker that concatenates sections leaves them. It refers
+// to the decoded buffer, which must not change while the Table is in use.
 type Table struct {
 	Sections []*Section
 	ABI      ABI
 	Order    binary.ByteOrder
-	// index holds every FDE of every section, sorted by Start.
-	index []*FDE
-	// ends[i] is the largest End() of index[0..i]; set by Decode only when
-	// some functions overlap, so that FindFDE can find an enclosing one.
-	ends []uint64
-	// starts[i] is index[i].Start, set by Decode: FindFDE searches this
-	// contiguous array instead of chasing a pointer per step.
+
+	buf []byte
+	be  bool // Order is big-endian
+	// starts holds the start of every FDE of every section, in ascending
+	// order (stable: equal starts keep their stored order). The FDE at
+	// sorted position i is number perm[i] in stored order, sections back
+	// to back, or number i when perm is nil (stored order already sorted,
+	// the usual case for a linked section). Everything else about it is
+	// read from its FDE (index entry) in the buffer when needed.
 	starts []uint64
+	perm   []int32
+	// ends[i] is the largest end of the functions at sorted positions
+	// 0..i; set only when some functions overlap, so that FindFDE can find
+	// an enclosing one.
+	ends []uint64
+	// buckets narrows FindFDE's binary search: the address range from
+	// starts[0] is cut into blocks of 1<<shift bytes, and buckets[b] is
+	// the first sorted position whose start lies in block b or later.
+	// There are at most as many blocks as functions; nil for small tables.
+	buckets []uint32
+	shift   uint
 }
 
 // Errors. Every decode error is a *FormatError wrapping one of these.
 var (
-	ErrTruncated         = errors.New("sframe: truncated")
-	ErrBadMagic          = errors.New("sframe: bad magic")
-	ErrBadVersion        = errors.New("sframe: unsupported version")
-	ErrBadFlags          = errors.New("sframe: unknown flag bits")
-	ErrBadABI            = errors.New("sframe: unknown ABI")
-	ErrBadSubsection     = errors.New("sframe: sub-section offsets out of order or out of bounds")
-	ErrCountMismatch     = errors.New("sframe: counts do not match the header")
-	ErrTrailingData      = errors.New("sframe: non-zero trailing data")
-	ErrFDEOutOfBounds    = errors.New("sframe: FDE or FDE attribute out of bounds")
-	ErrFREOutOfBounds    = errors.New("sframe: FRE out of bounds")
-	ErrBadFREType        = errors.New("sframe: bad FRE type")
-	ErrBadFDEType        = errors.New("sframe: bad FDE type")
-	ErrBadDataWordSize   = errors.New("sframe: bad data word size")
-	ErrBadDataWordCount  = errors.New("sframe: bad data word count")
-	ErrFREStartPastEnd   = errors.New("sframe: FRE start beyond function size")
+	ErrTruncated        = errors.New("sframe: truncated")
+	ErrBadMagic         = errors.New("sframe: bad magic")
+	ErrBadVersion       = errors.New("sframe: unsupported version")
+	ErrBadFlags         = errors.New("sframe: unknown flag bits")
+	ErrBadABI           = errors.New("sframe: unknown ABI")
+	ErrBadSubsection    = errors.New("sframe: sub-section offsets out of order or out of bounds")
+	ErrCountMismatch    = errors.New("sframe: counts do not match the header")
+	ErrTrailingData     = errors.New("sframe: non-zero trailing data")
+	ErrFDEOutOfBounds   = errors.New("sframe: FDE or FDE attribute out of bounds")
+	ErrFREOutOfBounds   = errors.New("sframe: FRE out of bounds")
+	ErrBadFREType       = errors.New("sframe: bad FRE type")
+	ErrBadFDEType       = errors.New("sframe: bad FDE type")
+	ErrBadDataWordSize  = errors.New("sframe: bad data word size")
+	ErrBadDataWordCount = errors.New("sframe: bad data word count")
+	ErrFREStartPastEnd  = errors.New("sframe: FRE start beyond function size")
+	// ErrFREStartAtEnd is not a decode error: Check reports an FRE that
+	// starts at the function's end (a row covering no PC), which GNU as
+	// writes and the libsframe of binutils 2.40 and 2.44 asserts against.
+	ErrFREStartAtEnd     = errors.New("sframe: FRE starts at the function's end")
 	ErrFREsNotIncreasing = errors.New("sframe: FRE starts not increasing")
 	ErrBadFlexRule       = errors.New("sframe: bad flexible rule")
 	ErrNotSorted         = errors.New("sframe: FDEs not sorted")
 	ErrOverlappingFDEs   = errors.New("sframe: functions overlap")
 	ErrBadRepSize        = errors.New("sframe: PCMASK FDE with zero repetition size")
 	ErrBadAuxHeader      = errors.New("sframe: auxiliary header")
+
+	// Findings of Table.Check only: sections that decode but that a
+	// strict consumer refuses or mis-reads.
+	ErrBadFixedOffset  = errors.New("sframe: fixed CFA offset not the ABI's")
+	ErrBadByteOrder    = errors.New("sframe: section not in its ABI's byte order")
+	ErrBadMangledRA    = errors.New("sframe: mangled-RA bit outside AArch64")
+	ErrDuplicateFDE    = errors.New("sframe: two FDEs for one function start")
+	ErrOverlappingFREs = errors.New("sframe: FRE data of two functions overlap")
 )
 
 // Lookup and unwind errors.

@@ -30,8 +30,9 @@ type Frame struct {
 	// the CFA could not be computed.
 	CFA uint64
 	// FDE and Row are the function and row covering PC (for deeper frames
-	// looked up at PC-1, see Unwinder). FDE is nil when none was found.
-	FDE *FDE
+	// looked up at PC-1, see Unwinder). FDE is the zero Func (Size 0) when
+	// none was found.
+	FDE Func
 	Row Row
 	// Outermost is set on the last frame of a complete backtrace: its row
 	// marks the return address as undefined.
@@ -90,7 +91,8 @@ type Unwinder struct {
 
 // UnwindError reports why a frame could not be unwound. It wraps one of
 // ErrNoFDE, ErrNoRow, ErrUnreadable, ErrCFANotAbove, ErrBadRule or
-// ErrSignalFrame (test with errors.Is).
+// ErrSignalFrame (test with errors.Is), or the *FormatError of a malformed
+// FRE met while looking up the frame's row.
 type UnwindError struct {
 	Frame int    // index of the frame being unwound (0 = topmost)
 	PC    uint64 // that frame's PC
@@ -156,10 +158,15 @@ func (u *Unwinder) Step(f *Frame, index int, regs *RegisterFile, mem Memory) (pc
 		// end of the calling function.
 		lookup--
 	}
-	f.FDE, f.Row, err = u.Table.FindRow(lookup)
-	if err != nil {
+	if err := u.Table.findRow(lookup, &f.FDE, &f.Row); err != nil {
 		return 0, 0, 0, &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf("looking up %#x", lookup), Err: err}
 	}
+	return u.applyRow(f, index, regs, mem)
+}
+
+// applyRow unwinds frame f by its row f.Row (see Step).
+func (u *Unwinder) applyRow(f *Frame, index int, regs *RegisterFile, mem Memory) (pc, sp, fp uint64, err error) {
+	top := index == 0
 	row := &f.Row
 	if row.Signal {
 		return 0, 0, 0, unwindErr(f, index, ErrSignalFrame, "the function at %#x is a signal trampoline; its caller's registers are in a signal frame SFrame does not describe", f.FDE.Start)

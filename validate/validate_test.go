@@ -67,3 +67,19 @@ func TestViolations(t *testing.T) {
 		}
 	}
 }
+
+// An FRE at the function's end is a warning: GNU as writes it, libsframe
+// accepts it.
+func TestFREAtEndIsAWarning(t *testing.T) {
+	t.Parallel()
+	img := builtin(t, target.X86_64, 3, func(f []sframe.FDE) {
+		last := &f[len(f)-1]
+		r := last.Rows[len(last.Rows)-1]
+		r.Start = last.Size
+		last.Rows = append(last.Rows, r)
+	})
+	vs := Section(img)
+	if len(vs) != 1 || !vs[0].Warning || Invalid(vs) || vs[0].Rule != "FRE starts at the function's end" {
+		t.Fatalf("violations %+v", vs)
+	}
+}

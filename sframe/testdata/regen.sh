@@ -14,7 +14,8 @@
 #   <name>.o.sframe       raw .sframe bytes of the relocatable object:
 #                         relocations NOT applied, so (RELA targets) every
 #                         function start field is 0 (see README.md)
-#   <name>.o.objdump.txt  objdump --sframe of the object
+#   <name>.o.objdump.txt  objdump --sframe of the object (or .err: objdump
+#                         refused it, with its message)
 #   <name>.sframe         raw .sframe bytes of the linked executable
 #   <name>.sframe.addr    virtual address of that section, hex
 #   <name>.objdump.txt    objdump --sframe of the executable
@@ -25,6 +26,10 @@
 # objdump output from "Contents of the SFrame section" on is kept, so no
 # temporary path leaks into the files; running the script twice gives the
 # same bytes.
+#
+# With the toolchain named gas-2.47.50 it also writes the benchmark section
+# (bench/) and objdump's reading of the hand-written sections (handmade/,
+# needs xxd).
 #
 # Usage: sh regen.sh            (from anywhere)
 set -eu
@@ -86,9 +91,17 @@ extract() {
 	chmod 644 "$2"
 }
 
-# sframe_dump OBJDUMP FILE prints objdump --sframe from the section header on.
+# sframe_dump OBJDUMP FILE OUT writes objdump --sframe from the section
+# header on into OUT. When objdump fails (2.40 and 2.44 abort on an FRE
+# that starts at the function's end) it writes objdump's message into
+# OUT.err instead, so that the fixture records that the tool refused it.
 sframe_dump() {
-	"$1" --sframe "$2" | sed -n '/^Contents of the SFrame section/,$p'
+	rm -f "$3" "$3.err"
+	if "$1" --sframe "$2" >"$work/objdump.out" 2>"$work/objdump.err"; then
+		sed -n '/^Contents of the SFrame section/,$p' "$work/objdump.out" >"$3"
+	else
+		cp "$work/objdump.err" "$3.err"
+	fi
 }
 
 # first_function SOURCE prints the first global symbol, the entry point.
@@ -133,8 +146,8 @@ build() {
 			continue
 		fi
 		extract "$d/$name.o" "$out/$target/$name.o.sframe"
-		sframe_dump "$objdump" "$d/$name.o" >"$out/$target/$name.o.objdump.txt"
-		fdes=$(awk '/Num FDEs:/ { print $3; exit }' "$out/$target/$name.o.objdump.txt")
+		sframe_dump "$objdump" "$d/$name.o" "$out/$target/$name.o.objdump.txt"
+		fdes=$(awk '/Num FDEs:/ { print $3; exit }' "$out/$target/$name.o.objdump.txt" 2>/dev/null || echo "?")
 		printf '%s %s functions=%s fdes=%s as=ok\n' "$target" "$name" "$functions" "$fdes" >>"$out/SUMMARY"
 
 		# Link. Fixed addresses keep the fixtures stable.
@@ -155,7 +168,10 @@ build() {
 			plt_ibt) extra="-Ttext-segment=0x400000 -z ibtplt libplt.so" ;;
 			*) extra="-Ttext=0x401000" ;;
 			esac
-			if ! (cd "$d" && "$ld" $flag -e "$entry" --no-warn-rwx-segments -o "$link.exe" "$name.o" $extra >ld.txt 2>&1); then
+			# A subshell, so that the shell's report of a crashed ld
+			# (2.40 and 2.44 abort on an FRE at a function's end) lands
+			# in ld.txt too.
+			if ! (cd "$d" && sh -c "\"\$@\" >ld.txt 2>&1" sh "$ld" $flag -e "$entry" --no-warn-rwx-segments -o "$link.exe" "$name.o" $extra >>ld.txt 2>&1); then
 				printf '%s %s link failed:\n' "$target" "$link" >>"$out/SUMMARY"
 				sed 's/^/  /' "$d/ld.txt" >>"$out/SUMMARY"
 				continue
@@ -172,7 +188,7 @@ build() {
 			fi
 			extract "$d/$link.exe" "$out/$target/$link.sframe"
 			echo "$addr" >"$out/$target/$link.sframe.addr"
-			sframe_dump "$objdump" "$d/$link.exe" >"$out/$target/$link.objdump.txt"
+			sframe_dump "$objdump" "$d/$link.exe" "$out/$target/$link.objdump.txt"
 		done
 	done
 }
@@ -204,6 +220,39 @@ version_of() {
 	"$1" --version | head -n 1 | awk '{ print $NF }'
 }
 
+# bench BINDIR writes bench/x86-64-20k.sframe.gz (gzip -n, so the bytes do
+# not depend on the time) and its address: the benchmark section, 20000
+# functions from bench/gen.awk assembled and linked by one toolchain.
+bench() {
+	bindir=$1
+	d=$work/bench
+	mkdir -p "$d"
+	awk -v N=20000 -f "$here/bench/gen.awk" >"$d/bench.s"
+	"$bindir/x86_64-linux-gnu-as" --gsframe -o "$d/bench.o" "$d/bench.s"
+	"$bindir/x86_64-linux-gnu-ld" -e f0 -Ttext=0x401000 --no-warn-rwx-segments -o "$d/bench.exe" "$d/bench.o"
+	readelf=$bindir/x86_64-linux-gnu-readelf objcopy=$bindir/x86_64-linux-gnu-objcopy
+	extract "$d/bench.exe" "$d/bench.sframe"
+	gzip -n -9 <"$d/bench.sframe" >"$here/bench/x86-64-20k.sframe.gz"
+	sframe_field "$d/bench.exe" 2 >"$here/bench/x86-64-20k.sframe.addr"
+	echo "regenerated $here/bench/x86-64-20k.sframe.gz" >&2
+}
+
+# handmade BINDIR writes handmade/NAME.objdump.txt for every
+# handmade/NAME.hex (hex digits, '#' comments): objdump --sframe of an
+# object whose .sframe section holds those bytes, at address 0. This is
+# objdump's reading of sections no assembler writes, to check ours by.
+handmade() {
+	bindir=$1
+	for hex in "$here"/handmade/*.hex; do
+		name=$(basename "$hex" .hex)
+		sed 's/#.*//' "$hex" | xxd -r -p >"$work/$name.bin"
+		printf '\t.section .sframe,"a",@progbits\n\t.incbin "%s"\n' "$work/$name.bin" >"$work/$name.s"
+		"$bindir/x86_64-linux-gnu-as" -o "$work/$name.o" "$work/$name.s"
+		sframe_dump "$bindir/x86_64-linux-gnu-objdump" "$work/$name.o" "$here/handmade/$name.objdump.txt"
+	done
+	echo "regenerated $here/handmade/*.objdump.txt" >&2
+}
+
 done_versions=" "
 for dir in "$toolchains"/binutils-*/bin; do
 	[ -x "$dir/x86_64-linux-gnu-as" ] || continue
@@ -218,6 +267,11 @@ for dir in "$toolchains"/binutils-*/bin; do
 	fi
 	toolchain "$dir" "$v"
 	done_versions="$done_versions$v "
+	# The benchmark section is made by GNU as 2.47.50 (SFrame version 3).
+	if [ "$v" = 2.47.50 ]; then
+		bench "$dir"
+		handmade "$dir"
+	fi
 done
 if [ -x /usr/bin/x86_64-linux-gnu-as ]; then
 	v=$(version_of /usr/bin/x86_64-linux-gnu-as)
