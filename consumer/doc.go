@@ -20,5 +20,10 @@
 // the oracle knows nothing of the sframe package. Consumers never import
 // the oracle.
 //
+// Out-of-process consumers speak the unwind protocol
+// (docs/consumer-protocol.md): exec:COMMAND runs any program that does
+// (exec.go); Serve is the protocol's consumer side around an in-process
+// consumer, the reference implementation (sfconform serve).
+//
 // Adding a consumer is one file that calls Register from init.
 package consumer

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -138,6 +139,44 @@ func TestRunList(t *testing.T) {
 	for _, want := range []string{"PRODUCER", "builtin-v2", "builtin-v3", "CONSUMER", "builtin", "v1,v2,v3"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--list does not show %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestMain lets the test binary stand in for the sfconform command when
+// SFCONFORM_TEST_MAIN=1, so tests can start it as an external consumer.
+func TestMain(m *testing.M) {
+	if os.Getenv("SFCONFORM_TEST_MAIN") == "1" {
+		os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// The protocol's reference server judged through the exec consumer gives
+// exactly the in-process consumer's verdicts.
+func TestExecServeMatchesBuiltin(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(cons string) summary {
+		out, errOut, code := runCLI("run", "--json", "--seed", "11", "--programs", "3", "--targets", "s390x,aarch64_be",
+			"--producer", "builtin-v3", "--consumer", cons, "-q", "--out", t.TempDir())
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", cons, code, errOut)
+		}
+		var s summary
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a := run("builtin")
+	b := run("exec:SFCONFORM_TEST_MAIN=1 exec " + exe + " serve")
+	for i := range a.Cells {
+		ca, cb := a.Cells[i], b.Cells[i]
+		if ca.Instructions == 0 || ca.Instructions != cb.Instructions || !reflect.DeepEqual(ca.Verdicts, cb.Verdicts) {
+			t.Errorf("cell %d: builtin %d instructions %v, exec %d %v", i, ca.Instructions, ca.Verdicts, cb.Instructions, cb.Verdicts)
 		}
 	}
 }

@@ -1,0 +1,339 @@
+package consumer
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/target"
+)
+
+func init() {
+	Register("exec", func(name, arg string) (Consumer, error) {
+		if strings.TrimSpace(arg) == "" {
+			return nil, fmt.Errorf("consumer %q: exec needs a command, e.g. exec:'./my-unwinder --flag'", name)
+		}
+		return NewExec(name, arg), nil
+	})
+}
+
+// DefaultExecTimeout bounds how long an external consumer may take over
+// one batch (or its hello, or a load) before it is taken for hung;
+// SFCONFORM_CONSUMER_TIMEOUT (Go duration syntax) overrides it.
+const DefaultExecTimeout = 10 * time.Second
+
+// ExecBatch is how many steps an external consumer gets at once.
+const ExecBatch = 256
+
+// Exec is an external consumer: a program speaking the unwind protocol
+// (docs/consumer-protocol.md) on its standard input and output, started by
+// /bin/sh -c COMMAND. A consumer that crashes, hangs or prints garbage
+// fails the batch it was given (every step ERROR, with its standard error
+// attached); it is killed and started again for the next batch, with the
+// section reloaded.
+type Exec struct {
+	name, command string
+	timeout       time.Duration
+
+	proc     *execProc
+	peer     string // what the consumer's hello said after the version
+	img      *image.Image
+	supports map[string]error
+}
+
+// execProc is one running instance of the command.
+type execProc struct {
+	cmd    *exec.Cmd
+	in     *bufio.Writer
+	stdin  io.WriteCloser
+	lines  chan lineOrErr // what a reader goroutine reads from stdout
+	stderr *tailBuffer
+	done   chan struct{} // closed when the process has exited
+	exit   error
+}
+
+type lineOrErr struct {
+	line string
+	err  error
+}
+
+// NewExec makes an external consumer; the process starts on first use.
+func NewExec(name, command string) *Exec {
+	t := DefaultExecTimeout
+	if v, err := time.ParseDuration(os.Getenv("SFCONFORM_CONSUMER_TIMEOUT")); err == nil && v > 0 {
+		t = v
+	}
+	return &Exec{name: name, command: command, timeout: t, supports: map[string]error{}}
+}
+
+func (e *Exec) Name() string   { return e.name }
+func (e *Exec) BatchSize() int { return ExecBatch }
+
+// Peer is what the consumer said of itself in its hello (name and
+// version), once started.
+func (e *Exec) Peer() string { return e.peer }
+
+// Supports asks the consumer ("supports TARGET VERSION"); a consumer that
+// cannot be started supports nothing, for that reason.
+func (e *Exec) Supports(t target.Target, v int) error {
+	key := fmt.Sprintf("%s %d", t.Name(), v)
+	if err, ok := e.supports[key]; ok {
+		return err
+	}
+	err := e.ask("supports "+key, func(line string) error {
+		switch {
+		case line == "yes":
+			return nil
+		case strings.HasPrefix(line, "no"):
+			return errors.New(strings.TrimSpace(strings.TrimPrefix(line, "no")))
+		}
+		return protoErr("want yes or no to %q, got %q", "supports "+key, truncate(line))
+	})
+	var fail *execError
+	if errors.As(err, &fail) {
+		e.stop()
+		return fmt.Errorf("%s cannot be asked: %w", e.name, err)
+	}
+	e.supports[key] = err
+	return err
+}
+
+// Load sends the section; a refusal is returned as the consumer's reason.
+func (e *Exec) Load(img *image.Image) error {
+	e.img = img
+	return e.load()
+}
+
+func (e *Exec) load() error {
+	if err := e.start(); err != nil {
+		return err
+	}
+	if err := writeLoad(e.proc.in, e.img); err != nil {
+		return e.fail(fmt.Errorf("sending the section: %w", err))
+	}
+	line, err := e.readLine()
+	if err != nil {
+		return e.fail(err)
+	}
+	switch {
+	case line == "ok":
+		return nil
+	case strings.HasPrefix(line, "refused"):
+		return fmt.Errorf("%s refused the section: %s", e.name, strings.TrimSpace(strings.TrimPrefix(line, "refused")))
+	}
+	return e.fail(protoErr("want ok or refused after load, got %q", truncate(line)))
+}
+
+// Unwind sends one batch and reads every answer. Any failure of the
+// process is returned (the harness judges the batch ERROR) and the process
+// is restarted for the next batch.
+func (e *Exec) Unwind(steps []Step, out []Result) error {
+	if e.img == nil {
+		return errors.New("no section loaded")
+	}
+	if e.proc == nil {
+		if err := e.load(); err != nil {
+			return err
+		}
+	}
+	if err := writeSteps(e.proc.in, steps); err != nil {
+		return e.fail(fmt.Errorf("sending steps: %w", err))
+	}
+	deadline := time.Now().Add(e.timeout)
+	for i := range steps {
+		if err := e.readResult(deadline, steps[i].Index, &out[i]); err != nil {
+			return e.fail(err)
+		}
+	}
+	return nil
+}
+
+// Close asks the consumer to quit and waits for it briefly.
+func (e *Exec) Close() error {
+	if e.proc == nil {
+		return nil
+	}
+	fmt.Fprintln(e.proc.in, "quit")
+	e.proc.in.Flush()
+	e.proc.stdin.Close()
+	select {
+	case <-e.proc.done:
+	case <-time.After(2 * time.Second):
+	}
+	e.stop()
+	return nil
+}
+
+// execError is a failure of the process (not an answer of the consumer):
+// it carries the consumer's standard error.
+type execError struct {
+	err    error
+	stderr string
+}
+
+func (x *execError) Error() string {
+	if x.stderr == "" {
+		return x.err.Error()
+	}
+	return fmt.Sprintf("%v; its standard error ends with: %s", x.err, x.stderr)
+}
+
+func (x *execError) Unwrap() error { return x.err }
+
+// fail kills the process and wraps err with its standard error.
+func (e *Exec) fail(err error) error {
+	p := e.proc
+	e.stop()
+	x := &execError{err: fmt.Errorf("%s: %w", e.name, err)}
+	if p != nil {
+		x.stderr = strings.TrimSpace(p.stderr.String())
+		if p.exit != nil {
+			x.err = fmt.Errorf("%s: %w (process %v)", e.name, err, p.exit)
+		}
+	}
+	return x
+}
+
+func (e *Exec) stop() {
+	p := e.proc
+	if p == nil {
+		return
+	}
+	e.proc = nil
+	if p.cmd.Process != nil {
+		// The shell and whatever it started: a process group.
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	<-p.done
+}
+
+// start runs the command and exchanges hellos.
+func (e *Exec) start() error {
+	if e.proc != nil {
+		return nil
+	}
+	cmd := exec.Command("/bin/sh", "-c", e.command)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	p := &execProc{cmd: cmd, stdin: stdin, in: bufio.NewWriterSize(stdin, 1<<20),
+		lines: make(chan lineOrErr, 64), stderr: &tailBuffer{max: 4096}, done: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: starting %q: %w", e.name, e.command, err)
+	}
+	e.proc = p
+	go func() {
+		r := bufio.NewReaderSize(stdout, 1<<20)
+		for {
+			line, err := readLine(r)
+			p.lines <- lineOrErr{line, err}
+			if err != nil {
+				close(p.lines)
+				break
+			}
+		}
+		p.exit = cmd.Wait()
+		close(p.done)
+	}()
+	fmt.Fprintf(p.in, "hello %s %d\n", ProtocolName, ProtocolVersion)
+	if err := p.in.Flush(); err != nil {
+		return e.fail(fmt.Errorf("sending hello: %w", err))
+	}
+	line, err := e.readLine()
+	if err != nil {
+		return e.fail(fmt.Errorf("waiting for hello: %w", err))
+	}
+	f := strings.Fields(line)
+	if len(f) < 3 || f[0] != "hello" || f[1] != ProtocolName {
+		return e.fail(protoErr("want \"hello %s 1 NAME\", got %q", ProtocolName, truncate(line)))
+	}
+	if v, err := strconv.Atoi(f[2]); err != nil || v != ProtocolVersion {
+		return e.fail(protoErr("consumer speaks version %q, want %d", f[2], ProtocolVersion))
+	}
+	e.peer = strings.Join(f[3:], " ")
+	return nil
+}
+
+// ask sends one line and interprets the one-line answer.
+func (e *Exec) ask(q string, answer func(string) error) error {
+	if err := e.start(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.proc.in, q)
+	if err := e.proc.in.Flush(); err != nil {
+		return e.fail(err)
+	}
+	line, err := e.readLine()
+	if err != nil {
+		return e.fail(err)
+	}
+	if err := answer(line); errors.Is(err, ErrProtocol) {
+		return e.fail(err)
+	} else {
+		return err
+	}
+}
+
+func (e *Exec) readLine() (string, error) {
+	return e.readLineBy(time.Now().Add(e.timeout))
+}
+
+func (e *Exec) readLineBy(deadline time.Time) (string, error) {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case l, ok := <-e.proc.lines:
+		if !ok || errors.Is(l.err, io.EOF) {
+			<-e.proc.done
+			return "", errors.New("the consumer closed its output")
+		}
+		return l.line, l.err
+	case <-timer.C:
+		return "", fmt.Errorf("no answer within %v (hung?)", e.timeout)
+	}
+}
+
+// readResult reads one step's answer from the reader goroutine's lines.
+func (e *Exec) readResult(deadline time.Time, index int, out *Result) error {
+	return readResult(func() (string, error) { return e.readLineBy(deadline) }, index, out)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(p)
+	if over := t.buf.Len() - t.max; over > 0 {
+		t.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}

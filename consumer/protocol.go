@@ -1,0 +1,387 @@
+package consumer
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/sfconform/sfconform/frame"
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/target"
+)
+
+// The unwind protocol (docs/consumer-protocol.md): line-based text
+// between sfconform and an out-of-process consumer.
+const (
+	ProtocolName    = "sfconform-unwind"
+	ProtocolVersion = 1
+)
+
+// ErrProtocol is wrapped by every error about a line that does not follow
+// the protocol.
+var ErrProtocol = errors.New("unwind protocol")
+
+func protoErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrProtocol, fmt.Sprintf(format, args...))
+}
+
+// maxLine bounds one protocol line: a load of a large section is the
+// longest (two hex digits per byte).
+const maxLine = 64 << 20
+
+// readLine reads one line without its newline.
+func readLine(r *bufio.Reader) (string, error) {
+	var sb strings.Builder
+	for {
+		chunk, err := r.ReadSlice('\n')
+		sb.Write(chunk)
+		if sb.Len() > maxLine {
+			return "", protoErr("a line longer than %d bytes", maxLine)
+		}
+		switch {
+		case err == nil:
+			return strings.TrimSuffix(sb.String(), "\n"), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && sb.Len() > 0:
+			return "", protoErr("the last line has no newline: %q", truncate(sb.String()))
+		default:
+			return "", err
+		}
+	}
+}
+
+func truncate(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
+}
+
+func hexU64(s string) (uint64, error) { return strconv.ParseUint(s, 16, 64) }
+
+// writeLoad sends a section.
+func writeLoad(w *bufio.Writer, img *image.Image) error {
+	fmt.Fprintf(w, "load %s %x ", img.Target.Name(), img.SFrameAddr)
+	hexOut := hex.NewEncoder(w)
+	if _, err := hexOut.Write(img.SFrame); err != nil {
+		return err
+	}
+	w.WriteByte('\n')
+	return w.Flush()
+}
+
+// writeSteps sends one unwind batch; every step must carry a snapshot.
+func writeSteps(w *bufio.Writer, steps []Step) error {
+	fmt.Fprintf(w, "unwind %d\n", len(steps))
+	for i := range steps {
+		s := &steps[i]
+		snap := s.Snapshot
+		if snap == nil {
+			return fmt.Errorf("step %d has no stack snapshot", s.Index)
+		}
+		fmt.Fprintf(w, "step %d pc=%x", s.Index, s.Regs.PC)
+		for v := s.Regs.Valid; v != 0; v &= v - 1 {
+			r := bits.TrailingZeros64(v)
+			fmt.Fprintf(w, " %d=%x", r, s.Regs.Regs[r])
+		}
+		fmt.Fprintf(w, " stack=%x:", snap.StackAddr)
+		hex.NewEncoder(w).Write(snap.Stack)
+		w.WriteByte('\n')
+	}
+	return w.Flush()
+}
+
+// readResult reads one step's answer, a line at a time from next.
+func readResult(next func() (string, error), wantIndex int, out *Result) error {
+	line, err := next()
+	if err != nil {
+		return err
+	}
+	f := strings.SplitN(line, " ", 5)
+	if len(f) < 3 || f[0] != "result" {
+		return protoErr("want \"result INDEX NFRAMES\", got %q", truncate(line))
+	}
+	idx, err1 := strconv.Atoi(f[1])
+	n, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || n < 0 || n > 4096 {
+		return protoErr("bad result line %q", truncate(line))
+	}
+	if idx != wantIndex {
+		return protoErr("result for step %d, asked for step %d", idx, wantIndex)
+	}
+	out.Err = nil
+	if len(f) > 3 {
+		msg := ""
+		if len(f) > 4 {
+			msg = f[4]
+		}
+		switch f[3] {
+		case "noinfo":
+			out.Err = fmt.Errorf("%w: %s", frame.ErrNoInfo, msg)
+		case "failed":
+			out.Err = errors.New(msg)
+		default:
+			return protoErr("result line %q: want noinfo or failed after NFRAMES", truncate(line))
+		}
+	}
+	out.Frames = out.Frames[:0]
+	for i := 0; i < n; i++ {
+		line, err := next()
+		if err != nil {
+			return err
+		}
+		fr, err := parseFrame(line)
+		if err != nil {
+			return err
+		}
+		out.Frames = append(out.Frames, fr)
+	}
+	return nil
+}
+
+func parseFrame(line string) (frame.Frame, error) {
+	var fr frame.Frame
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "frame" {
+		return fr, protoErr("want \"frame pc=... sp=... fp=... cfa=...\", got %q", truncate(line))
+	}
+	seen := 0
+	for _, kv := range f[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			switch kv {
+			case "outermost":
+				fr.Outermost = true
+			case "partial":
+				fr.Partial = true
+			case "signal":
+				// A signal trampoline frame (protocol flag; frame.Frame
+				// gets a field for it with signal frame support).
+			default:
+				return fr, protoErr("frame line %q: unknown flag %q", truncate(line), kv)
+			}
+			continue
+		}
+		x, err := hexU64(v)
+		if err != nil {
+			return fr, protoErr("frame line %q: %s is not hexadecimal", truncate(line), kv)
+		}
+		switch k {
+		case "pc":
+			fr.PC = x
+		case "sp":
+			fr.SP = x
+		case "fp":
+			fr.FP = x
+		case "cfa":
+			fr.CFA = x
+		default:
+			return fr, protoErr("frame line %q: unknown field %q", truncate(line), k)
+		}
+		seen++
+	}
+	if seen != 4 {
+		return fr, protoErr("frame line %q: want pc, sp, fp and cfa", truncate(line))
+	}
+	return fr, nil
+}
+
+// Serve speaks the protocol's consumer side on r and w with c doing the
+// unwinding: what `sfconform serve` runs, and a reference for authors of
+// external consumers. It returns nil after "quit" or at the end of r.
+func Serve(r io.Reader, w io.Writer, c Consumer) error {
+	in := bufio.NewReaderSize(r, 1<<20)
+	out := bufio.NewWriter(w)
+	defer out.Flush()
+	line, err := readLine(in)
+	if err != nil {
+		return err
+	}
+	if f := strings.Fields(line); len(f) < 3 || f[0] != "hello" || f[1] != ProtocolName {
+		return protoErr("want \"hello %s N\", got %q", ProtocolName, truncate(line))
+	} else if v, err := strconv.Atoi(f[2]); err != nil || v < ProtocolVersion {
+		fmt.Fprintf(out, "refused this consumer speaks %s %d\n", ProtocolName, ProtocolVersion)
+		return protoErr("version %q offered", f[2])
+	}
+	fmt.Fprintf(out, "hello %s %d %s\n", ProtocolName, ProtocolVersion, c.Name())
+	out.Flush()
+	var loaded, bigEndian bool
+	results := make([]Result, 1)
+	for {
+		line, err := readLine(in)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		cmd, rest, _ := strings.Cut(line, " ")
+		switch cmd {
+		case "quit":
+			return nil
+		case "supports":
+			f := strings.Fields(rest)
+			if len(f) != 2 {
+				return protoErr("want \"supports TARGET VERSION\", got %q", truncate(line))
+			}
+			t, err := target.Parse(f[0])
+			v, verr := strconv.Atoi(f[1])
+			switch {
+			case err != nil:
+				fmt.Fprintf(out, "no %v\n", err)
+			case verr != nil:
+				return protoErr("supports: version %q", f[1])
+			default:
+				if err := c.Supports(t, v); err != nil {
+					fmt.Fprintf(out, "no %s\n", oneLine(err.Error()))
+				} else {
+					fmt.Fprintln(out, "yes")
+				}
+			}
+		case "load":
+			img, err := parseLoad(rest)
+			if err != nil {
+				return err
+			}
+			bigEndian = img.Target.ByteOrder() == binary.BigEndian
+			if err := c.Load(img); err != nil {
+				loaded = false
+				fmt.Fprintf(out, "refused %s\n", oneLine(err.Error()))
+			} else {
+				loaded = true
+				fmt.Fprintln(out, "ok")
+			}
+		case "unwind":
+			n, err := strconv.Atoi(rest)
+			if err != nil || n < 0 {
+				return protoErr("want \"unwind N\", got %q", truncate(line))
+			}
+			for i := 0; i < n; i++ {
+				line, err := readLine(in)
+				if err != nil {
+					return err
+				}
+				st, err := parseStep(line, bigEndian)
+				if err != nil {
+					return err
+				}
+				results[0].Frames, results[0].Err = results[0].Frames[:0], nil
+				if !loaded {
+					results[0].Err = errors.New("no section loaded")
+				} else if err := c.Unwind([]Step{st}, results); err != nil {
+					results[0].Frames, results[0].Err = results[0].Frames[:0], err
+				}
+				writeResult(out, st.Index, &results[0])
+			}
+		default:
+			return protoErr("unknown command %q", truncate(line))
+		}
+		if err := out.Flush(); err != nil {
+			return err
+		}
+	}
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ") }
+
+func writeResult(w *bufio.Writer, index int, r *Result) {
+	fmt.Fprintf(w, "result %d %d", index, len(r.Frames))
+	if r.Err != nil {
+		kind := "failed"
+		if errors.Is(r.Err, frame.ErrNoInfo) {
+			kind = "noinfo"
+		}
+		fmt.Fprintf(w, " %s %s", kind, oneLine(r.Err.Error()))
+	}
+	w.WriteByte('\n')
+	for _, f := range r.Frames {
+		fmt.Fprintf(w, "frame pc=%x sp=%x fp=%x cfa=%x", f.PC, f.SP, f.FP, f.CFA)
+		if f.Outermost {
+			w.WriteString(" outermost")
+		}
+		if f.Partial {
+			w.WriteString(" partial")
+		}
+		w.WriteByte('\n')
+	}
+}
+
+func parseLoad(rest string) (*image.Image, error) {
+	f := strings.Fields(rest)
+	if len(f) != 3 {
+		return nil, protoErr("want \"load TARGET ADDR HEXBYTES\"")
+	}
+	t, err := target.Parse(f[0])
+	if err != nil {
+		return nil, protoErr("load: %v", err)
+	}
+	addr, err := hexU64(f[1])
+	if err != nil {
+		return nil, protoErr("load: address %q", f[1])
+	}
+	sec, err := hex.DecodeString(f[2])
+	if err != nil {
+		return nil, protoErr("load: section bytes: %v", err)
+	}
+	return &image.Image{Target: t, SFrame: sec, SFrameAddr: addr}, nil
+}
+
+func parseStep(line string, bigEndian bool) (Step, error) {
+	f := strings.Fields(line)
+	if len(f) < 4 || f[0] != "step" {
+		return Step{}, protoErr("want \"step INDEX pc=... REG=... stack=ADDR:HEX\", got %q", truncate(line))
+	}
+	idx, err := strconv.Atoi(f[1])
+	if err != nil {
+		return Step{}, protoErr("step index %q", f[1])
+	}
+	snap := &machine.Snapshot{BigEndian: bigEndian}
+	havePC, haveStack := false, false
+	for _, kv := range f[2:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return Step{}, protoErr("step %d: %q is not NAME=VALUE", idx, kv)
+		}
+		switch {
+		case k == "pc":
+			if snap.Regs.PC, err = hexU64(v); err != nil {
+				return Step{}, protoErr("step %d: pc %q", idx, v)
+			}
+			havePC = true
+		case k == "stack":
+			a, b, ok := strings.Cut(v, ":")
+			if !ok {
+				return Step{}, protoErr("step %d: stack %q is not ADDR:HEX", idx, truncate(v))
+			}
+			if snap.StackAddr, err = hexU64(a); err != nil {
+				return Step{}, protoErr("step %d: stack address %q", idx, a)
+			}
+			if snap.Stack, err = hex.DecodeString(b); err != nil {
+				return Step{}, protoErr("step %d: stack bytes: %v", idx, err)
+			}
+			haveStack = true
+		default:
+			r, err := strconv.Atoi(k)
+			if err != nil || r < 0 || r >= machine.MaxReg {
+				return Step{}, protoErr("step %d: register %q", idx, k)
+			}
+			x, err := hexU64(v)
+			if err != nil {
+				return Step{}, protoErr("step %d: register %d value %q", idx, r, v)
+			}
+			snap.Regs.Set(r, x)
+		}
+	}
+	if !havePC || !haveStack {
+		return Step{}, protoErr("step %d: pc= and stack= are required", idx)
+	}
+	return Step{Index: idx, Regs: &snap.Regs, Mem: snap, Snapshot: snap}, nil
+}
