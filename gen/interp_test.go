@@ -103,7 +103,8 @@ func (m *machine) fpName() string {
 func dwarfName(abi target.Target, r int) string {
 	switch abi {
 	case target.X86_64:
-		return map[int]string{0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp"}[r]
+		return map[int]string{0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp",
+			8: "r8", 9: "r9", 10: "r10", 11: "r11", 12: "r12", 13: "r13", 14: "r14", 15: "r15"}[r]
 	case target.S390X:
 		return fmt.Sprintf("r%d", r)
 	}
