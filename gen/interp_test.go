@@ -248,8 +248,9 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			t.Fatalf("%s seed %d: pc 0x%x is not the start of any instruction gen made", p.Target.Name(), p.Seed, m.pc)
 		}
 		f, in := cur.f, cur.in
+		pc := m.pc // the step below moves m.pc before a failure message reads it
 		where := lazy(func() string {
-			return fmt.Sprintf("%s seed %d: %s+0x%x %q (gen %q)", p.Target.Name(), p.Seed, f.Name, m.pc-f.Addr, text, in.Text)
+			return fmt.Sprintf("%s seed %d: %s+0x%x %q (gen %q)", p.Target.Name(), p.Seed, f.Name, pc-f.Addr, text, in.Text)
 		})
 		if len(stack) == 0 {
 			if in.Row.RA.Kind != sframe.RuleUndefined || in.Row.CFA.Kind != sframe.RuleUndefined {
