@@ -44,11 +44,8 @@ func amd64Target() *isa {
 
 		typeDirective: "@function",
 		regName:       x86DwarfName,
-		callOK: func(st *frame) error {
-			// SP is 16-byte aligned at a call: CFA = SP at the caller's call + 8 + 8.
-			return alignErr(st.spOff, 16)
-		},
-		testBranch: x86TestBranch,
+		callOK:        x86CallOK,
+		testBranch:    x86TestBranch,
 		call: func(b *builder, fn string) {
 			b.jump(&branch{target: fn, text: "call " + fn, size: func(bool) int { return 5 },
 				enc: func(pc, tgt uint64, _ bool) ([]byte, error) { return x86Rel32([]byte{0xe8}, pc, tgt) }})
@@ -67,6 +64,7 @@ func amd64Target() *isa {
 			b.insn([]byte{0x83, 0xe8, 0x01}, "sub $0x1,%%eax")
 			x86Jcc(b, 5, l)
 		},
+		own: amd64Own,
 	}
 	t.prims = prims{
 		fpSetup:     x86FPSetup,
@@ -98,6 +96,26 @@ func amd64Target() *isa {
 		tailJump:  x86Jmp,
 	}
 	return t
+}
+
+// x86CallOK: the RA is in its slot at CFA-8 (an unwinder reads it there
+// in every frame; a register would not survive the callee), the CFA is
+// based on SP or FP (any other register is known in the topmost frame
+// only and a callee may clobber it), and SP is 16-byte aligned (psABI
+// 3.2.2): CFA - SP is a multiple of 16, the CFA being the caller's SP at
+// its own call + 8 + 8; while SP is lost, the distance below an SP known
+// to be 16-aligned is.
+func x86CallOK(st *frame) error {
+	if st.ra != savedAt(-8) {
+		return fmt.Errorf("the return address is not in its slot at CFA-8 (rule %+v)", st.ra)
+	}
+	if st.cfaReg != target.RegX86SP && st.cfaReg != target.RegX86FP {
+		return fmt.Errorf("the CFA is based on %s, which only the topmost frame knows", x86DwarfName(st.cfaReg))
+	}
+	if st.spLost && st.spAlign%16 != 0 {
+		return fmt.Errorf("SP is only known to be %d-byte aligned", st.spAlign)
+	}
+	return alignErr(st.spOff, 16)
 }
 
 // x86DwarfNames are the registers by DWARF number (psABI figure 3.36),

@@ -50,10 +50,10 @@ type frame struct {
 	cfaReg   int
 	cfaOff   int64
 	cfaDeref bool  // CFA = *(cfaReg + cfaOff), as after a DRAP prologue
-	spOff    int64 // CFA - SP, valid unless spLost
+	spOff    int64 // CFA - SP; while spLost, how far SP is below the SP spLose left
 	// spLost: SP is no fixed distance from the CFA any more (realigned,
-	// dynamically allocated); spAlign then says what SP is known to be a
-	// multiple of, for call legality.
+	// dynamically allocated); spAlign then says what the SP spLose left
+	// is known to be a multiple of, for call legality.
 	spLost  bool
 	spAlign int64
 	fpOff   int64 // CFA - FP, valid while the FP locates the frame
@@ -168,11 +168,13 @@ func (b *builder) cfaLoadedFrom(reg int, off int64) {
 // spLose records that SP is no longer a known distance from the CFA (an
 // and with an alignment mask, a dynamic allocation); align is what SP is
 // known to be a multiple of afterwards. The CFA must not be SP-based.
+// Pushes and allocations after it keep counting in spOff, from 0 at this
+// SP, so that the alignment at a later call is still known.
 func (b *builder) spLose(align int64) {
 	if b.st.cfaReg == b.t.sp && !b.st.cfaDeref {
 		panic(fmt.Sprintf("gen: %s: SP lost while the CFA is based on it", b.name))
 	}
-	b.st.spLost, b.st.spAlign = true, align
+	b.st.spLost, b.st.spAlign, b.st.spOff = true, align, 0
 }
 
 // spFound records SP = CFA - spOff again (restored from a register).
@@ -203,7 +205,7 @@ func (b *builder) spFromFP(add int64) {
 	if b.st.cfaReg != b.t.fp {
 		panic(fmt.Sprintf("gen: %s: SP restored from FP without a frame pointer", b.name))
 	}
-	b.st.spOff = b.st.fpOff - add
+	b.st.spOff, b.st.spLost = b.st.fpOff-add, false
 	b.st.cfaReg, b.st.cfaOff = b.t.sp, b.st.spOff
 }
 

@@ -103,7 +103,8 @@ func (m *machine) fpName() string {
 func dwarfName(abi target.Target, r int) string {
 	switch abi {
 	case target.X86_64:
-		return map[int]string{0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp"}[r]
+		return map[int]string{0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp",
+			8: "r8", 9: "r9", 10: "r10", 11: "r11", 12: "r12", 13: "r13", 14: "r14", 15: "r15"}[r]
 	case target.S390X:
 		return fmt.Sprintf("r%d", r)
 	}
@@ -247,8 +248,9 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			t.Fatalf("%s seed %d: pc 0x%x is not the start of any instruction gen made", p.Target.Name(), p.Seed, m.pc)
 		}
 		f, in := cur.f, cur.in
+		pc := m.pc // the step below moves m.pc before a failure message reads it
 		where := lazy(func() string {
-			return fmt.Sprintf("%s seed %d: %s+0x%x %q (gen %q)", p.Target.Name(), p.Seed, f.Name, m.pc-f.Addr, text, in.Text)
+			return fmt.Sprintf("%s seed %d: %s+0x%x %q (gen %q)", p.Target.Name(), p.Seed, f.Name, pc-f.Addr, text, in.Text)
 		})
 		if len(stack) == 0 {
 			if in.Row.RA.Kind != sframe.RuleUndefined || in.Row.CFA.Kind != sframe.RuleUndefined {

@@ -1,6 +1,7 @@
 package gen_test
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -11,9 +12,8 @@ func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64
 	case "nop":
 	case "hlt":
 		return ctlHalt, 0
-	case "push":
-		r, _ := x86Reg(ops[0])
-		m.push(m.reg[r])
+	case "push", "pushq":
+		m.push(m.x86Src(ops[0]))
 	case "pop":
 		r, _ := x86Reg(ops[0])
 		m.reg[r] = m.pop()
@@ -26,28 +26,33 @@ func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64
 		m.push(next)
 		return ctlCall, num(ops[0])
 	case "jmp", "jmpq":
+		if r, ok := strings.CutPrefix(ops[0], "*"); ok {
+			// gen's only indirect jump returns through the register the
+			// return address was popped into; run checks that it goes to
+			// the return address.
+			return ctlRet, m.x86Src(r)
+		}
 		return ctlJump, num(ops[0])
 	case "je", "jne":
 		if m.zf == (mn == "je") {
 			return ctlJump, num(ops[0])
 		}
+	case "lea":
+		dst, _ := x86Reg(ops[1])
+		m.reg[dst] = m.x86Addr(ops[0])
 	case "mov", "add", "sub", "and", "xor", "test":
-		dst, half := x86Reg(ops[1])
-		var src uint64
-		switch {
-		case strings.HasPrefix(ops[0], "$"):
-			src = num(ops[0])
-		case memRef.MatchString(ops[0]):
-			mm := memRef.FindStringSubmatch(ops[0])
-			var disp uint64
-			if mm[1] != "" {
-				disp = num(mm[1])
+		src := m.x86Src(ops[0])
+		if memRef.MatchString(ops[1]) {
+			if mn != "mov" {
+				panic("x86-64 memory destination the interpreter does not know: " + mn)
 			}
-			src = m.mem[m.reg[mm[2]]+disp]
-		default:
-			r, _ := x86Reg(ops[0])
-			src = m.reg[r]
+			if r, half := x86Reg(ops[0]); half || !strings.HasPrefix(ops[0], "%") {
+				panic(fmt.Sprintf("x86-64 store of a 32-bit or immediate value (%s) to the interpreter's 64-bit words", r))
+			}
+			m.mem[m.x86Addr(ops[1])] = src
+			return ctlNext, 0
 		}
+		dst, half := x86Reg(ops[1])
 		v := m.reg[dst]
 		switch mn {
 		case "mov":
@@ -73,4 +78,39 @@ func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64
 		panic("x86-64 instruction the interpreter does not know: " + mn)
 	}
 	return ctlNext, 0
+}
+
+// x86Addr is the address a memory operand disp(%base) names. The
+// interpreter's memory holds 64-bit words at 8-byte aligned addresses, as
+// every stack access gen makes is; anything else would alias silently.
+func (m *machine) x86Addr(op string) uint64 {
+	mm := memRef.FindStringSubmatch(op)
+	if mm == nil {
+		panic("not an x86-64 memory operand: " + op)
+	}
+	var disp uint64
+	if mm[1] != "" {
+		disp = num(mm[1])
+	}
+	a := m.reg[mm[2]] + disp
+	if a%8 != 0 {
+		panic(fmt.Sprintf("x86-64 memory access at 0x%x (%s), not 8-byte aligned", a, op))
+	}
+	return a
+}
+
+// x86Src is the value of a source operand: immediate, memory or register
+// (a 32-bit register reads its low half).
+func (m *machine) x86Src(op string) uint64 {
+	switch {
+	case strings.HasPrefix(op, "$"):
+		return num(op)
+	case memRef.MatchString(op):
+		return m.mem[m.x86Addr(op)]
+	}
+	r, half := x86Reg(op)
+	if half {
+		return m.reg[r] & 0xffffffff
+	}
+	return m.reg[r]
 }
