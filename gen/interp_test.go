@@ -105,7 +105,7 @@ func dwarfName(abi target.Target, r int) string {
 	case target.X86_64:
 		return map[int]string{0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp"}[r]
 	case target.S390X:
-		return fmt.Sprintf("r%d", r)
+		return s390xDwarfName(r)
 	}
 	if r == 31 {
 		return "sp"
