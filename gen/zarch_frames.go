@@ -14,6 +14,7 @@ func zarchPatterns() []*pattern {
 		{name: "cfa-edges", doc: "CFA offsets whose stored words (offset-160)/8 are 127, 128, -128, -129, 32767, 32768: the edges of 1-, 2- and 4-byte data words", calls: true, build: zCFAEdges},
 		{name: "leaf-r14", doc: "leaf allocating a frame without saving %r14: the RA stays in the register, the CFA moves with SP", build: zLeafR14},
 		{name: "fp-without-ra", doc: "leaf saving the FP (%r11) on the stack but not the RA, which stays in %r14: SFrame's RA padding word", build: zFPWithoutRA},
+		{name: "fpr-save", doc: "GCC leaf saving %r14 and %r11 (and %r15) in FPRs with ldgr/lgdr: RA and FP rules naming registers 16-23", build: zFPRSave},
 	}
 }
 
