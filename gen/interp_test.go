@@ -194,6 +194,7 @@ func (m *machine) eval(r sframe.Rule, cfa uint64, same string) (uint64, bool) {
 
 type runStats struct {
 	steps, maxDepth int
+	minSP           uint64 // the lowest SP the run reached
 }
 
 // run executes p and checks every row; it returns execution statistics.
@@ -223,7 +224,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		}
 	}
 	var stack []truth
-	var st runStats
+	st := runStats{minSP: m.reg[m.spName()]}
 	raSame := ""
 	if p.Target != target.X86_64 {
 		raSame = m.raName()
@@ -277,6 +278,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		next := m.pc + uint64(n)
 		spBefore := m.reg[m.spName()]
 		ctl, tgt := m.step(text, next)
+		st.minSP = min(st.minSP, m.reg[m.spName()])
 		switch ctl {
 		case ctlNext:
 			m.pc = next

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/target"
 )
 
 // The interpreter's s390x instructions, in the disassembler's syntax.
@@ -90,4 +94,31 @@ func (m *machine) stepS390x(mn string, ops []string, next uint64) (control, uint
 		panic("s390x instruction the interpreter does not know: " + mn)
 	}
 	return ctlNext, 0
+}
+
+// TestS390XStackFits runs deep s390x programs, whose frames reach 256
+// KiB, and requires their stack to fit the emulator's: 1 MiB
+// (emu.StackSize) less the 4 KiB above the initial SP (emu.InitialSP).
+func TestS390XStackFits(t *testing.T) {
+	t.Parallel()
+	const room = 1<<20 - 4096
+	deepest := uint64(0)
+	for _, seed := range testSeeds(t, 10) {
+		for _, opt := range []gen.Options{
+			{Funcs: 40, MaxDepth: 40},
+			{Funcs: 40, MaxDepth: 40, Patterns: []string{"lay"}},
+			{Funcs: 12, MaxDepth: 6, Patterns: []string{"lay", "cfa-edges"}},
+		} {
+			p, err := gen.Generate(target.S390X, seed, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			used := stackTop - 0x24 - run(t, p, p.Args).minSP
+			deepest = max(deepest, used)
+			if used > room {
+				t.Errorf("seed %d %+v: the stack reaches %d bytes below the initial SP, the emulator has %d", seed, opt, used, room)
+			}
+		}
+	}
+	t.Logf("deepest stack: %d bytes", deepest)
 }

@@ -18,6 +18,16 @@ func zarchPatterns() []*pattern {
 	}
 }
 
+// zLargeLevels bounds the stack the s390x patterns use whatever the call
+// depth: frames of up to 96 KiB that call (lay) come only in the first
+// four levels of the call graph, and the larger ones (cfa-edges' 256 KiB,
+// leaf-r14's 96 KiB) only in functions that call nothing, of which one at
+// a time is on the stack. With every other frame at most 1.2 KiB (a
+// cfa-edges frame that calls) that is about 4*96 + 256 KiB + 1.2 KiB a
+// level, inside the emulator's 1 MiB stack (emu.StackSize) up to hundreds
+// of levels (TestS390XStackFits).
+const zLargeLevels = 4
+
 // zFirstSaved picks the first register of a stmg ...,%r15 prologue: the
 // RA only, the FP and RA, or every callee-saved register.
 func zFirstSaved(b *builder) int { return []int{zR14, zR11, 6}[b.rng.IntN(3)] }
@@ -57,9 +67,8 @@ func zLayFrame(b *builder, f *plan) {
 	first := zFirstSaved(b)
 	zStoreRange(b, first, zR15)
 	n := zSaveArea + 8*int64(b.rng.IntN(32))
-	if b.rng.IntN(2) == 0 {
-		// 32768..98296: no aghi can allocate it. The deepest default
-		// chain (4 levels) stays far inside the emulator's 1 MiB stack.
+	if f.level <= zLargeLevels && b.rng.IntN(2) == 0 {
+		// 32768..98296: no aghi can allocate it.
 		n = 1<<15 + 8*int64(b.rng.IntN(1<<13))
 	}
 	zLay(b, zR15, zR15, -n)
