@@ -38,6 +38,15 @@ func (m *machine) stepS390x(mn string, ops []string, next uint64) (control, uint
 		}
 		return m.reg[mm[2]] + d
 	}
+	// load reads a word a store of this run wrote: a load from anywhere
+	// else is a wrong displacement, not a zero.
+	load := func(a uint64) uint64 {
+		v, ok := m.mem[a]
+		if !ok {
+			panic(fmt.Sprintf("s390x %s loads from 0x%x, which nothing stored to", mn, a))
+		}
+		return v
+	}
 	switch mn {
 	case "nopr":
 	case "svc":
@@ -78,7 +87,7 @@ func (m *machine) stepS390x(mn string, ops []string, next uint64) (control, uint
 	case "stg", "std":
 		m.mem[addr(ops[1])] = m.reg[r(ops[0])]
 	case "lg":
-		m.reg[r(ops[0])] = m.mem[addr(ops[1])]
+		m.reg[r(ops[0])] = load(addr(ops[1]))
 	case "stmg", "lmg":
 		a := addr(ops[2])
 		for i := rnum(ops[0]); i <= rnum(ops[1]); i++ {
@@ -86,7 +95,7 @@ func (m *machine) stepS390x(mn string, ops []string, next uint64) (control, uint
 			if mn == "stmg" {
 				m.mem[a] = m.reg[name]
 			} else {
-				m.reg[name] = m.mem[a]
+				m.reg[name] = load(a)
 			}
 			a += 8
 		}
