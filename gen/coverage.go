@@ -20,6 +20,11 @@ type Coverage struct {
 	Kinds           map[string]int // steps per rule kind (RuleKinds)
 	Shapes          map[string]int // executed occurrences of program shapes (see Add)
 	PatternsRun     map[string]int // functions executed per pattern
+	// Version, when set, is the SFrame version whose data word sizes Add
+	// also counts as kinds: "words:1B", "words:2B", "words:4B" (the size
+	// sframe.Encode gives the executed row's FRE) and "words:none" (an
+	// FRE without data words: the outermost frame).
+	Version int
 }
 
 // NewCoverage returns an empty tally.
@@ -93,6 +98,7 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 	funcRun := map[int]bool{}
 	insnRun := map[loc]bool{}
 	rowRun := map[[2]int]bool{}
+	words := map[[2]int]string{}
 	for _, pc := range executed {
 		l, ok := at[pc]
 		if !ok {
@@ -111,6 +117,15 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 		}
 		r := sort.Search(len(f.Rows), func(k int) bool { return f.Rows[k].Start > in.Off }) - 1
 		rowRun[[2]int{l.f, r}] = true
+		if c.Version != 0 {
+			k := [2]int{l.f, r}
+			w, ok := words[k]
+			if !ok {
+				w = wordsKind(p.rowWordSize(f.Rows[r], c.Version))
+				words[k] = w
+			}
+			c.Kinds[w]++
+		}
 		if in.Call {
 			c.Shapes["call"]++
 			if l.i == len(f.Insns)-1 {
@@ -123,4 +138,42 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 	c.FuncsRun += len(funcRun)
 	c.InsnsRun += len(insnRun)
 	c.RowsRun += len(rowRun)
+}
+
+func wordsKind(size int, err error) string {
+	switch {
+	case err != nil:
+		return "words:unencodable"
+	case size == 0:
+		return "words:none"
+	}
+	return fmt.Sprintf("words:%dB", size)
+}
+
+// rowWordSize is the size in bytes of the data words sframe.Encode writes
+// for row r in SFrame version v, in an FDE of the type GNU as would give
+// it; 0 when the FRE has no data words.
+func (p *Program) rowWordSize(r sframe.Row, v int) (int, error) {
+	abi := sframe.ABI(p.Target)
+	fixedFP, fixedRA := sframe.DefaultFixedOffsets(abi)
+	opt := sframe.EncodeOptions{Version: sframe.Version(v), ABI: abi, CFAFixedFP: fixedFP, CFAFixedRA: fixedRA}
+	r.Start = 0
+	fde := sframe.FDE{Start: 0x1000, Size: 1, Rows: []sframe.Row{r}}
+	fde.Type = sframe.ChooseFDEType(&fde, opt)
+	sec, err := sframe.Encode([]sframe.FDE{fde}, opt)
+	if err != nil {
+		return 0, err
+	}
+	// The only FRE starts the FRE sub-section (header field freoff, from
+	// the header's end), after the function's attribute in version 3;
+	// its info byte follows a 1-byte start offset.
+	at := sframe.HeaderSize + int(abi.ByteOrder().Uint32(sec[24:])) + 1
+	if v == 3 {
+		at += 5
+	}
+	info := sec[at]
+	if info>>1&0xf == 0 {
+		return 0, nil
+	}
+	return 1 << (info >> 5 & 3), nil
 }

@@ -106,7 +106,7 @@ func dwarfName(abi target.Target, r int) string {
 		return map[int]string{0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp",
 			8: "r8", 9: "r9", 10: "r10", 11: "r11", 12: "r12", 13: "r13", 14: "r14", 15: "r15"}[r]
 	case target.S390X:
-		return fmt.Sprintf("r%d", r)
+		return s390xDwarfName(r)
 	}
 	if r == 31 {
 		return "sp"
@@ -195,6 +195,7 @@ func (m *machine) eval(r sframe.Rule, cfa uint64, same string) (uint64, bool) {
 
 type runStats struct {
 	steps, maxDepth int
+	minSP           uint64 // the lowest SP the run reached
 }
 
 // run executes p and checks every row; it returns execution statistics.
@@ -224,7 +225,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		}
 	}
 	var stack []truth
-	var st runStats
+	st := runStats{minSP: m.reg[m.spName()]}
 	raSame := ""
 	if p.Target != target.X86_64 {
 		raSame = m.raName()
@@ -279,6 +280,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		next := m.pc + uint64(n)
 		spBefore := m.reg[m.spName()]
 		ctl, tgt := m.step(text, next)
+		st.minSP = min(st.minSP, m.reg[m.spName()])
 		switch ctl {
 		case ctlNext:
 			m.pc = next

@@ -129,6 +129,7 @@ func s390xTarget() *isa {
 		ret:      zRet,
 		tailJump: func(b *builder, fn string) { zLong(b, 0xf4, "jg ", fn) },
 	}
+	t.own = zarchPatterns()
 	return t
 }
 
@@ -247,5 +248,211 @@ func zFiller(b *builder) {
 		zAghi(b, zR1, int64(1+b.rng.IntN(1000)))
 	default:
 		b.insn([]byte{0x07, 0x07}, "nopr %%r7")
+	}
+}
+
+// The instructions the s390x-only patterns add (zarch_*.go). Each records
+// what it does to the frame, as zAghi and zSave do.
+
+// zDisp20 checks a long (20-bit signed) displacement and splits it into
+// the DL and DH fields of an RXY or RSY instruction.
+func zDisp20(d int64) (dl uint32, dh byte) {
+	if d < -1<<19 || d >= 1<<19 {
+		panic(fmt.Sprintf("gen: displacement %d does not fit 20 bits", d))
+	}
+	return uint32(d) & 0xfff, byte(d >> 12)
+}
+
+// zRXY emits an RXY instruction (e3 .. op) with no index register.
+func zRXY(b *builder, op byte, text string, r1, base int, d int64) {
+	dl, dh := zDisp20(d)
+	b.insn([]byte{0xe3, byte(r1 << 4), byte(base<<4) | byte(dl>>8), byte(dl), dh, op}, "%s", text)
+}
+
+// zStg stores GPR r at d(base). Storing %r11 into its slot is the FP's
+// save; other stores (the back chain, %r15 into its slot) change no rule.
+func zStg(b *builder, r, base int, d int64) {
+	zRXY(b, 0x24, fmt.Sprintf("stg %%r%d,%d(%%r%d)", r, d, base), r, base, d)
+	if r == zR11 && base == zR15 && d == b.st.spOff-zSaveArea+zSlot(zR11) {
+		b.saveFP(d)
+	}
+}
+
+// zLg loads GPR r from d(base): %r11 gets the caller's FP back, %r15 its
+// value at entry (the caller's SP, from its slot).
+func zLg(b *builder, r, base int, d int64) {
+	zRXY(b, 0x04, fmt.Sprintf("lg %%r%d,%d(%%r%d)", r, d, base), r, base, d)
+	switch r {
+	case zR11:
+		b.restoreFP()
+	case zR15:
+		b.spReload()
+	}
+}
+
+// zLay emits lay r1,d(base): SP moved (r1 = base = %r15), SP set from the
+// FP (%r15 from %r11) or the FP set from SP (%r11 from %r15).
+func zLay(b *builder, r1, base int, d int64) {
+	zRXY(b, 0x71, fmt.Sprintf("lay %%r%d,%d(%%r%d)", r1, d, base), r1, base, d)
+	zAddressOf(b, r1, base, d)
+}
+
+// zLa emits la r1,d(base), d a 12-bit unsigned displacement.
+func zLa(b *builder, r1, base int, d int64) {
+	if d < 0 || d > 0xfff {
+		panic(fmt.Sprintf("gen: la displacement %d out of range", d))
+	}
+	b.insn([]byte{0x41, byte(r1 << 4), byte(base<<4) | byte(d>>8), byte(d)}, "la %%r%d,%d(%%r%d)", r1, d, base)
+	zAddressOf(b, r1, base, d)
+}
+
+func zAddressOf(b *builder, r1, base int, d int64) {
+	switch {
+	case r1 == zR15 && base == zR15:
+		b.sp(d)
+	case r1 == zR15 && base == zR11:
+		b.spFromFP(d)
+	case r1 == zR11 && base == zR15:
+		b.fpFromSP(d)
+	default:
+		panic(fmt.Sprintf("gen: no frame effect for %%r%d = %d(%%r%d)", r1, d, base))
+	}
+}
+
+// zLgr emits lgr r1,r2. Only the moves the patterns make are allowed: the
+// FP from SP, SP from the FP, or a copy of SP into a scratch register
+// (%r1, or %r14 once the RA is saved: GCC's back chain).
+func zLgr(b *builder, r1, r2 int) {
+	b.insn([]byte{0xb9, 0x04, 0x00, byte(r1<<4 | r2)}, "lgr %%r%d,%%r%d", r1, r2)
+	switch {
+	case r1 == zR11 && r2 == zR15:
+		b.fpFromSP(0)
+	case r1 == zR15 && r2 == zR11:
+		b.spFromFP(0)
+	case r2 == zR15 && (r1 == zR1 || r1 == zR14):
+		zClobbers(b, r1)
+	default:
+		panic(fmt.Sprintf("gen: no frame effect for lgr %%r%d,%%r%d", r1, r2))
+	}
+}
+
+// zClobbers panics when register r still holds what a rule says the
+// caller needs from it.
+func zClobbers(b *builder, r int) {
+	if r == zR14 && b.st.ra.Kind == sframe.RuleSame {
+		panic(fmt.Sprintf("gen: %s: %%r14 overwritten while it holds the return address", b.name))
+	}
+	if r == zR11 && b.st.fp.Kind == sframe.RuleSame {
+		panic(fmt.Sprintf("gen: %s: %%r11 overwritten while it holds the caller's FP", b.name))
+	}
+}
+
+// zScratch writes a random value to GPR r, as code that needs one more
+// register does; r must be saved.
+func zScratch(b *builder, r int) {
+	zClobbers(b, r)
+	zLghi(b, r, int16(b.rng.Uint32()))
+}
+
+// zLdgr copies GPR r into FPR f (ldgr): the RA (%r14) or the caller's FP
+// (%r11) is then in f, as GCC saves them in leaf functions; SP (%r15)
+// saved there changes no rule.
+func zLdgr(b *builder, f, r int) {
+	b.insn([]byte{0xb3, 0xc1, 0x00, byte(f<<4 | r)}, "ldgr %%f%d,%%r%d", f, r)
+	switch r {
+	case zR14:
+		b.raIn(zDwarfFPR(f))
+	case zR11:
+		b.fpIn(zDwarfFPR(f))
+	}
+}
+
+// zLgdr copies FPR f back into GPR r (lgdr).
+func zLgdr(b *builder, r, f int) {
+	b.insn([]byte{0xb3, 0xcd, 0x00, byte(r<<4 | f)}, "lgdr %%r%d,%%f%d", r, f)
+	switch r {
+	case zR14:
+		b.restoreRA()
+	case zR11:
+		b.restoreFP()
+	case zR15:
+		b.spReload()
+	}
+}
+
+// zStd stores FPR f at d(base), d a 12-bit unsigned displacement: the
+// back chain when the old SP was saved in f.
+func zStd(b *builder, f, base int, d int64) {
+	b.insn([]byte{0x60, byte(f << 4), byte(base<<4) | byte(d>>8), byte(d)}, "std %%f%d,%d(%%r%d)", f, d, base)
+}
+
+// zLogicalImm emits slgfi (grow) or algfi (shrink) of %r15 by n, the
+// 32-bit unsigned immediates GCC uses past lay's range.
+func zLogicalImm(b *builder, delta int64) {
+	op, mnem, n := byte(0xa), "algfi", delta
+	if delta < 0 {
+		op, mnem, n = 0x4, "slgfi", -delta
+	}
+	b.insn(binary.BigEndian.AppendUint32([]byte{0xc2, zR15<<4 | op}, uint32(n)), "%s %%r15,%d", mnem, n)
+	b.sp(delta)
+}
+
+// zAdjust moves SP by delta in one of the forms GCC uses: aghi where the
+// immediate fits 16 bits, lay within 20 bits, slgfi/algfi beyond.
+func zAdjust(b *builder, delta int64) {
+	fits16 := delta >= -1<<15 && delta < 1<<15
+	fits20 := delta >= -1<<19 && delta < 1<<19
+	switch {
+	case fits16 && b.rng.IntN(2) == 0:
+		zAghi(b, zR15, delta)
+	case fits16 || (fits20 && b.rng.IntN(4) != 0):
+		zLay(b, zR15, zR15, delta)
+	default:
+		zLogicalImm(b, delta)
+	}
+}
+
+// zStoreRange stores r1..r3 into their slots of the caller's register
+// save area, addressed from %r15 (stg for one register, as GCC does).
+func zStoreRange(b *builder, r1, r3 int) {
+	d := b.st.spOff - zSaveArea + zSlot(r1)
+	if r1 == r3 {
+		zStg(b, r1, zR15, d)
+		return
+	}
+	zMulti(b, false, r1, r3, zR15, d)
+	if r1 <= zR11 && zR11 <= r3 {
+		b.saveFP(d + zSlot(zR11) - zSlot(r1))
+	}
+	if r1 <= zR14 && zR14 <= r3 {
+		b.saveRA(d + zSlot(zR14) - zSlot(r1))
+	}
+}
+
+// zLoadRange reloads r1..r3 from their slots, addressed from base (%r15
+// or %r11).
+func zLoadRange(b *builder, r1, r3, base int) {
+	var d int64
+	switch base {
+	case zR15:
+		d = b.st.spOff - zSaveArea + zSlot(r1)
+	case zR11:
+		d = b.st.fpOff - zSaveArea + zSlot(r1)
+	default:
+		panic("gen: save area addressed from neither SP nor FP")
+	}
+	if r1 == r3 {
+		zLg(b, r1, base, d)
+		return
+	}
+	zMulti(b, true, r1, r3, base, d)
+	if r3 == zR15 {
+		b.spReload()
+	}
+	if r1 <= zR11 && zR11 <= r3 {
+		b.restoreFP()
+	}
+	if r1 <= zR14 && zR14 <= r3 {
+		b.restoreRA()
 	}
 }

@@ -22,7 +22,9 @@ const coverageUsage = `usage: sfconform coverage [--programs N] [--producer NAME
 Generates the default mix of programs the producer's SFrame version can
 express, runs every path of each, and reports per target the share of
 functions, instructions and rows executed, how many executed instructions
-had each kind of unwind rule, and program shapes reached (calls, calls as a
+had each kind of unwind rule and each size of the producer's version's
+data words (words:1B, 2B, 4B, as sframe.Encode writes them), and program
+shapes reached (calls, calls as a
 function's last instruction, rows that change across a call).
 `
 
@@ -57,6 +59,9 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		cov := gen.NewCoverage()
+		if v, err := prod.SFrameVersion(t); err == nil {
+			cov.Version = v
+		}
 		for i := 0; i < *programs; i++ {
 			img, prog, err := harness.Produce(prod, t, *seed+int64(i), gen.Options{Paths: *paths})
 			if err != nil {
