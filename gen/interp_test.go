@@ -32,6 +32,7 @@ type machine struct {
 type truth struct {
 	fn          *gen.Func
 	cfa, ra, fp uint64
+	tails       int // tail calls in a row that led to fn
 }
 
 const stackTop = 0x7fff_0000
@@ -155,11 +156,11 @@ func (m *machine) pop() uint64 {
 func (m *machine) entryTruth(f *gen.Func) truth {
 	switch m.abi {
 	case target.X86_64:
-		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"]}
+		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"], 0}
 	case target.S390X:
-		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"]}
+		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"], 0}
 	}
-	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"]}
+	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"], 0}
 }
 
 func (m *machine) raName() string {
@@ -194,6 +195,10 @@ func (m *machine) eval(r sframe.Rule, cfa uint64, same string) (uint64, bool) {
 
 type runStats struct {
 	steps, maxDepth int
+	// maxTails is the longest run of tail calls; tailsFrom counts tail
+	// calls by the pattern that made them, tailsInto by the callee's.
+	maxTails             int
+	tailsFrom, tailsInto map[string]int
 }
 
 // run executes p and checks every row; it returns execution statistics.
@@ -223,12 +228,23 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		}
 	}
 	var stack []truth
-	var st runStats
+	st := runStats{tailsFrom: map[string]int{}, tailsInto: map[string]int{}}
 	raSame := ""
 	if p.Target != target.X86_64 {
 		raSame = m.raName()
 	}
+	var last control // how the previous instruction left
 	for {
+		// A run stops when the PC reaches the exit, before executing it:
+		// the root returned to the entry stub, or a function that never
+		// returns jumped there.
+		if m.pc == p.Exit {
+			if (last == ctlRet) != (len(stack) == 0) || (last != ctlRet && last != ctlJump) {
+				t.Fatalf("%s seed %d: reached the exit with %d frames, after control %d", p.Target.Name(), p.Seed, len(stack), last)
+			}
+			st.steps = m.steps
+			return st
+		}
 		if m.steps++; m.steps > 100000 {
 			t.Fatalf("%s seed %d: more than 100000 steps: runaway", p.Target.Name(), p.Seed)
 		}
@@ -256,7 +272,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			}
 		} else {
 			top := stack[len(stack)-1]
-			if top.fn != f {
+			if top.fn != f && top.fn.Name != f.PartOf {
 				t.Fatalf("%s: executing outside the current function %s", where, top.fn.Name)
 			}
 			row := in.Row
@@ -277,15 +293,12 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		next := m.pc + uint64(n)
 		spBefore := m.reg[m.spName()]
 		ctl, tgt := m.step(text, next)
+		last = ctl
 		switch ctl {
 		case ctlNext:
 			m.pc = next
 		case ctlHalt:
-			if m.pc != p.Exit || len(stack) != 0 {
-				t.Fatalf("%s: halted at 0x%x with %d frames, exit is 0x%x", where, m.pc, len(stack), p.Exit)
-			}
-			st.steps = m.steps
-			return st
+			t.Fatalf("%s: halted at 0x%x, before the exit 0x%x", where, m.pc, p.Exit)
 		case ctlRet:
 			if len(stack) == 0 {
 				t.Fatalf("%s: return from the entry stub", where)
@@ -297,9 +310,17 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			m.pc = tgt
 		case ctlCall, ctlJump:
 			m.pc = tgt
+			if tgt == p.Exit {
+				if ctl != ctlJump {
+					t.Fatalf("%s: calls the exit", where)
+				}
+				break
+			}
 			g, isFunc := starts[tgt]
-			if !isFunc {
-				if findFunc(p, tgt) != f {
+			if !isFunc || g.PartOf != "" {
+				// Within one logical function: its own code, or between a
+				// function and its part (a cold part and back).
+				if owner(findFunc(p, tgt)) != owner(f) || ctl == ctlCall {
 					t.Fatalf("%s: jumps into the middle of another function", where)
 				}
 				break
@@ -321,9 +342,22 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			if nt.cfa != old.cfa || nt.ra != old.ra || nt.fp != old.fp {
 				t.Fatalf("%s: tail call with a frame not torn down: %+v vs %+v", where, nt, old)
 			}
+			nt.tails = old.tails + 1
 			stack[len(stack)-1] = nt
+			st.maxTails = max(st.maxTails, nt.tails)
+			st.tailsFrom[f.Pattern]++
+			st.tailsInto[g.Pattern]++
 		}
 	}
+}
+
+// owner names the logical function f belongs to: itself, or the
+// function it is a part of.
+func owner(f *gen.Func) string {
+	if f.PartOf != "" {
+		return f.PartOf
+	}
+	return f.Name
 }
 
 func callAlign(abi target.Target) uint64 {
@@ -363,10 +397,10 @@ func TestRowsAgainstExecution(t *testing.T) {
 					}
 					// Other argument values take other paths through the
 					// same code: check those rows too.
-					for _, args := range [][]uint64{make([]uint64, len(p.Args)), {^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, {0x5555555555555555, 0xaaaaaaaaaaaaaaaa, 0x3333333333333333, 0xcccccccccccccccc}} {
-						run(t, p, args[:len(p.Args)])
+					var st runStats
+					for _, args := range [][]uint64{make([]uint64, len(p.Args)), {^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, {0x5555555555555555, 0xaaaaaaaaaaaaaaaa, 0x3333333333333333, 0xcccccccccccccccc}, p.Args} {
+						st = run(t, p, args[:len(p.Args)])
 					}
-					st := run(t, p, p.Args)
 					depth := opt.MaxDepth
 					if depth == 0 {
 						depth = 4
@@ -380,6 +414,7 @@ func TestRowsAgainstExecution(t *testing.T) {
 				}
 			}
 			t.Logf("default programs execute %d..%d instructions", minSteps, maxSteps)
+
 			if minSteps < 90 || maxSteps > 2500 {
 				t.Errorf("default programs execute %d..%d instructions, want about 100..2000", minSteps, maxSteps)
 			}
