@@ -415,7 +415,9 @@ func TestRowsAgainstExecution(t *testing.T) {
 			}
 			t.Logf("default programs execute %d..%d instructions", minSteps, maxSteps)
 
-			if minSteps < 90 || maxSteps > 2500 {
+			// A run that ends in a noreturn callee skips whatever follows
+			// the depth chain: the floor is lower than a returning run's.
+			if minSteps < 80 || maxSteps > 2500 {
 				t.Errorf("default programs execute %d..%d instructions, want about 100..2000", minSteps, maxSteps)
 			}
 		})

@@ -347,11 +347,13 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		}
 		return out
 	}
-	// Noreturn callees: plans of their own, after the n functions.
+	// Noreturn callees: plans of their own, after the n functions. Their
+	// loop keeps a run that ends there from being much shorter than one
+	// that returns.
 	for _, f := range plans[:n] {
 		if f.pat.exits {
 			f.noret = f.name + "_exit"
-			plans = append(plans, &plan{name: f.noret, pat: noreturnCallee, level: f.level + 1, fillers: 1 + rng.IntN(4)})
+			plans = append(plans, &plan{name: f.noret, pat: noreturnCallee, level: f.level + 1, fillers: 1 + rng.IntN(4), loop: 8 + rng.IntN(9)})
 		}
 	}
 	// PLT blocks: 1 to 4 stubs, as many as there are deeper functions to
