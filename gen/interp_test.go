@@ -389,6 +389,8 @@ func TestRowsAgainstExecution(t *testing.T) {
 				opts = append(opts, gen.Options{Patterns: []string{name}})
 			}
 			minSteps, maxSteps := 1<<30, 0
+			maxTails := 0
+			tailsFrom, tailsInto := map[string]int{}, map[string]int{}
 			for _, seed := range testSeeds(t, 40) {
 				for _, opt := range opts {
 					p, err := gen.Generate(abi, seed, opt)
@@ -400,6 +402,13 @@ func TestRowsAgainstExecution(t *testing.T) {
 					var st runStats
 					for _, args := range [][]uint64{make([]uint64, len(p.Args)), {^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, {0x5555555555555555, 0xaaaaaaaaaaaaaaaa, 0x3333333333333333, 0xcccccccccccccccc}, p.Args} {
 						st = run(t, p, args[:len(p.Args)])
+						maxTails = max(maxTails, st.maxTails)
+						for k, n := range st.tailsFrom {
+							tailsFrom[k] += n
+						}
+						for k, n := range st.tailsInto {
+							tailsInto[k] += n
+						}
 					}
 					depth := opt.MaxDepth
 					if depth == 0 {
@@ -414,6 +423,13 @@ func TestRowsAgainstExecution(t *testing.T) {
 				}
 			}
 			t.Logf("default programs execute %d..%d instructions", minSteps, maxSteps)
+			// Tail calls reach through several levels, and the new
+			// patterns take part: PLT stubs jump on, tail calls and stubs
+			// jump into stubs.
+			t.Logf("tail calls: up to %d in a row; from %v; into %v", maxTails, tailsFrom, tailsInto)
+			if !testing.Short() && (maxTails < 3 || tailsFrom["plt-stubs"] == 0 || tailsFrom["tail-call"] == 0 || tailsInto["plt-stubs"] == 0 || tailsInto["tail-call"] == 0) {
+				t.Errorf("tail calls: up to %d in a row, want 3; from %v; into %v", maxTails, tailsFrom, tailsInto)
+			}
 
 			// A run that ends in a noreturn callee skips whatever follows
 			// the depth chain: the floor is lower than a returning run's.

@@ -15,6 +15,8 @@ package gen
 //	                without a frame first
 //	noreturn-call   a call that never returns as the last instruction,
 //	                on an argument bit (skel_noreturn.go)
+//	plt-stubs       a block of PLT-like stubs under one PCMASK FDE
+//	                (skel_plt.go)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
 	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
@@ -23,6 +25,7 @@ var skeletons = []*pattern{
 	{name: "multi-epilogue", doc: "early return on an argument bit; two epilogues in different forms", calls: true, earlyExit: true, build: multiEpilogueSkeleton},
 	{name: "tail-call", doc: "frame torn down, then a jump to a deeper function", calls: true, tail: true, build: tailCallSkeleton},
 	{name: "noreturn-call", doc: "last instruction a call that never returns, on some paths: the return address lies past the function", calls: true, earlyExit: true, exits: true, build: noreturnCallSkeleton},
+	{name: "plt-stubs", doc: "PLT-like stubs of one size under one PCMASK FDE, each jumping to its own function", stubs: true, cannot: "SFrame v1's PCMASK lookup takes the row whose start's bits are all set in the offset, not the offset modulo the stub size, so these rows are no v1 PCMASK FDE; the builtin encoder writes v2 and v3", build: pltStubsSkeleton},
 }
 
 func leafSkeleton(b *builder, f *plan) {

@@ -38,21 +38,32 @@ func TestBuiltinImage(t *testing.T) {
 			if tab.Order != abi.ByteOrder() || img.SFrameVersion != int(v) || img.Producer != fmt.Sprintf("builtin-v%d", v) {
 				t.Errorf("%s: section in the wrong byte order", abi.Name())
 			}
-			// One FDE per symbol, at the symbol's address and size.
+			// One FDE per symbol, at the symbol's address and size; but a
+			// PLT stub's FDE is its block's PCMASK FDE, repeating every
+			// stub.
 			if len(img.Symbols) != len(p.Funcs) {
 				t.Fatalf("%d symbols for %d functions", len(img.Symbols), len(p.Funcs))
 			}
+			stubs := 0
 			for i, s := range img.Symbols {
 				if i > 0 && s.Addr <= img.Symbols[i-1].Addr {
 					t.Errorf("symbols not sorted at %s", s.Name)
 				}
 				f, err := tab.FindFDE(s.Addr)
-				if err != nil || f.Start != s.Addr || f.Size != s.Size {
+				if p.Funcs[i].StubBlock != "" {
+					stubs++
+					if err != nil || f.PCType != sframe.PCMask || uint32(f.RepSize) != s.Size || (s.Addr-f.Start)%uint64(s.Size) != 0 || s.End() > f.End() {
+						t.Errorf("%s v%d: stub %s [%#x+%d]: FDE %+v, %v", abi.Name(), v, s.Name, s.Addr, s.Size, f, err)
+					}
+				} else if err != nil || f.Start != s.Addr || f.Size != s.Size || f.PCType != sframe.PCInc {
 					t.Errorf("%s v%d: %s [%#x+%d]: FDE %+v, %v", abi.Name(), v, s.Name, s.Addr, s.Size, f, err)
 				}
 				if got, ok := img.SymbolAt(s.Addr + uint64(s.Size) - 1); !ok || got.Name != s.Name {
 					t.Errorf("SymbolAt(last byte of %s) = %v", s.Name, got)
 				}
+			}
+			if stubs == 0 {
+				t.Errorf("%s: seed 7 has no PLT stubs: the PCMASK case went unchecked", abi.Name())
 			}
 			if _, ok := img.SymbolAt(img.CodeAddr - 1); ok {
 				t.Error("SymbolAt before the code found a symbol")
