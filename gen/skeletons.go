@@ -17,6 +17,8 @@ package gen
 //	                on an argument bit (skel_noreturn.go)
 //	plt-stubs       a block of PLT-like stubs under one PCMASK FDE
 //	                (skel_plt.go)
+//	hot-cold        a cold part after every function, entered and left
+//	                by jumps with the frame live (skel_hotcold.go)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
 	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
@@ -26,6 +28,7 @@ var skeletons = []*pattern{
 	{name: "tail-call", doc: "frame torn down, then a jump to a deeper function", calls: true, tail: true, build: tailCallSkeleton},
 	{name: "noreturn-call", doc: "last instruction a call that never returns, on some paths: the return address lies past the function", calls: true, earlyExit: true, exits: true, build: noreturnCallSkeleton},
 	{name: "plt-stubs", doc: "PLT-like stubs of one size under one PCMASK FDE, each jumping to its own function", stubs: true, cannot: "SFrame v1's PCMASK lookup takes the row whose start's bits are all set in the offset, not the offset modulo the stub size, so these rows are no v1 PCMASK FDE; the builtin encoder writes v2 and v3", build: pltStubsSkeleton},
+	{name: "hot-cold", doc: "hot/cold split: the cold part placed after every function, entered by a jump with the frame live", calls: true, earlyExit: true, build: hotColdSkeleton},
 }
 
 func leafSkeleton(b *builder, f *plan) {
