@@ -94,6 +94,8 @@ func amd64Target() *isa {
 		fpSaveOne: x86FPSaveOne,
 		ret:       x86Ret,
 		tailJump:  x86Jmp,
+		// prims_x86.go
+		pltStub: x86PLTStub, pad: x86Pad, allocLarge: x86AllocLarge,
 	}
 	return t
 }

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 
@@ -18,7 +19,10 @@ type op struct {
 	row    sframe.Row // rule that holds before the instruction executes
 	exit   bool       // the entry stub's exit point
 	call   bool       // a call instruction
-	off    uint32     // set by Layout
+	// pad > 0: padding a pattern jumps over, never executed: text's
+	// instruction pad times over (bytes holds them all).
+	pad int
+	off uint32 // set by Layout
 }
 
 // branch is a PC-relative control transfer to a symbol or local label.
@@ -83,6 +87,14 @@ type builder struct {
 	// instruction.
 	key    sframe.PAuthKey
 	signal bool
+
+	// Further functions the plan's pattern makes (PLT stubs, a cold
+	// part): Generate places them after this one, or after every function
+	// when atEnd.
+	parts  []*builder
+	partOf string // this builder's function is a part of that one
+	block  string // this builder's function is a stub of that PCMASK block
+	atEnd  bool
 }
 
 func newBuilder(t *isa, name string, rng *rand.Rand, p *Program) *builder {
@@ -133,6 +145,40 @@ func (b *builder) add(o *op) *op {
 func (b *builder) emitCall(fn string) {
 	b.t.call(b, fn)
 	b.ops[len(b.ops)-1].call = true
+}
+
+// part starts another function of the plan (a PLT stub, a cold part):
+// its own name, instructions and labels, the same seeded choices and plan,
+// the entry state until the pattern sets st.
+func (b *builder) part(name string) *builder {
+	q := newBuilder(b.t, name, b.rng, b.prog)
+	q.plan = b.plan
+	b.parts = append(b.parts, q)
+	return q
+}
+
+// size is the bytes emitted so far, relaxable branches counted short: a
+// lower bound on the offset of the next instruction.
+func (b *builder) size() int {
+	n := 0
+	for _, o := range b.ops {
+		if o.br != nil {
+			n += o.br.size(o.br.relax)
+			continue
+		}
+		n += len(o.bytes)
+	}
+	return n
+}
+
+// padding emits count copies of one instruction as a single op, marked
+// never executed: regions a pattern jumps over cost one op however long.
+func (b *builder) padding(unit []byte, count int, format string, args ...any) {
+	if count <= 0 {
+		return
+	}
+	o := b.insn(bytes.Repeat(unit, count), format, args...)
+	o.pad = count
 }
 
 // newLabel returns a fresh local label name.

@@ -14,7 +14,8 @@ import (
 type Coverage struct {
 	Programs        int
 	Funcs, FuncsRun int            // functions generated / executed at least once (stubs excluded)
-	Insns, InsnsRun int            // instructions generated / executed at least once
+	Insns, InsnsRun int            // instructions generated / executed at least once (padding excluded)
+	Padding         int            // instructions of padding that is never executed
 	Rows, RowsRun   int            // rows (rule changes) generated / covering an executed instruction
 	Steps           int            // executed instructions, counted per execution
 	Kinds           map[string]int // steps per rule kind (RuleKinds)
@@ -77,28 +78,66 @@ func (p *Program) RuleKinds(r sframe.Row) []string {
 	return out
 }
 
+// sizeKinds names the SFrame field sizes the row covering an instruction
+// of f needs, for coverage reports: "fde:pcmask" in a PLT block's FDE,
+// "fre-start:2"/":4" when the row starts at an offset that needs a 2- or
+// 4-byte FRE start. (The data words' sizes are counted as words:1B/2B/4B,
+// from the encoder, when Coverage.Version is set.)
+func sizeKinds(f *Func, row sframe.Row) []string {
+	var out []string
+	if f.StubBlock != "" {
+		out = append(out, "fde:pcmask")
+	}
+	switch {
+	case row.Start >= 0x10000:
+		out = append(out, "fre-start:4")
+	case row.Start >= 0x100:
+		out = append(out, "fre-start:2")
+	}
+	return out
+}
+
 // Add tallies one program and the PCs its runs executed (in order, all
 // paths). Shapes counted: "call" (executed calls), "row-change-across-call"
 // (the row at the return address differs from the call's), "call-last"
-// (a call that is its function's last instruction).
+// (a call that is its function's last instruction), "tail-call" (a
+// function entered by a jump from another: tail calls and PLT stubs'
+// jumps), "tail-call-chain" (a tail call from a function that was itself
+// entered by one), "part-entry" (a jump into a cold part).
 func (c *Coverage) Add(p *Program, executed []uint64) {
 	c.Programs++
 	type loc struct{ f, i int }
 	at := map[uint64]loc{}
+	returns := map[uint64]bool{} // return addresses
 	for fi, f := range p.Funcs {
 		if fi > 0 {
 			c.Funcs++
 		}
-		c.Insns += len(f.Insns)
 		c.Rows += len(f.Rows)
 		for ii, in := range f.Insns {
+			if in.Pad > 0 {
+				c.Padding += in.Pad
+				continue
+			}
+			c.Insns++
 			at[f.Addr+uint64(in.Off)] = loc{fi, ii}
+			if in.Call {
+				returns[f.Addr+uint64(in.Off)+uint64(len(in.Bytes))] = true
+			}
 		}
 	}
+	owner := func(fi int) string {
+		if f := p.Funcs[fi]; f.PartOf != "" {
+			return f.PartOf
+		}
+		return p.Funcs[fi].Name
+	}
+	byTail := map[string]bool{} // entered by a tail call, per logical function
 	funcRun := map[int]bool{}
 	insnRun := map[loc]bool{}
 	rowRun := map[[2]int]bool{}
 	words := map[[2]int]string{}
+	prev := loc{-1, -1}
 	for _, pc := range executed {
 		l, ok := at[pc]
 		if !ok {
@@ -110,12 +149,33 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 		for _, k := range p.RuleKinds(in.Row) {
 			c.Kinds[k]++
 		}
+		r := sort.Search(len(f.Rows), func(k int) bool { return f.Rows[k].Start > in.Off }) - 1
+		for _, k := range sizeKinds(f, f.Rows[r]) {
+			c.Kinds[k]++
+		}
+		if l.i == 0 && f.PartOf != "" && prev.f >= 0 && owner(prev.f) == f.PartOf && prev.f != l.f {
+			c.Shapes["part-entry"]++
+		}
+		if l.i == 0 && l.f > 0 && f.PartOf == "" && prev.f >= 0 && owner(prev.f) != owner(l.f) {
+			switch {
+			case p.Funcs[prev.f].Insns[prev.i].Call:
+				byTail[owner(l.f)] = false
+			case !returns[pc]:
+				c.Shapes["tail-call"]++
+				if byTail[owner(prev.f)] {
+					c.Shapes["tail-call-chain"]++
+				}
+				byTail[owner(l.f)] = true
+			}
+		}
+		prev = l
 		insnRun[l] = true
 		if l.f > 0 && !funcRun[l.f] {
 			funcRun[l.f] = true
-			c.PatternsRun[f.Pattern]++
+			if f.PartOf == "" { // a cold part is its owner's
+				c.PatternsRun[f.Pattern]++
+			}
 		}
-		r := sort.Search(len(f.Rows), func(k int) bool { return f.Rows[k].Start > in.Off }) - 1
 		rowRun[[2]int{l.f, r}] = true
 		if c.Version != 0 {
 			k := [2]int{l.f, r}

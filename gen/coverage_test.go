@@ -7,19 +7,27 @@ import (
 	"github.com/sfconform/sfconform/target"
 )
 
-func TestCoverageCounts(t *testing.T) {
-	t.Parallel()
-	p := mustGenerate(t, target.S390X, 5, gen.Options{})
-	var all []uint64
-	calls := 0
+// addrs returns the address of every instruction of p but padding, in
+// layout order.
+func addrs(p *gen.Program) (all []uint64, calls int) {
 	for _, f := range p.Funcs {
 		for _, in := range f.Insns {
+			if in.Pad > 0 {
+				continue
+			}
 			all = append(all, f.Addr+uint64(in.Off))
 			if in.Call {
 				calls++
 			}
 		}
 	}
+	return all, calls
+}
+
+func TestCoverageCounts(t *testing.T) {
+	t.Parallel()
+	p := mustGenerate(t, target.S390X, 5, gen.Options{})
+	all, calls := addrs(p)
 	c := gen.NewCoverage()
 	c.Add(p, all)
 	if c.FuncsRun != c.Funcs || c.InsnsRun != c.Insns || c.RowsRun != c.Rows || c.Steps != len(all) {
@@ -37,5 +45,88 @@ func TestCoverageCounts(t *testing.T) {
 	c2.Add(p, all[:1])
 	if c2.FuncsRun != 0 || c2.InsnsRun != 1 || c2.RowsRun != 1 {
 		t.Errorf("one stub instruction: %+v", c2)
+	}
+}
+
+// The size kinds: instructions under a PCMASK FDE, rows that start past
+// offset 0xff, offsets past a byte.
+func TestCoverageSizeKinds(t *testing.T) {
+	t.Parallel()
+	p := mustGenerate(t, target.X86_64, 3, gen.Options{Patterns: []string{"plt-stubs", "long-function"}, Funcs: 12})
+	all, _ := addrs(p)
+	c := gen.NewCoverage()
+	c.Add(p, all)
+	stubInsns, past2, past4, pad := 0, 0, 0, 0
+	for _, f := range p.Funcs {
+		for _, in := range f.Insns {
+			switch {
+			case in.Pad > 0:
+				pad += in.Pad
+			case f.StubBlock != "":
+				stubInsns++
+			}
+		}
+		for _, r := range f.Rows {
+			switch {
+			case r.Start >= 0x10000:
+				past4++
+			case r.Start >= 0x100:
+				past2++
+			}
+		}
+	}
+	if stubInsns == 0 || c.Kinds["fde:pcmask"] != stubInsns {
+		t.Errorf("fde:pcmask counted %d times, %d stub instructions", c.Kinds["fde:pcmask"], stubInsns)
+	}
+	if past2 == 0 || past4 == 0 || c.Kinds["fre-start:2"] < past2 || c.Kinds["fre-start:4"] < past4 {
+		t.Errorf("%d rows start past 0xff, %d past 0xffff; fre-start:2 counted %d times, fre-start:4 %d", past2, past4, c.Kinds["fre-start:2"], c.Kinds["fre-start:4"])
+	}
+	if pad == 0 || c.Padding != pad || c.InsnsRun != c.Insns {
+		t.Errorf("padding: %d counted, %d in the program", c.Padding, pad)
+	}
+}
+
+// Entries by a jump: a tail call, one made by a function entered by a
+// tail call, a jump into a cold part; an entry by a call is none of them.
+func TestCoverageShapes(t *testing.T) {
+	t.Parallel()
+	p := mustGenerate(t, target.AArch64, 2, gen.Options{Funcs: 12, Patterns: []string{"hot-cold", "fp-frame"}})
+	var caller, f, g, h, cold *gen.Func
+	var call uint64
+	for _, fn := range p.Funcs[1:] {
+		switch {
+		case fn.PartOf != "":
+			cold = fn
+		case f == nil:
+			f = fn
+		case g == nil:
+			g = fn
+		case h == nil:
+			h = fn
+		}
+		for _, in := range fn.Insns {
+			if in.Call && caller == nil && fn != f && fn != g && fn != h {
+				caller, call = fn, fn.Addr+uint64(in.Off)
+			}
+		}
+	}
+	if f == nil || g == nil || h == nil || cold == nil || caller == nil {
+		t.Fatal("program lacks the functions this test needs")
+	}
+	// The cold part is entered by a jump from its owner (which instruction
+	// of the owner does not matter to the tally).
+	var hot *gen.Func
+	for _, fn := range p.Funcs {
+		if fn.Name == cold.PartOf {
+			hot = fn
+		}
+	}
+	c := gen.NewCoverage()
+	c.Add(p, []uint64{call, f.Addr, g.Addr, h.Addr, hot.Addr + uint64(hot.Insns[1].Off), cold.Addr})
+	want := map[string]int{"call": 1, "tail-call": 2, "tail-call-chain": 1, "part-entry": 1}
+	for k, n := range want {
+		if c.Shapes[k] != n {
+			t.Errorf("shape %s counted %d times, want %d: %v", k, c.Shapes[k], n, c.Shapes)
+		}
 	}
 }

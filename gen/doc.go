@@ -19,7 +19,10 @@
 // brk #0, svc 0) at Program.Exit, which a run stops at. Its rows are
 // outermost. The root starts a chain of unconditional calls MaxDepth long;
 // the other functions hang off it at random levels; calls only go to deeper
-// levels, so there is no recursion and every function returns. Calls sit
+// levels, so there is no recursion. Every function returns, or leaves
+// through a tail jump, except the callee of a noreturn-call, which ends
+// the run with a jump to the exit (on the paths that reach it, after the
+// depth chain has run). Calls sit
 // right after the prologue, in the body, or inside the epilogue where the
 // frame allows it, some skipped by a test of a bit of an argument
 // register, so the seeded Args choose the path. Runs execute roughly
@@ -28,11 +31,18 @@
 // # Patterns
 //
 // A pattern is a way to build a function. Skeletons (skeletons.go: leaf,
-// fp-frame, sp-frame, callee-saved, multi-epilogue, tail-call, ...) are
+// fp-frame, sp-frame, callee-saved, multi-epilogue, tail-call, and in
+// skel_*.go noreturn-call, plt-stubs, hot-cold, long-function) are
 // written once over each target's prims: frame setup and teardown,
-// allocation, register saves, return and tail jump, each emitted in the
-// target's own idiom (amd64.go, arm64.go, s390x.go). A target's own
-// patterns use its instructions directly. Each pattern declares the SFrame
+// allocation, register saves, return and tail jump, PLT stubs and padding,
+// each emitted in the target's own idiom (amd64.go, arm64.go, s390x.go,
+// prims_*.go). A target's own patterns use its instructions directly.
+//
+// A pattern may make more than one function: a block of PLT stubs (one
+// symbol each, one PCMASK FDE for the block: Func.StubBlock), a cold part
+// placed after every function (its own symbol and FDE, marked
+// Func.PartOf), and the planner adds a noreturn-call's callee. Regions a
+// function jumps over are one Insn of padding (Insn.Pad). Each pattern declares the SFrame
 // versions that can express its rows; Options.SFrameVersion keeps the
 // default mix to those, and naming one that the version cannot express is a
 // *CannotExpressError. Catalog lists them all (sfconform patterns). Adding

@@ -233,7 +233,7 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 					// ignores .cfi_undefined of the RA column and describes
 					// the entry stub with the CIE's rule, so only later
 					// versions can agree on the stub.
-					compareFDEs(t, tc.Name, p, tab, tc.SFrameVersion >= 3)
+					compareFDEs(t, tc.Name, p, tab, compareOpts{withStub: tc.SFrameVersion >= 3, withParts: true})
 				}
 			}
 		})
@@ -281,12 +281,26 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 					for _, f := range p.Funcs[1:] {
 						checked[f.Pattern] = true
 					}
-					src := withoutCFI(p.Assembly(), p.Funcs[0].Name)
-					tab := gasSFrame(t, tc, dir, p, src, "--scfi=experimental")
-					if n := fdeCount(tab); n != len(p.Funcs)-1 {
-						t.Fatalf("%s seed %d %+v: SCFI made %d FDEs for %d functions besides the stub", tc.Name, seed, opt, n, len(p.Funcs)-1)
+					// SCFI takes every function to start in the ABI's entry
+					// state; a cold part starts with its owner's frame live.
+					// Measured with 2.44 and 2.47.50 (x86-64, AArch64): a
+					// cold part that pops what its hot part pushed stops GNU
+					// as with "Internal error in
+					// verify_heuristic_symmetrical_restore_reg at
+					// ../../gas/scfi.c:694". Without their .type directives
+					// the parts are no functions to SCFI, like the stub.
+					notFuncs := []string{p.Funcs[0].Name}
+					for _, f := range p.Funcs {
+						if f.PartOf != "" {
+							notFuncs = append(notFuncs, f.Name)
+						}
 					}
-					compareFDEs(t, tc.Name+" --scfi", p, tab, false)
+					src := withoutCFI(p.Assembly(), notFuncs...)
+					tab := gasSFrame(t, tc, dir, p, src, "--scfi=experimental")
+					if n := fdeCount(tab); n != len(p.Funcs)-len(notFuncs) {
+						t.Fatalf("%s seed %d %+v: SCFI made %d FDEs for %d functions besides the stub and parts", tc.Name, seed, opt, n, len(p.Funcs)-len(notFuncs))
+					}
+					compareFDEs(t, tc.Name+" --scfi", p, tab, compareOpts{})
 				}
 			}
 			for _, name := range Patterns(tc.Target) {
@@ -354,12 +368,12 @@ func hasSCFI(t *testing.T, tc toolchain.Toolchain) bool {
 }
 
 // withoutCFI drops every .cfi_* directive from src, and the .type of the
-// function stub.
-func withoutCFI(src, stub string) string {
+// functions named.
+func withoutCFI(src string, notFuncs ...string) string {
 	var sb strings.Builder
 	for _, line := range strings.SplitAfter(src, "\n") {
 		l := strings.TrimSpace(line)
-		if strings.HasPrefix(l, ".cfi_") || strings.HasPrefix(l, ".type "+stub+",") {
+		if strings.HasPrefix(l, ".cfi_") || slices.ContainsFunc(notFuncs, func(n string) bool { return strings.HasPrefix(l, ".type "+n+",") }) {
 			continue
 		}
 		sb.WriteString(line)
@@ -384,19 +398,67 @@ func gasSFrame(t *testing.T, tc toolchain.Toolchain, dir string, p *Program, src
 	return tab
 }
 
-// compareFDEs requires the FDEs of p (bar the stub's unless withStub) in
-// tab, with the same rows. Messages name both sides: producer's, and gen's.
-func compareFDEs(t *testing.T, producer string, p *Program, tab *sframe.Table, withStub bool) {
+// gasRestoresFirstRow returns the rows GNU as writes for a cold part whose
+// rows are rows. A cold part starts with its owner's frame live, and its
+// epilogue's .cfi_restore of the FP or RA column must bring back the CIE's
+// rule (DWARF 5, 6.4.2.3: "the rule assigned it by the initial_instructions
+// in the CIE"). Every GNU as with --gsframe (2.40, 2.44, 2.47.50; x86-64,
+// AArch64, s390x) restores the rule of the FDE's first FRE instead: its
+// gas/gen-sframe.c sframe_xlate_do_restore takes xlate_ctx->first_fre as
+// the CIE's state, which it is only for a function that starts in the
+// entry state. Measured, x86-64, gas 2.47.50, after "pop %rbp" with
+// ".cfi_def_cfa %rsp, 8; .cfi_restore %rbp" in f.cold:
+//
+//	gas {Start:7 CFA:rsp+8 RA:cfa-8 FP:cfa-16 (saved)}
+//	gen {Start:7 CFA:rsp+8 RA:cfa-8 FP:same}
+//
+// The .eh_frame GNU as writes from the same directives is right; the
+// SFrame FRE tells an unwinder to load the caller's FP from a slot the
+// pop has released. Where that leaves the row as it was, GNU as still
+// starts a new FRE at the .cfi_restore (AArch64: "ldp x29, x30, [sp, #32];
+// .cfi_restore x30; .cfi_restore x29" gives a second FRE equal to the
+// first). This models exactly that deviation, and nothing else, so the
+// rest of the cold part's rows are still compared.
+func gasRestoresFirstRow(t *isa, rows []sframe.Row) []sframe.Row {
+	init := t.initialRow()
+	out := slices.Clone(rows)
+	for i := range out[1:] {
+		r := &out[1+i]
+		if r.FP == init.FP && rows[0].FP != init.FP {
+			r.FP = rows[0].FP
+		}
+		if r.RA == init.RA && rows[0].RA != init.RA {
+			r.RA = rows[0].RA
+		}
+	}
+	return out
+}
+
+// compareOpts say which of a program's functions a toolchain's section
+// describes: the entry stub, the parts (cold parts).
+type compareOpts struct {
+	withStub, withParts bool
+}
+
+// compareFDEs requires the FDEs of p's functions (bar the stub's and the
+// parts' unless asked for) in tab, with the same rows; every PLT stub is a
+// function of its own there. Messages name both sides: producer's, and
+// gen's.
+func compareFDEs(t *testing.T, producer string, p *Program, tab *sframe.Table, opt compareOpts) {
 	t.Helper()
-	for i, want := range p.FDEs() {
-		if i == 0 && !withStub {
+	for i, want := range p.funcFDEs() {
+		f := p.Funcs[i]
+		if (i == 0 && !opt.withStub) || (f.PartOf != "" && !opt.withParts) {
 			continue
+		}
+		if f.PartOf != "" {
+			want.Rows = gasRestoresFirstRow(p.t, want.Rows)
 		}
 		got, err := tab.FindFDE(want.Start)
 		if err != nil {
 			t.Fatalf("%s seed %d: no FDE for 0x%x: %v", producer, p.Seed, want.Start, err)
 		}
-		name := p.Funcs[slices.IndexFunc(p.Funcs, func(f *Func) bool { return f.Addr == want.Start })].Name
+		name := f.Name
 		if got.Start != want.Start || got.Size != want.Size {
 			t.Fatalf("%s seed %d %s: FDE [0x%x,+%d), gen [0x%x,+%d)", producer, p.Seed, name, got.Start, got.Size, want.Start, want.Size)
 		}

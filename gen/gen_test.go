@@ -82,10 +82,12 @@ func TestLayoutRelocates(t *testing.T) {
 func TestProgramShape(t *testing.T) {
 	t.Parallel()
 	for _, abi := range target.All {
+		// Enough functions for the planner to deal every pattern once.
+		funcs := len(gen.Patterns(abi)) + 4
 		for seed := int64(1); seed <= 20; seed++ {
-			p := mustGenerate(t, abi, seed, gen.Options{Funcs: 12, MaxDepth: 5})
-			if len(p.Funcs) != 13 || p.Funcs[0].Pattern != "entry" {
-				t.Fatalf("%s: %d functions, first %q", abi.Name(), len(p.Funcs), p.Funcs[0].Pattern)
+			p := mustGenerate(t, abi, seed, gen.Options{Funcs: funcs, MaxDepth: 5})
+			if n := plannedFuncs(t, p); n != funcs || p.Funcs[0].Pattern != "entry" {
+				t.Fatalf("%s: %d functions planned, first %q", abi.Name(), n, p.Funcs[0].Pattern)
 			}
 			if p.Entry != p.Funcs[0].Addr || p.Exit <= p.Entry || p.Exit >= p.Funcs[0].Addr+uint64(p.Funcs[0].Size) {
 				t.Fatalf("%s: entry 0x%x exit 0x%x outside the stub %+v", abi.Name(), p.Entry, p.Exit, p.Symbols()[0])
@@ -95,23 +97,110 @@ func TestProgramShape(t *testing.T) {
 			}
 			var seen []string
 			next := p.Base
-			for i, f := range p.Funcs {
+			for _, f := range p.Funcs {
 				if f.Addr != next {
 					t.Fatalf("%s: %s at 0x%x, previous function ends at 0x%x", abi.Name(), f.Name, f.Addr, next)
 				}
 				next += uint64(f.Size)
 				seen = append(seen, f.Pattern)
-				checkFDE(t, p, f, p.FDEs()[i])
 			}
+			checkFDEs(t, p)
+			checkShapes(t, p)
 			if uint64(len(p.Code)) != next-p.Base {
 				t.Fatalf("%s: %d code bytes for functions spanning %d", abi.Name(), len(p.Code), next-p.Base)
 			}
 			for _, name := range gen.Patterns(abi) {
 				if !slices.Contains(seen, name) {
-					t.Errorf("%s seed %d: pattern %s not used among 12 functions (%v)", abi.Name(), seed, name, seen)
+					t.Errorf("%s seed %d: pattern %s not used among %d functions (%v)", abi.Name(), seed, name, funcs, seen)
 				}
 			}
 		}
+	}
+}
+
+// plannedFuncs counts the functions Options.Funcs asks for: a PLT block
+// counts once, a cold part and a noreturn callee not at all. Every part
+// must name a function that is not itself a part.
+func plannedFuncs(t *testing.T, p *gen.Program) int {
+	t.Helper()
+	n := 0
+	for i, f := range p.Funcs[1:] {
+		switch {
+		case f.PartOf != "":
+			owner := slices.IndexFunc(p.Funcs, func(g *gen.Func) bool { return g.Name == f.PartOf })
+			if owner < 0 || p.Funcs[owner].PartOf != "" {
+				t.Fatalf("%s seed %d: %s is a part of %q, no function of its own", p.Target.Name(), p.Seed, f.Name, f.PartOf)
+			}
+		case f.Pattern == "noreturn":
+		case f.StubBlock != "" && p.Funcs[i].StubBlock == f.StubBlock:
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// checkShapes checks what the new patterns promise of their functions:
+// a noreturn-call function ends with a call, to a function that never
+// returns; a PLT stub ends in a jump; a part is marked in the symbols.
+func checkShapes(t *testing.T, p *gen.Program) {
+	t.Helper()
+	syms := p.Symbols()
+	for i, f := range p.Funcs {
+		last := f.Insns[len(f.Insns)-1]
+		switch f.Pattern {
+		case "noreturn-call":
+			callee := last.Text[strings.LastIndexAny(last.Text, " ,")+1:]
+			k := slices.IndexFunc(p.Funcs, func(g *gen.Func) bool { return g.Name == callee })
+			if !last.Call || k < 0 || p.Funcs[k].Pattern != "noreturn" {
+				t.Fatalf("%s seed %d: %s ends with %q, not a call to a noreturn function", p.Target.Name(), p.Seed, f.Name, last.Text)
+			}
+		}
+		if syms[i].Name != f.Name || syms[i].PartOf != f.PartOf {
+			t.Fatalf("%s seed %d: symbol %+v for %s (part of %q)", p.Target.Name(), p.Seed, syms[i], f.Name, f.PartOf)
+		}
+	}
+}
+
+// checkFDEs walks the program's FDEs alongside its functions: one PCINC
+// FDE per function, except that a run of PLT stubs of one block is one
+// PCMASK FDE covering them all, its repetition size the stub size, its
+// rows each stub's rows.
+func checkFDEs(t *testing.T, p *gen.Program) {
+	t.Helper()
+	fdes := p.FDEs()
+	k := 0
+	for i := 0; i < len(p.Funcs); k++ {
+		if k >= len(fdes) {
+			t.Fatalf("%s seed %d: %d FDEs end before function %s", p.Target.Name(), p.Seed, len(fdes), p.Funcs[i].Name)
+		}
+		fde, f := fdes[k], p.Funcs[i]
+		if f.StubBlock == "" {
+			if fde.PCType != sframe.PCInc {
+				t.Fatalf("%s seed %d %s: PC type %v", p.Target.Name(), p.Seed, f.Name, fde.PCType)
+			}
+			checkFDE(t, p, f, fde)
+			i++
+			continue
+		}
+		j := i
+		for j < len(p.Funcs) && p.Funcs[j].StubBlock == f.StubBlock {
+			j++
+		}
+		span := uint32(p.Funcs[j-1].Addr + uint64(p.Funcs[j-1].Size) - f.Addr)
+		if fde.PCType != sframe.PCMask || fde.Start != f.Addr || fde.Size != span || uint32(fde.RepSize) != f.Size {
+			t.Fatalf("%s seed %d block %s: FDE %v [0x%x,+%d) rep %d; stubs [0x%x,+%d), %d bytes each",
+				p.Target.Name(), p.Seed, f.StubBlock, fde.PCType, fde.Start, fde.Size, fde.RepSize, f.Addr, span, f.Size)
+		}
+		for _, s := range p.Funcs[i:j] {
+			one := fde
+			one.Start, one.Size = s.Addr, s.Size
+			checkFDE(t, p, s, one)
+		}
+		i = j
+	}
+	if k != len(fdes) {
+		t.Fatalf("%s seed %d: %d FDEs for %d", p.Target.Name(), p.Seed, len(fdes), k)
 	}
 }
 

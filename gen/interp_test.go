@@ -32,6 +32,7 @@ type machine struct {
 type truth struct {
 	fn          *gen.Func
 	cfa, ra, fp uint64
+	tails       int // tail calls in a row that led to fn
 }
 
 const stackTop = 0x7fff_0000
@@ -156,11 +157,11 @@ func (m *machine) pop() uint64 {
 func (m *machine) entryTruth(f *gen.Func) truth {
 	switch m.abi {
 	case target.X86_64:
-		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"]}
+		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"], 0}
 	case target.S390X:
-		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"]}
+		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"], 0}
 	}
-	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"]}
+	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"], 0}
 }
 
 func (m *machine) raName() string {
@@ -196,6 +197,10 @@ func (m *machine) eval(r sframe.Rule, cfa uint64, same string) (uint64, bool) {
 type runStats struct {
 	steps, maxDepth int
 	minSP           uint64 // the lowest SP the run reached
+	// maxTails is the longest run of tail calls; tailsFrom counts tail
+	// calls by the pattern that made them, tailsInto by the callee's.
+	maxTails             int
+	tailsFrom, tailsInto map[string]int
 }
 
 // run executes p and checks every row; it returns execution statistics.
@@ -225,12 +230,23 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		}
 	}
 	var stack []truth
-	st := runStats{minSP: m.reg[m.spName()]}
+	st := runStats{minSP: m.reg[m.spName()], tailsFrom: map[string]int{}, tailsInto: map[string]int{}}
 	raSame := ""
 	if p.Target != target.X86_64 {
 		raSame = m.raName()
 	}
+	var last control // how the previous instruction left
 	for {
+		// A run stops when the PC reaches the exit, before executing it:
+		// the root returned to the entry stub, or a function that never
+		// returns jumped there.
+		if m.pc == p.Exit {
+			if (last == ctlRet) != (len(stack) == 0) || (last != ctlRet && last != ctlJump) {
+				t.Fatalf("%s seed %d: reached the exit with %d frames, after control %d", p.Target.Name(), p.Seed, len(stack), last)
+			}
+			st.steps = m.steps
+			return st
+		}
 		if m.steps++; m.steps > 100000 {
 			t.Fatalf("%s seed %d: more than 100000 steps: runaway", p.Target.Name(), p.Seed)
 		}
@@ -259,7 +275,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			}
 		} else {
 			top := stack[len(stack)-1]
-			if top.fn != f {
+			if top.fn != f && top.fn.Name != f.PartOf {
 				t.Fatalf("%s: executing outside the current function %s", where, top.fn.Name)
 			}
 			row := in.Row
@@ -281,15 +297,12 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		spBefore := m.reg[m.spName()]
 		ctl, tgt := m.step(text, next)
 		st.minSP = min(st.minSP, m.reg[m.spName()])
+		last = ctl
 		switch ctl {
 		case ctlNext:
 			m.pc = next
 		case ctlHalt:
-			if m.pc != p.Exit || len(stack) != 0 {
-				t.Fatalf("%s: halted at 0x%x with %d frames, exit is 0x%x", where, m.pc, len(stack), p.Exit)
-			}
-			st.steps = m.steps
-			return st
+			t.Fatalf("%s: halted at 0x%x, before the exit 0x%x", where, m.pc, p.Exit)
 		case ctlRet:
 			if len(stack) == 0 {
 				t.Fatalf("%s: return from the entry stub", where)
@@ -301,9 +314,17 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			m.pc = tgt
 		case ctlCall, ctlJump:
 			m.pc = tgt
+			if tgt == p.Exit {
+				if ctl != ctlJump {
+					t.Fatalf("%s: calls the exit", where)
+				}
+				break
+			}
 			g, isFunc := starts[tgt]
-			if !isFunc {
-				if findFunc(p, tgt) != f {
+			if !isFunc || g.PartOf != "" {
+				// Within one logical function: its own code, or between a
+				// function and its part (a cold part and back).
+				if owner(findFunc(p, tgt)) != owner(f) || ctl == ctlCall {
 					t.Fatalf("%s: jumps into the middle of another function", where)
 				}
 				break
@@ -325,9 +346,22 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			if nt.cfa != old.cfa || nt.ra != old.ra || nt.fp != old.fp {
 				t.Fatalf("%s: tail call with a frame not torn down: %+v vs %+v", where, nt, old)
 			}
+			nt.tails = old.tails + 1
 			stack[len(stack)-1] = nt
+			st.maxTails = max(st.maxTails, nt.tails)
+			st.tailsFrom[f.Pattern]++
+			st.tailsInto[g.Pattern]++
 		}
 	}
+}
+
+// owner names the logical function f belongs to: itself, or the
+// function it is a part of.
+func owner(f *gen.Func) string {
+	if f.PartOf != "" {
+		return f.PartOf
+	}
+	return f.Name
 }
 
 func callAlign(abi target.Target) uint64 {
@@ -359,6 +393,8 @@ func TestRowsAgainstExecution(t *testing.T) {
 				opts = append(opts, gen.Options{Patterns: []string{name}})
 			}
 			minSteps, maxSteps := 1<<30, 0
+			maxTails := 0
+			tailsFrom, tailsInto := map[string]int{}, map[string]int{}
 			for _, seed := range testSeeds(t, 40) {
 				for _, opt := range opts {
 					p, err := gen.Generate(abi, seed, opt)
@@ -367,10 +403,17 @@ func TestRowsAgainstExecution(t *testing.T) {
 					}
 					// Other argument values take other paths through the
 					// same code: check those rows too.
-					for _, args := range [][]uint64{make([]uint64, len(p.Args)), {^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, {0x5555555555555555, 0xaaaaaaaaaaaaaaaa, 0x3333333333333333, 0xcccccccccccccccc}} {
-						run(t, p, args[:len(p.Args)])
+					var st runStats
+					for _, args := range [][]uint64{make([]uint64, len(p.Args)), {^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, {0x5555555555555555, 0xaaaaaaaaaaaaaaaa, 0x3333333333333333, 0xcccccccccccccccc}, p.Args} {
+						st = run(t, p, args[:len(p.Args)])
+						maxTails = max(maxTails, st.maxTails)
+						for k, n := range st.tailsFrom {
+							tailsFrom[k] += n
+						}
+						for k, n := range st.tailsInto {
+							tailsInto[k] += n
+						}
 					}
-					st := run(t, p, p.Args)
 					depth := opt.MaxDepth
 					if depth == 0 {
 						depth = 4
@@ -384,8 +427,17 @@ func TestRowsAgainstExecution(t *testing.T) {
 				}
 			}
 			t.Logf("default programs execute %d..%d instructions", minSteps, maxSteps)
+			// A run that ends in a noreturn callee skips whatever follows
+			// the depth chain; the callee's loop keeps it above the floor.
 			if minSteps < 90 || maxSteps > 2500 {
 				t.Errorf("default programs execute %d..%d instructions, want about 100..2000", minSteps, maxSteps)
+			}
+			// Tail calls reach through several levels, and the new
+			// patterns take part: PLT stubs jump on, tail calls and stubs
+			// jump into stubs.
+			t.Logf("tail calls: up to %d in a row; from %v; into %v", maxTails, tailsFrom, tailsInto)
+			if !testing.Short() && (maxTails < 3 || tailsFrom["plt-stubs"] == 0 || tailsFrom["tail-call"] == 0 || tailsInto["plt-stubs"] == 0 || tailsInto["tail-call"] == 0) {
+				t.Errorf("tail calls: up to %d in a row, want 3; from %v; into %v", maxTails, tailsFrom, tailsInto)
 			}
 		})
 	}

@@ -68,7 +68,7 @@ func (p *Program) Layout(base uint64) error {
 			}
 			row := o.row
 			row.Start = o.off
-			f.Insns = append(f.Insns, Insn{Off: o.off, Bytes: bytes, Text: o.text, Row: row, Call: o.call})
+			f.Insns = append(f.Insns, Insn{Off: o.off, Bytes: bytes, Text: o.text, Row: row, Call: o.call, Pad: o.pad})
 			if n := len(f.Rows); n == 0 || !sameRule(f.Rows[n-1], row) {
 				f.Rows = append(f.Rows, row)
 			}
@@ -110,8 +110,33 @@ func sameRule(a, b sframe.Row) bool {
 	return a == b
 }
 
-// FDEs returns one FDE per function, the stub included, with compressed rows.
+// FDEs returns the FDEs a producer writes for the program, with
+// compressed rows: one per function, the entry stub included, except that
+// a block of PLT-like stubs (Func.StubBlock) is one PCMASK FDE whose rows
+// repeat every stub.
 func (p *Program) FDEs() []sframe.FDE {
+	var out []sframe.FDE
+	for i, f := range p.Funcs {
+		if f.StubBlock != "" && i > 0 && p.Funcs[i-1].StubBlock == f.StubBlock {
+			last := &out[len(out)-1]
+			if f.Size != uint32(last.RepSize) || !slices.Equal(f.Rows, last.Rows) {
+				panic(fmt.Sprintf("gen: stub %s differs from the first of its block %s", f.Name, f.StubBlock))
+			}
+			last.Size += f.Size
+			continue
+		}
+		fde := sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, Rows: append([]sframe.Row(nil), f.Rows...)}
+		if f.StubBlock != "" {
+			fde.PCType, fde.RepSize = sframe.PCMask, uint8(f.Size)
+		}
+		out = append(out, fde)
+	}
+	return out
+}
+
+// funcFDEs returns one PCINC FDE per function, stubs included: what GNU as
+// makes of the assembly, where every stub is a function of its own.
+func (p *Program) funcFDEs() []sframe.FDE {
 	out := make([]sframe.FDE, len(p.Funcs))
 	for i, f := range p.Funcs {
 		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, Rows: append([]sframe.Row(nil), f.Rows...)}
@@ -161,7 +186,7 @@ func (p *Program) RuleRegs() []int {
 func (p *Program) Symbols() []image.Symbol {
 	out := make([]image.Symbol, len(p.Funcs))
 	for i, f := range p.Funcs {
-		out[i] = image.Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size}
+		out[i] = image.Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size, PartOf: f.PartOf}
 	}
 	return out
 }
@@ -196,6 +221,10 @@ func (p *Program) Assembly() string {
 				fmt.Fprintf(&sb, "\t%s\n", d)
 			}
 			prev = o.row
+			if o.pad > 1 {
+				fmt.Fprintf(&sb, "\t.rept %d\n\t%s\n\t.endr\n", o.pad, o.text)
+				continue
+			}
 			fmt.Fprintf(&sb, "\t%s\n", o.text)
 		}
 		fmt.Fprintf(&sb, "\t.cfi_endproc\n\t.size %s, .-%s\n", f.Name, f.Name)

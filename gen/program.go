@@ -15,7 +15,11 @@ const DefaultBase = 0x10000
 
 // Options shape a generated program. Zero values pick the defaults.
 type Options struct {
-	Funcs    int      // functions besides the entry stub; default 8, at least MaxDepth (exactly 1 when MaxDepth is 1)
+	// Funcs is the number of functions planned besides the entry stub;
+	// default 8, at least MaxDepth (exactly 1 when MaxDepth is 1). Some
+	// patterns bring more along: a noreturn callee, a cold part, PLT stubs
+	// (one per target).
+	Funcs    int
 	MaxDepth int      // longest chain of calls from the root; default 4, at least 1
 	Patterns []string // pattern names to use; nil = every pattern of the target (that SFrameVersion expresses)
 	// SFrameVersion, when not 0, restricts the patterns to those the
@@ -39,7 +43,9 @@ type Program struct {
 	Target target.Target
 	Seed   int64
 	// Funcs[0] is the entry stub: it calls the root function Funcs[1]; its
-	// rows are outermost (RA undefined); execution ends at Exit.
+	// rows are outermost (RA undefined); execution ends at Exit, when the
+	// root returns or a function that never returns jumps there. Funcs are
+	// in address order, contiguous.
 	Funcs []*Func
 	// ArgRegs are DWARF numbers of argument registers and Args the values
 	// they must hold at Entry. Functions branch on bits of them. ArgSets
@@ -55,13 +61,23 @@ type Program struct {
 	t *isa
 }
 
-// Func is one function of a Program.
+// Func is one function of a Program: one symbol, one FDE (but see
+// StubBlock).
 type Func struct {
 	Name, Pattern string
 	Addr          uint64
 	Size          uint32
 	Insns         []Insn
 	Rows          []sframe.Row // compressed: a new row where the rule changes
+	// PartOf names the function this one is a part of (a cold part,
+	// entered by a jump with that function's frame live); empty for a
+	// function of its own.
+	PartOf string
+	// StubBlock, when set, names the block of PLT-like stubs this one
+	// belongs to: consecutive Funcs of one block have the same size and
+	// rows, and share one PCMASK FDE (FDEs) whose repetition size is that
+	// size.
+	StubBlock string
 
 	ops []*op
 }
@@ -73,6 +89,9 @@ type Insn struct {
 	Text  string     // GNU syntax, as in the assembly text
 	Row   sframe.Row // the rule that holds at this instruction, before it executes; Start = Off
 	Call  bool       // a call (its return address is the next instruction's address)
+	// Pad > 0: padding the function jumps over, never executed: Text's
+	// instruction Pad times over, all in Bytes.
+	Pad int
 }
 
 // callPos says where in a function a call sits.
@@ -100,6 +119,12 @@ type plan struct {
 	tail    string // tail-call target
 	fillers int
 	loop    int // loop iterations in the body, 0 for none
+	// noret is the callee that never returns (pattern exits); stubs are
+	// the stub names of a PLT block and stubTargets the function each one
+	// jumps to (pattern stubs).
+	noret       string
+	stubs       []string
+	stubTargets []string
 }
 
 func (f *plan) hasPos(pos callPos) bool {
@@ -115,7 +140,16 @@ func (f *plan) hasPos(pos callPos) bool {
 const budget = 2000
 
 // ownCost estimates a function's own executed instructions.
-func (f *plan) ownCost() int { return 14 + f.fillers + 2*f.loop + 3*len(f.calls) }
+func (f *plan) ownCost() int {
+	if f.pat.stubs {
+		return 4
+	}
+	return 14 + f.fillers + 2*f.loop + 3*len(f.calls)
+}
+
+// exitLabel marks the entry stub's exit point, where a function that never
+// returns jumps.
+const exitLabel = ".Lexit"
 
 // Generate builds the program for abi and seed. The same arguments give the
 // same program everywhere.
@@ -175,16 +209,34 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 	stub := newBuilder(t, "_start", rng, p)
 	stub.st.outermost = true
 	t.stub(stub, plans[0].name)
+	for _, o := range stub.ops {
+		if o.exit {
+			o.labels = append(o.labels, exitLabel)
+		}
+	}
 	p.Funcs = append(p.Funcs, &Func{Name: "_start", Pattern: "entry", ops: stub.ops})
+	var atEnd []*Func
 	for _, f := range plans {
 		b := newBuilder(t, f.name, rng, p)
 		b.plan = f
 		f.pat.build(b, f)
-		if len(b.next) != 0 {
-			panic(fmt.Sprintf("%s: label %v after the last instruction", f.name, b.next))
+		// A PLT block is its stubs only.
+		for _, q := range append([]*builder{b}, b.parts...) {
+			if len(q.next) != 0 {
+				panic(fmt.Sprintf("%s: label %v after the last instruction", q.name, q.next))
+			}
+			if len(q.ops) == 0 {
+				continue
+			}
+			fn := &Func{Name: q.name, Pattern: f.pat.name, PartOf: q.partOf, StubBlock: q.block, ops: q.ops}
+			if q.atEnd {
+				atEnd = append(atEnd, fn)
+			} else {
+				p.Funcs = append(p.Funcs, fn)
+			}
 		}
-		p.Funcs = append(p.Funcs, &Func{Name: f.name, Pattern: f.pat.name, ops: b.ops})
 	}
+	p.Funcs = append(p.Funcs, atEnd...)
 	if err := p.Layout(DefaultBase); err != nil {
 		return nil, err
 	}
@@ -232,10 +284,14 @@ func (t *isa) pattern(name string) *pattern {
 }
 
 // planGraph picks each function's level, pattern, callees and call
-// positions. Levels strictly increase along every call and tail call, so
-// there is no recursion and no call chain is longer than depth. Functions
-// 0..depth-1 form a chain of unconditional calls, so the longest chain is
-// exactly depth.
+// positions. Levels strictly increase along every call, tail call and
+// stub jump, so there is no recursion and no call chain is longer than
+// depth. Functions 0..depth-1 form a chain of unconditional calls, so the
+// longest chain is exactly depth: a call that may end the program (it
+// reaches a call that never returns) comes after the chain's call in
+// every function. The plans come out in layout order: each noreturn
+// callee is its own plan, one level below its caller, called by nothing
+// else, placed right before or after its caller or after every function.
 func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	plans := make([]*plan, n)
 	for i := range plans {
@@ -268,7 +324,7 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	for i, f := range plans {
 		mustCall := i < depth-1
 		deeper := f.level < depth
-		ok := func(p *pattern) bool { return (p.calls || !mustCall) && (!p.tail || deeper) }
+		ok := func(p *pattern) bool { return (p.calls || !mustCall) && (!p.needsDeeper() || deeper) }
 		j := slices.IndexFunc(deck, ok)
 		if j >= 0 {
 			f.pat = deck[j]
@@ -281,6 +337,42 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 			f.pat = pats[rng.IntN(len(pats))]
 		}
 		f.name = fmt.Sprintf("f%d_%s", i+1, strings.ReplaceAll(f.pat.name, "-", "_"))
+	}
+	deeperThan := func(f *plan) []*plan {
+		var out []*plan
+		for _, q := range plans {
+			if q.level > f.level && q.pat != noreturnCallee {
+				out = append(out, q)
+			}
+		}
+		return out
+	}
+	// Noreturn callees: plans of their own, after the n functions. Their
+	// loop keeps a run that ends there from being much shorter than one
+	// that returns.
+	for _, f := range plans[:n] {
+		if f.pat.exits {
+			f.noret = f.name + "_exit"
+			plans = append(plans, &plan{name: f.noret, pat: noreturnCallee, level: f.level + 1, fillers: 1 + rng.IntN(4), loop: 8 + rng.IntN(9)})
+		}
+	}
+	// PLT blocks: 1 to 4 stubs, as many as there are deeper functions to
+	// jump to.
+	for _, f := range plans[:n] {
+		if f.pat.stubs {
+			k := min(len(deeperThan(f)), 1+rng.IntN(4))
+			for i := 0; i < k; i++ {
+				f.stubs = append(f.stubs, fmt.Sprintf("%s.%d", f.name, i))
+			}
+		}
+	}
+	// entry names what a call or jump to q goes to: one of its stubs if
+	// it is a PLT block.
+	entry := func(q *plan) string {
+		if q.pat.stubs {
+			return q.stubs[rng.IntN(len(q.stubs))]
+		}
+		return q.name
 	}
 	pos := func(f *plan) callPos {
 		if f.pat.epilogueCalls {
@@ -297,7 +389,8 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		}
 		plans[i].calls = append(plans[i].calls, callSite{target: plans[i+1].name, pos: pos, fixed: true})
 	}
-	// Every other function gets a caller one level up.
+	// Every other function gets a caller one level up; every stub of a
+	// PLT block gets one.
 	for i := depth; i < n; i++ {
 		var parents []*plan
 		for _, q := range plans {
@@ -308,44 +401,60 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		if len(parents) == 0 {
 			continue
 		}
-		q := parents[rng.IntN(len(parents))]
-		q.calls = append(q.calls, callSite{target: plans[i].name, pos: pos(q), cond: rng.IntN(2) == 0})
-	}
-	byName := func(name string) *plan {
-		return plans[slices.IndexFunc(plans, func(q *plan) bool { return q.name == name })]
-	}
-	deeperThan := func(f *plan) []*plan {
-		var out []*plan
-		for _, q := range plans {
-			if q.level > f.level {
-				out = append(out, q)
-			}
+		targets := []string{plans[i].name}
+		if plans[i].pat.stubs {
+			targets = plans[i].stubs
 		}
-		return out
+		for _, tgt := range targets {
+			q := parents[rng.IntN(len(parents))]
+			q.calls = append(q.calls, callSite{target: tgt, pos: pos(q), cond: rng.IntN(2) == 0})
+		}
 	}
-	// Tail calls.
+	byName := map[string]*plan{}
+	for _, q := range plans {
+		byName[q.name] = q
+		for _, s := range q.stubs {
+			byName[s] = q
+		}
+	}
+	// Tail calls and stub targets: each stub jumps to a different
+	// function.
 	for _, f := range plans {
+		d := deeperThan(f)
 		if f.pat.tail {
-			d := deeperThan(f)
-			f.tail = d[rng.IntN(len(d))].name
+			f.tail = entry(d[rng.IntN(len(d))])
+		}
+		if f.pat.stubs {
+			rng.Shuffle(len(d), func(a, b int) { d[a], d[b] = d[b], d[a] })
+			for i := range f.stubs {
+				f.stubTargets = append(f.stubTargets, entry(d[i]))
+			}
 		}
 	}
 	runCost := func() int {
-		memo := make(map[string]int, n)
+		memo := make(map[*plan]int, len(plans))
 		var cost func(f *plan) int
 		cost = func(f *plan) int {
-			if c, ok := memo[f.name]; ok {
+			if c, ok := memo[f]; ok {
 				return c
 			}
 			c := f.ownCost()
 			for _, s := range f.calls {
-				c += cost(byName(s.target))
+				c += cost(byName[s.target])
 			}
 			if f.tail != "" {
-				c += cost(byName(f.tail))
+				c += cost(byName[f.tail])
 			}
-			memo[f.name] = c
-			return c
+			if f.noret != "" {
+				c += cost(byName[f.noret])
+			}
+			// A call enters one stub: count the dearest.
+			most := 0
+			for _, s := range f.stubTargets {
+				most = max(most, cost(byName[s]))
+			}
+			memo[f] = c + most
+			return c + most
 		}
 		return cost(plans[0])
 	}
@@ -356,10 +465,39 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		}
 		d := deeperThan(f)
 		for k := rng.IntN(4); k > 0 && len(d) > 0; k-- {
-			s := callSite{target: d[rng.IntN(len(d))].name, pos: pos(f), cond: rng.IntN(2) == 0}
+			s := callSite{target: entry(d[rng.IntN(len(d))]), pos: pos(f), cond: rng.IntN(2) == 0}
 			f.calls = append(f.calls, s)
 			if runCost() > budget {
 				f.calls = f.calls[:len(f.calls)-1]
+			}
+		}
+	}
+	// A call that may end the program waits for the chain's call.
+	exits := map[*plan]bool{}
+	var mayExit func(f *plan) bool
+	mayExit = func(f *plan) bool {
+		if v, ok := exits[f]; ok {
+			return v
+		}
+		v := f.pat.exits
+		for _, s := range f.calls {
+			v = v || mayExit(byName[s.target])
+		}
+		for _, s := range append([]string{f.tail}, f.stubTargets...) {
+			if s != "" {
+				v = v || mayExit(byName[s])
+			}
+		}
+		exits[f] = v
+		return v
+	}
+	for _, f := range plans {
+		if len(f.calls) == 0 || !f.calls[0].fixed {
+			continue
+		}
+		for i := range f.calls[1:] {
+			if c := &f.calls[1+i]; c.pos < f.calls[0].pos && mayExit(byName[c.target]) {
+				c.pos = f.calls[0].pos
 			}
 		}
 	}
@@ -367,5 +505,20 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	for _, f := range plans {
 		slices.SortStableFunc(f.calls, func(a, b callSite) int { return int(a.pos) - int(b.pos) })
 	}
-	return plans
+	// Layout order: a noreturn callee right after its caller (the
+	// caller's return address is the callee's first byte), right before
+	// it, or after every function.
+	out := slices.Clone(plans[:n])
+	for _, g := range plans[n:] {
+		at := slices.IndexFunc(out, func(q *plan) bool { return q.noret == g.name })
+		switch k := rng.IntN(3); {
+		case k == 0 || (k == 1 && at == 0): // the root stays first
+			out = slices.Insert(out, at+1, g)
+		case k == 1:
+			out = slices.Insert(out, at, g)
+		default:
+			out = append(out, g)
+		}
+	}
+	return out
 }

@@ -13,6 +13,14 @@ package gen
 //	                in different forms
 //	tail-call       leaves through a jump to a deeper function, with or
 //	                without a frame first
+//	noreturn-call   a call that never returns as the last instruction,
+//	                on an argument bit (skel_noreturn.go)
+//	plt-stubs       a block of PLT-like stubs under one PCMASK FDE
+//	                (skel_plt.go)
+//	hot-cold        a cold part after every function, entered and left
+//	                by jumps with the frame live (skel_hotcold.go)
+//	long-function   256+ or 64 KiB+ bytes; on x86-64 frames of 128+ or
+//	                32 KiB+ bytes (skel_long.go)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
 	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
@@ -20,6 +28,10 @@ var skeletons = []*pattern{
 	{name: "callee-saved", doc: "callee-saved registers saved, written, restored", calls: true, epilogueCalls: true, build: calleeSavedSkeleton},
 	{name: "multi-epilogue", doc: "early return on an argument bit; two epilogues in different forms", calls: true, earlyExit: true, build: multiEpilogueSkeleton},
 	{name: "tail-call", doc: "frame torn down, then a jump to a deeper function", calls: true, tail: true, build: tailCallSkeleton},
+	{name: "noreturn-call", doc: "last instruction a call that never returns, on some paths: the return address lies past the function", calls: true, earlyExit: true, exits: true, build: noreturnCallSkeleton},
+	{name: "plt-stubs", doc: "PLT-like stubs of one size under one PCMASK FDE, each jumping to its own function", stubs: true, cannot: "SFrame v1's PCMASK lookup takes the row whose start's bits are all set in the offset, not the offset modulo the stub size, so these rows are no v1 PCMASK FDE; the builtin encoder writes v2 and v3", build: pltStubsSkeleton},
+	{name: "hot-cold", doc: "hot/cold split: the cold part placed after every function, entered by a jump with the frame live", calls: true, earlyExit: true, build: hotColdSkeleton},
+	{name: "long-function", doc: "256+ bytes, sometimes 64 KiB+, with rows past those offsets executed (2- and 4-byte FRE starts); x86-64: frames of 128+ and 32 KiB+ bytes", calls: true, epilogueCalls: true, build: longFunctionSkeleton},
 }
 
 func leafSkeleton(b *builder, f *plan) {

@@ -78,9 +78,24 @@ type prims struct {
 	// fpSaveOne sets up an FP frame that also saves one callee-saved
 	// register, and returns it and two different epilogues restoring both.
 	fpSaveOne func(b *builder) (reg int, epilogues [2]func(b *builder))
-	// ret returns; tailJump leaves through a jump to fn.
+	// ret returns; tailJump leaves through a jump to fn. The skeletons
+	// also use tailJump as the target's unconditional jump of the longest
+	// reach, to a label or a cold part.
 	ret      func(b *builder)
 	tailJump func(b *builder, fn string)
+
+	// pltStub emits stub number index of a PLT-like block: always the
+	// same size on a target, moving SP (or saving the RA) and back, then
+	// jumping to fn with the frame as the call left it; rows change
+	// inside the stub and repeat from stub to stub (skel_plt.go).
+	pltStub func(b *builder, index int, fn string)
+	// pad emits at least n bytes of instructions that never execute: a
+	// region a long function jumps over.
+	pad func(b *builder, n int)
+	// allocLarge grows an SP-based frame by at least min bytes, keeping
+	// calls legal, and returns the adjustment as alloc does; nil where
+	// another pattern covers large frames.
+	allocLarge func(b *builder, min int64) int64
 }
 
 // pattern is one catalog entry: a way to build a function. A skeleton is
@@ -93,6 +108,8 @@ type pattern struct {
 	tail          bool // leaves through a tail call
 	epilogueCalls bool // has a legal call position inside the epilogue
 	earlyExit     bool // may return before its posBody calls
+	exits         bool // some paths end with a call to a deeper function that never returns
+	stubs         bool // a block of PLT-like stubs, each jumping to its own deeper function
 	// versions lists the SFrame versions that can express the pattern's
 	// rows; nil means every version the encoder writes (2 and 3).
 	versions []int
@@ -102,6 +119,11 @@ type pattern struct {
 	on    func(t *isa) bool
 	build func(b *builder, f *plan)
 }
+
+// needsDeeper says whether the pattern transfers to a deeper function
+// other than by a call (a tail jump, stubs, a noreturn callee), so it
+// cannot sit at the deepest level.
+func (p *pattern) needsDeeper() bool { return p.tail || p.exits || p.stubs }
 
 // expresses reports whether SFrame version v can express the pattern.
 func (p *pattern) expresses(v int) bool {

@@ -51,7 +51,7 @@ func TestZarchPatternsMatchGasSFrame(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					compareFDEs(t, tc.Name+" "+pat.name, p, gasSFrame(t, tc, dir, p, p.Assembly()), tc.SFrameVersion >= 3)
+					compareFDEs(t, tc.Name+" "+pat.name, p, gasSFrame(t, tc, dir, p, p.Assembly()), compareOpts{withStub: tc.SFrameVersion >= 3, withParts: true})
 					compareFREBytes(t, tc, filepath.Join(dir, "p"), p, pat.name)
 				}
 			}

@@ -13,6 +13,10 @@ type Symbol struct {
 	Name string `json:"name"`
 	Addr uint64 `json:"addr"`
 	Size uint32 `json:"size"`
+	// PartOf, when set, names the function this range is a part of (a
+	// compiler's hot/cold split: GCC's f.cold): its code runs in the
+	// owner's frame, so reaching its start is not a function entry.
+	PartOf string `json:"part_of,omitempty"`
 }
 
 // End is one past the symbol's last byte.

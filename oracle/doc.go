@@ -16,7 +16,9 @@
 //
 // An entry whose CFA equals the current top frame's CFA is a tail call: the
 // caller has torn its frame down and jumped, so the new function replaces
-// it. A frame is popped when the PC reaches its return address with the SP
+// it. The start of a symbol that is part of another function
+// (image.Symbol.PartOf: a cold part) is no entry at all: the owner's frame
+// stays on top, and a return from the part pops it. A frame is popped when the PC reaches its return address with the SP
 // back at the caller's SP. The entry stub that starts a run is the
 // outermost frame: it has no CFA and nothing above it.
 //

@@ -76,7 +76,9 @@ func (t *Tracker) Observe(regs *machine.Registers, mem machine.Memory) error {
 		t.calls = t.calls[:len(t.calls)-1]
 	}
 	fn, ok := t.starts[pc]
-	if !ok || fn == t.entry {
+	if !ok || fn == t.entry || t.symbols[fn].PartOf != "" {
+		// A part of a function (a cold part) is entered by a jump with
+		// its owner's frame live: neither a call nor a tail call.
 		return nil
 	}
 	c, err := t.enter(fn, regs, mem)

@@ -221,3 +221,78 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+// A cold part (GCC's f.cold) runs in its owner's frame: reaching its start
+// by a jump is neither a call nor a tail call, a call from it returns into
+// it, and a return from it pops the owner's frame.
+func TestTrackerColdPart(t *testing.T) {
+	t.Parallel()
+	abi := target.X86_64
+	syms := append(append([]image.Symbol(nil), x86Symbols...),
+		image.Symbol{Name: "f.cold", Addr: 0x4000, Size: 0x10, PartOf: "f"},
+		image.Symbol{Name: "h.cold", Addr: 0x4010, Size: 0x10, PartOf: "h"},
+		image.Symbol{Name: "h", Addr: 0x5000, Size: 0x10})
+	tr, err := NewTracker(abi, syms, 0x1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &fakeMachine{mem: map[uint64]uint64{}}
+	const stubFP = 0xaaaa
+	steps := []struct {
+		what     string
+		pc, sp   uint64
+		fp       uint64
+		mem      map[uint64]uint64
+		function string
+		expected []frame.Frame
+	}{
+		{"stub: call f", 0x1000, 0x8000, stubFP, nil, "_start", []frame.Frame{
+			{PC: 0x1000, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"f entry: push %rbp", 0x2000, 0x7ff8, stubFP, map[uint64]uint64{0x7ff8: 0x1005}, "f", []frame.Frame{
+			{PC: 0x2000, CFA: 0x8000, SP: 0x7ff8, FP: stubFP},
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"f: jmp f.cold", 0x2001, 0x7ff0, stubFP, map[uint64]uint64{0x7ff0: stubFP}, "f", []frame.Frame{
+			{PC: 0x2001, CFA: 0x8000, SP: 0x7ff0, FP: stubFP},
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"f.cold entered with f's frame live", 0x4000, 0x7ff0, stubFP, nil, "f", []frame.Frame{
+			{PC: 0x4000, CFA: 0x8000, SP: 0x7ff0, FP: stubFP},
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"g called from f.cold", 0x3000, 0x7fe8, stubFP, map[uint64]uint64{0x7fe8: 0x4005}, "g", []frame.Frame{
+			{PC: 0x3000, CFA: 0x7ff0, SP: 0x7fe8, FP: stubFP},
+			{PC: 0x4005, CFA: 0x8000, SP: 0x7ff0, FP: stubFP},
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"back in f.cold", 0x4005, 0x7ff0, stubFP, nil, "f", []frame.Frame{
+			{PC: 0x4005, CFA: 0x8000, SP: 0x7ff0, FP: stubFP},
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"f.cold: pop %rbp, ret next", 0x4006, 0x7ff8, stubFP, nil, "f", []frame.Frame{
+			{PC: 0x4006, CFA: 0x8000, SP: 0x7ff8, FP: stubFP},
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"f.cold returned: f's frame popped", 0x1005, 0x8000, stubFP, nil, "_start", []frame.Frame{
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		// A frameless h jumps into its part with SP where the call left
+		// it: the CFA equals h's, as a tail call's would; still no entry.
+		{"stub: call h", 0x1005, 0x8000, stubFP, nil, "_start", []frame.Frame{
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"h entry", 0x5000, 0x7ff8, stubFP, map[uint64]uint64{0x7ff8: 0x100a}, "h", []frame.Frame{
+			{PC: 0x5000, CFA: 0x8000, SP: 0x7ff8, FP: stubFP},
+			{PC: 0x100a, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"h.cold entered without a frame", 0x4010, 0x7ff8, stubFP, nil, "h", []frame.Frame{
+			{PC: 0x4010, CFA: 0x8000, SP: 0x7ff8, FP: stubFP},
+			{PC: 0x100a, SP: 0x8000, FP: stubFP, Outermost: true}}},
+	}
+	for _, s := range steps {
+		for a, v := range s.mem {
+			m.mem[a] = v
+		}
+		regs := m.at(s.pc, s.sp, s.fp, abi)
+		if err := tr.Observe(regs, m); err != nil {
+			t.Fatalf("%s: %v", s.what, err)
+		}
+		if got := tr.Expected(nil, regs); !reflect.DeepEqual(got, s.expected) {
+			t.Fatalf("%s:\n%s", s.what, FormatFrames(s.expected, got))
+		}
+		if tr.Function() != s.function {
+			t.Fatalf("%s: in %s, want %s", s.what, tr.Function(), s.function)
+		}
+	}
+}

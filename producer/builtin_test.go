@@ -13,7 +13,8 @@ func TestBuiltinImage(t *testing.T) {
 	t.Parallel()
 	for _, abi := range target.All {
 		for _, v := range []sframe.Version{2, 3} {
-			p, err := gen.Generate(abi, 7, gen.Options{})
+			// The PLT stubs among the patterns: their FDE is the PCMASK case.
+			p, err := gen.Generate(abi, 7, gen.Options{Patterns: []string{"plt-stubs", "fp-frame", "leaf", "sp-frame"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,21 +39,39 @@ func TestBuiltinImage(t *testing.T) {
 			if tab.Order != abi.ByteOrder() || img.SFrameVersion != int(v) || img.Producer != fmt.Sprintf("builtin-v%d", v) {
 				t.Errorf("%s: section in the wrong byte order", abi.Name())
 			}
-			// One FDE per symbol, at the symbol's address and size.
+			// One FDE per symbol, at the symbol's address and size; but a
+			// PLT stub's FDE is its block's PCMASK FDE, repeating every
+			// stub.
 			if len(img.Symbols) != len(p.Funcs) {
 				t.Fatalf("%d symbols for %d functions", len(img.Symbols), len(p.Funcs))
 			}
+			stubs := 0
 			for i, s := range img.Symbols {
 				if i > 0 && s.Addr <= img.Symbols[i-1].Addr {
 					t.Errorf("symbols not sorted at %s", s.Name)
 				}
 				f, err := tab.FindFDE(s.Addr)
-				if err != nil || f.Start != s.Addr || f.Size != s.Size {
+				if block := p.Funcs[i].StubBlock; block != "" {
+					stubs++
+					// The block's FDE spans its first stub to its last.
+					start, end := ^uint64(0), uint64(0)
+					for _, g := range p.Funcs {
+						if g.StubBlock == block {
+							start, end = min(start, g.Addr), max(end, g.Addr+uint64(g.Size))
+						}
+					}
+					if err != nil || f.PCType != sframe.PCMask || uint32(f.RepSize) != s.Size || f.Start != start || f.End() != end {
+						t.Errorf("%s v%d: stub %s [%#x+%d] of block [%#x,%#x): FDE %+v, %v", abi.Name(), v, s.Name, s.Addr, s.Size, start, end, f, err)
+					}
+				} else if err != nil || f.Start != s.Addr || f.Size != s.Size || f.PCType != sframe.PCInc {
 					t.Errorf("%s v%d: %s [%#x+%d]: FDE %+v, %v", abi.Name(), v, s.Name, s.Addr, s.Size, f, err)
 				}
 				if got, ok := img.SymbolAt(s.Addr + uint64(s.Size) - 1); !ok || got.Name != s.Name {
 					t.Errorf("SymbolAt(last byte of %s) = %v", s.Name, got)
 				}
+			}
+			if stubs == 0 {
+				t.Errorf("%s: seed 7 has no PLT stubs: the PCMASK case went unchecked", abi.Name())
 			}
 			if _, ok := img.SymbolAt(img.CodeAddr - 1); ok {
 				t.Error("SymbolAt before the code found a symbol")

@@ -22,10 +22,13 @@ const coverageUsage = `usage: sfconform coverage [--programs N] [--producer NAME
 Generates the default mix of programs the producer's SFrame version can
 express, runs every path of each, and reports per target the share of
 functions, instructions and rows executed, how many executed instructions
-had each kind of unwind rule and each size of the producer's version's
-data words (words:1B, 2B, 4B, as sframe.Encode writes them), and program
-shapes reached (calls, calls as a
-function's last instruction, rows that change across a call).
+had each kind of unwind rule or needed each SFrame field size (PCMASK FDE,
+2- and 4-byte FRE starts; data words of 1, 2 or 4 bytes as sframe.Encode
+writes them for the producer's version: words:1B, 2B, 4B), and program
+shapes reached (calls, calls as a function's last instruction, rows that
+change across a call, tail calls and tail calls in a row, jumps into cold
+parts). Padding that functions jump over is left out of the instruction
+counts.
 `
 
 func cmdCoverage(args []string, stdout, stderr io.Writer) int {
@@ -89,6 +92,9 @@ func printCoverage(w io.Writer, t target.Target, prod string, c *gen.Coverage) {
 	fmt.Fprintf(w, "%s (%s mix, %d programs, %d executed instructions)\n", t.Name(), prod, c.Programs, c.Steps)
 	fmt.Fprintf(w, "  functions executed     %s (%d of %d)\n", pct(c.FuncsRun, c.Funcs), c.FuncsRun, c.Funcs)
 	fmt.Fprintf(w, "  instructions executed  %s (%d of %d)\n", pct(c.InsnsRun, c.Insns), c.InsnsRun, c.Insns)
+	if c.Padding > 0 {
+		fmt.Fprintf(w, "  padding never run      %d instructions\n", c.Padding)
+	}
 	fmt.Fprintf(w, "  rows executed          %s (%d of %d)\n", pct(c.RowsRun, c.Rows), c.RowsRun, c.Rows)
 	fmt.Fprintf(w, "  rule kinds (share of executed instructions):\n")
 	for _, k := range sortedKeys(c.Kinds) {
