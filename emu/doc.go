@@ -18,6 +18,8 @@
 // The same for every target and run; nothing else is mapped:
 //
 //	[CodeBase, CodeBase+CodeSize)  0x10000000, 16 MiB  code, read/write/execute
+//	[FarCodeBase, +FarCodeSize)    0x150000000, 1 MiB  far code (Run.Segments),
+//	                               5 GiB above CodeBase, read/write/execute
 //	[StackBase, StackTop)          0x70000000, 1 MiB   stack, read/write
 //	InitialSP                      StackTop-4096       SP at entry to every run
 //
