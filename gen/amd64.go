@@ -96,6 +96,8 @@ func amd64Target() *isa {
 		fpSaveOne: x86FPSaveOne,
 		ret:       x86Ret,
 		tailJump:  x86Jmp,
+		farCall:   x86FarCall,
+		newStack:  x86NewStack,
 	}
 	return t
 }

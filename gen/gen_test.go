@@ -53,7 +53,10 @@ func TestDeterministic(t *testing.T) {
 func TestLayoutRelocates(t *testing.T) {
 	t.Parallel()
 	for _, abi := range target.All {
-		p := mustGenerate(t, abi, 7, gen.Options{Funcs: 12})
+		// Calls to and from far functions load absolute addresses:
+		// relocating them changes the code.
+		near := slices.DeleteFunc(gen.Patterns(abi), func(n string) bool { return n == "far-code" })
+		p := mustGenerate(t, abi, 7, gen.Options{Funcs: 12, Patterns: near})
 		code := slices.Clone(p.Code)
 		syms := p.Symbols()
 		entry, exit := p.Entry, p.Exit
@@ -94,17 +97,26 @@ func TestProgramShape(t *testing.T) {
 				t.Fatalf("%s: %d argument registers, %d values", abi.Name(), len(p.ArgRegs), len(p.Args))
 			}
 			var seen []string
-			next := p.Base
+			// Near functions follow each other from Base, far ones from
+			// FarBase = Base + FarOffset.
+			next, nextFar := p.Base, p.Base+gen.FarOffset
 			for i, f := range p.Funcs {
-				if f.Addr != next {
-					t.Fatalf("%s: %s at 0x%x, previous function ends at 0x%x", abi.Name(), f.Name, f.Addr, next)
+				at := &next
+				if f.Far {
+					at = &nextFar
 				}
-				next += uint64(f.Size)
+				if f.Addr != *at {
+					t.Fatalf("%s: %s at 0x%x, previous function ends at 0x%x", abi.Name(), f.Name, f.Addr, *at)
+				}
+				*at += uint64(f.Size)
 				seen = append(seen, f.Pattern)
 				checkFDE(t, p, f, p.FDEs()[i])
 			}
 			if uint64(len(p.Code)) != next-p.Base {
 				t.Fatalf("%s: %d code bytes for functions spanning %d", abi.Name(), len(p.Code), next-p.Base)
+			}
+			if far := nextFar - (p.Base + gen.FarOffset); uint64(len(p.FarCode)) != far || (far > 0) != (p.FarBase == p.Base+gen.FarOffset) {
+				t.Fatalf("%s: %d far code bytes at 0x%x for far functions spanning %d", abi.Name(), len(p.FarCode), p.FarBase, far)
 			}
 			for _, name := range gen.Patterns(abi) {
 				if !slices.Contains(seen, name) {
@@ -145,6 +157,13 @@ func checkFDE(t *testing.T, p *gen.Program, f *gen.Func, fde sframe.FDE) {
 	}
 	if end != f.Size {
 		t.Fatalf("%s seed %d %s: instructions end at +0x%x, function size %d", p.Target.Name(), p.Seed, f.Name, end, f.Size)
+	}
+	if f.EmptyFDE {
+		// No rows: the whole function must be outermost.
+		if len(want) != 1 || want[0].RA.Kind != sframe.RuleUndefined || len(fde.Rows) != 0 {
+			t.Fatalf("%s seed %d %s: empty FDE with rows %+v, instructions' rows %+v", p.Target.Name(), p.Seed, f.Name, fde.Rows, want)
+		}
+		return
 	}
 	if !slices.Equal(fde.Rows, want) {
 		t.Fatalf("%s seed %d %s: FDE rows\n %+v\nwant, from the instructions' rows,\n %+v", p.Target.Name(), p.Seed, f.Name, fde.Rows, want)
@@ -192,7 +211,13 @@ func TestAssemblyCFI(t *testing.T) {
 		p := mustGenerate(t, abi, 11, gen.Options{})
 		asm := p.Assembly()
 		stub := asm[strings.Index(asm, "_start:"):strings.Index(asm, ".size _start")]
-		if !strings.Contains(stub, ".cfi_undefined "+ra[abi]) {
+		switch {
+		case p.Funcs[0].EmptyFDE:
+			// No initial CFA and nothing else: an FDE without rows.
+			if !strings.Contains(stub, ".cfi_startproc simple\n") || strings.Count(stub, ".cfi_") != 2 {
+				t.Errorf("%s: stub with an empty FDE has CFI directives:\n%s", abi.Name(), stub)
+			}
+		case !strings.Contains(stub, ".cfi_undefined "+ra[abi]):
 			t.Errorf("%s: stub does not mark %s undefined:\n%s", abi.Name(), ra[abi], stub)
 		}
 		for _, f := range p.Funcs {

@@ -35,6 +35,13 @@ func (m *machine) stepS390x(mn string, ops []string, next uint64) (control, uint
 		m.zf = m.reg[r(ops[0])]&num(ops[1])&0xffff == 0
 	case "lghi", "lgfi":
 		m.reg[r(ops[0])] = num(ops[1])
+	case "llihf":
+		m.reg[r(ops[0])] = num(ops[1]) << 32
+	case "iilf":
+		m.reg[r(ops[0])] = m.reg[r(ops[0])]&^0xffffffff | num(ops[1])&0xffffffff
+	case "basr":
+		m.reg[r(ops[0])] = next
+		return ctlCall, m.reg[r(ops[1])]
 	case "aghi":
 		m.reg[r(ops[0])] += num(ops[1])
 	case "lgr":

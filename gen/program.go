@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
@@ -51,8 +52,17 @@ type Program struct {
 	Base        uint64
 	Code        []byte
 	Entry, Exit uint64
+	// FarBase and FarCode are the far segment (set by Layout when some
+	// function is Far): Base + FarOffset, more than 4 GiB from Code.
+	FarBase uint64
+	FarCode []byte
 
 	t *isa
+	// far names the functions laid out in the far segment, known before
+	// any function is built so that calls to them go through a register.
+	far map[string]bool
+	// stacks are the fresh stacks new-stack functions switch to.
+	stacks []image.Symbol
 }
 
 // Func is one function of a Program.
@@ -62,6 +72,13 @@ type Func struct {
 	Size          uint32
 	Insns         []Insn
 	Rows          []sframe.Row // compressed: a new row where the rule changes
+	// Far: laid out in the far segment (FarBase), more than 4 GiB from
+	// the rest of the code.
+	Far bool
+	// EmptyFDE: the function is outermost for its whole life and its FDE
+	// has no rows, which SFrame version 3 reads as an outermost frame;
+	// Rows still say what holds (RA undefined).
+	EmptyFDE bool
 
 	ops []*op
 }
@@ -172,6 +189,12 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 			p, err = nil, fmt.Errorf("gen: %s seed %d: %v", abi.Name(), seed, r)
 		}
 	}()
+	p.far = map[string]bool{}
+	for _, f := range plans {
+		if f.pat.far {
+			p.far[f.name] = true
+		}
+	}
 	stub := newBuilder(t, "_start", rng, p)
 	stub.st.outermost = true
 	t.stub(stub, plans[0].name)
@@ -183,7 +206,7 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 		if len(b.next) != 0 {
 			panic(fmt.Sprintf("%s: label %v after the last instruction", f.name, b.next))
 		}
-		p.Funcs = append(p.Funcs, &Func{Name: f.name, Pattern: f.pat.name, ops: b.ops})
+		p.Funcs = append(p.Funcs, &Func{Name: f.name, Pattern: f.pat.name, ops: b.ops, Far: f.pat.far})
 	}
 	if err := p.Layout(DefaultBase); err != nil {
 		return nil, err
@@ -268,7 +291,12 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	for i, f := range plans {
 		mustCall := i < depth-1
 		deeper := f.level < depth
-		ok := func(p *pattern) bool { return (p.calls || !mustCall) && (!p.tail || deeper) }
+		// The deepest function of the chain is near: every tail call then
+		// has a near target (a tail jump cannot reach far code).
+		nearOnly := i == depth-1
+		ok := func(p *pattern) bool {
+			return (p.calls || !mustCall) && (!p.tail || deeper) && (!p.far || !nearOnly)
+		}
 		j := slices.IndexFunc(deck, ok)
 		if j >= 0 {
 			f.pat = deck[j]
@@ -323,10 +351,10 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		}
 		return out
 	}
-	// Tail calls.
+	// Tail calls, to near functions only.
 	for _, f := range plans {
 		if f.pat.tail {
-			d := deeperThan(f)
+			d := slices.DeleteFunc(deeperThan(f), func(q *plan) bool { return q.pat.far })
 			f.tail = d[rng.IntN(len(d))].name
 		}
 	}

@@ -20,6 +20,9 @@ var skeletons = []*pattern{
 	{name: "callee-saved", doc: "callee-saved registers saved, written, restored", calls: true, epilogueCalls: true, build: calleeSavedSkeleton},
 	{name: "multi-epilogue", doc: "early return on an argument bit; two epilogues in different forms", calls: true, earlyExit: true, build: multiEpilogueSkeleton},
 	{name: "tail-call", doc: "frame torn down, then a jump to a deeper function", calls: true, tail: true, build: tailCallSkeleton},
+	farCodeSkeleton,
+	newStackSkeleton,
+	emptyFDESkeleton,
 }
 
 func leafSkeleton(b *builder, f *plan) {

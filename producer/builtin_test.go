@@ -2,6 +2,7 @@ package producer
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sfconform/sfconform/gen"
@@ -13,7 +14,7 @@ func TestBuiltinImage(t *testing.T) {
 	t.Parallel()
 	for _, abi := range target.All {
 		for _, v := range []sframe.Version{2, 3} {
-			p, err := gen.Generate(abi, 7, gen.Options{})
+			p, err := gen.Generate(abi, 7, gen.Options{SFrameVersion: int(v)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,13 +39,17 @@ func TestBuiltinImage(t *testing.T) {
 			if tab.Order != abi.ByteOrder() || img.SFrameVersion != int(v) || img.Producer != fmt.Sprintf("builtin-v%d", v) {
 				t.Errorf("%s: section in the wrong byte order", abi.Name())
 			}
-			// One FDE per symbol, at the symbol's address and size.
-			if len(img.Symbols) != len(p.Funcs) {
-				t.Fatalf("%d symbols for %d functions", len(img.Symbols), len(p.Funcs))
+			// One FDE per function symbol, at the symbol's address and
+			// size; the stacks new-stack functions switch to besides.
+			if len(img.Symbols) != len(p.Funcs)+len(p.Stacks()) {
+				t.Fatalf("%d symbols for %d functions and %d stacks", len(img.Symbols), len(p.Funcs), len(p.Stacks()))
 			}
 			for i, s := range img.Symbols {
 				if i > 0 && s.Addr <= img.Symbols[i-1].Addr {
 					t.Errorf("symbols not sorted at %s", s.Name)
+				}
+				if s.IsStack() {
+					continue
 				}
 				f, err := tab.FindFDE(s.Addr)
 				if err != nil || f.Start != s.Addr || f.Size != s.Size {
@@ -104,6 +109,52 @@ func TestTargetIsSFrameABI(t *testing.T) {
 		a := sframe.ABI(tg)
 		if a.Name() != tg.Name() || a.ByteOrder() != tg.ByteOrder() || a.SPRegister() != tg.SP() || a.FPRegister() != tg.FP() {
 			t.Errorf("%v: sframe says %v %v sp %d fp %d", tg, a.Name(), a.ByteOrder(), a.SPRegister(), a.FPRegister())
+		}
+	}
+}
+
+// A function more than 4 GiB from the section: version 3 writes its 64-bit
+// offset, version 2 refuses, naming the function and the distance.
+func TestBuiltinFarFunction(t *testing.T) {
+	t.Parallel()
+	for _, abi := range target.All {
+		p, err := gen.Generate(abi, 3, gen.Options{Patterns: []string{"far-code", "fp-frame"}, SFrameVersion: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Layout(0x10000000); err != nil {
+			t.Fatal(err)
+		}
+		img, err := Builtin{Version: 3}.Produce(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(img.Segments) != 1 || img.Segments[0].Addr != 0x10000000+gen.FarOffset || len(img.Segments[0].Code) == 0 {
+			t.Fatalf("%s: segments %+v, want the far code at base + %#x", abi.Name(), img.Segments, gen.FarOffset)
+		}
+		tab, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var far *gen.Func // the first, lowest far function
+		near := 0
+		for _, f := range p.Funcs {
+			if !f.Far {
+				near++
+			} else if far == nil {
+				far = f
+			}
+		}
+		if fde, err := tab.FindFDE(far.Addr); err != nil || fde.Start != far.Addr || far.Addr-img.SFrameAddr < 1<<32 {
+			t.Errorf("%s: FDE of %s at %#x (section at %#x): %+v, %v", abi.Name(), far.Name, far.Addr, img.SFrameAddr, fde, err)
+		}
+		// The first far function follows the near ones among the sorted
+		// 20-byte version 2 FDEs; the start field is an FDE's first word.
+		field := img.SFrameAddr + sframe.HeaderSize + uint64(near)*20
+		_, err = Builtin{Version: 2}.Produce(p)
+		if err == nil || !strings.Contains(err.Error(), "function "+far.Name+":") ||
+			!strings.Contains(err.Error(), fmt.Sprintf("start is %d bytes from its start field", far.Addr-field)) {
+			t.Errorf("%s: version 2 of a far function: err = %v", abi.Name(), err)
 		}
 	}
 }

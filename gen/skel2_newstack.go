@@ -1,0 +1,98 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/sfconform/sfconform/image"
+)
+
+// The new-stack pattern: outermost rows in the middle of a function's
+// life. The function sets up a frame and makes its first calls as usual;
+// then, on an argument bit, instead of returning it switches SP to a fresh
+// stack of its own (as a thread start or a clone child runs on a stack
+// nobody returns through), marks the RA undefined from there on
+// (.cfi_undefined of the RA column: SFrame rows without data words,
+// version 2 erratum 2 and version 3), clears the frame pointer, makes its
+// remaining calls on the new stack, and ends the program with a jump to
+// the entry stub's exit instruction.
+//
+// The stacks live in the emulator's stack region, below the stack every
+// run starts on: the first ends at AltStackTop, each further one
+// AltStackSize below the previous. Generated programs use a few KiB of
+// their main stack, far from AltStackTop (124 KiB below the initial SP),
+// so no live frame shares an address with them. The image declares each
+// as a symbol of kind stack (Program.Stacks), which is all the oracle
+// needs to see the frame become the outermost one.
+
+const (
+	// AltStackTop is the empty end of the first fresh stack: inside the
+	// emulator's stack region [0x70000000, 0x70100000), 124 KiB below the
+	// SP every run starts with (0x700ff000).
+	AltStackTop = 0x700e_0000
+	// AltStackSize is the size of each fresh stack.
+	AltStackSize = 8 << 10
+	// maxAltStacks bounds the new-stack functions of one program, so
+	// that the stacks stay inside the region (384 KiB below AltStackTop).
+	maxAltStacks = 48
+)
+
+var newStackSkeleton = &pattern{
+	name: "new-stack",
+	doc: "on an argument bit, switches to a fresh stack (thread start, clone child): the RA is undefined from there on, " +
+		"calls run on the new stack, then the program exits",
+	calls:         true,
+	epilogueCalls: true,
+	earlyExit:     true, // the chain call goes before the switch
+	build:         buildNewStack,
+}
+
+func buildNewStack(b *builder, f *plan) {
+	p := &b.t.prims
+	p.fpSetup(b)
+	b.calls(posPrologue)
+	b.body()
+	away := b.newLabel()
+	b.cond(away)
+	saved := b.st
+	b.calls(posBody)
+	b.calls(posEpilogue)
+	p.fpTeardowns[b.rng.IntN(len(p.fpTeardowns))](b)
+	p.ret(b)
+
+	b.st = saved
+	b.place(away)
+	p.newStack(b, b.prog.newStack(b.name))
+	b.t.filler(b)
+	b.calls(posBody)
+	b.calls(posEpilogue)
+	p.tailJump(b, b.prog.exitLabel())
+}
+
+// newStack allocates the fresh stack of function fn and returns its top.
+func (p *Program) newStack(fn string) uint64 {
+	k := len(p.stacks)
+	if k >= maxAltStacks {
+		panic(fmt.Sprintf("more than %d new-stack functions: their stacks would leave the stack region", maxAltStacks))
+	}
+	top := uint64(AltStackTop - k*AltStackSize)
+	p.stacks = append(p.stacks, image.Symbol{Name: "stack_" + fn, Addr: top - AltStackSize, Size: AltStackSize, Kind: image.KindStack})
+	return top
+}
+
+// exitLabel names the entry stub's exit instruction, for a jump that ends
+// the program; the first call defines it.
+func (p *Program) exitLabel() string {
+	const name = ".L_start_exit"
+	for _, o := range p.Funcs[0].ops {
+		if o.exit {
+			for _, l := range o.labels {
+				if l == name {
+					return name
+				}
+			}
+			o.labels = append(o.labels, name)
+			return name
+		}
+	}
+	panic("the entry stub has no exit instruction")
+}
