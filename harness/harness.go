@@ -198,7 +198,7 @@ func (c *Checker) step(s *emu.Step) error {
 		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0])
 		return nil
 	}
-	snap := takeSnapshot(s, c.target)
+	snap := takeSnapshot(s, c.target, c.img.Symbols)
 	c.batch = append(c.batch, append([]frame.Frame(nil), c.expected...))
 	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.Regs, Mem: snap, Snapshot: snap})
 	if len(c.batch) >= c.cons.BatchSize() {
