@@ -75,7 +75,11 @@ func (p *Program) RuleKinds(r sframe.Row) []string {
 // Add tallies one program and the PCs its runs executed (in order, all
 // paths). Shapes counted: "call" (executed calls), "row-change-across-call"
 // (the row at the return address differs from the call's), "call-last"
-// (a call that is its function's last instruction).
+// (a call that is its function's last instruction), "outermost-mid-function"
+// (a step of a function other than the entry stub whose row is outermost:
+// it switched to a fresh stack). Besides the rule kinds, Kinds counts steps
+// in functions whose FDE has no rows ("fde:empty") and in far functions
+// ("fde:far", more than 4 GiB from the rest).
 func (c *Coverage) Add(p *Program, executed []uint64) {
 	c.Programs++
 	type loc struct{ f, i int }
@@ -103,6 +107,15 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 		c.Steps++
 		for _, k := range p.RuleKinds(in.Row) {
 			c.Kinds[k]++
+		}
+		if f.EmptyFDE {
+			c.Kinds["fde:empty"]++
+		}
+		if f.Far {
+			c.Kinds["fde:far"]++
+		}
+		if l.f > 0 && in.Row.RA.Kind == sframe.RuleUndefined {
+			c.Shapes["outermost-mid-function"]++
 		}
 		insnRun[l] = true
 		if l.f > 0 && !funcRun[l.f] {

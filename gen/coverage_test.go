@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -37,5 +38,38 @@ func TestCoverageCounts(t *testing.T) {
 	c2.Add(p, all[:1])
 	if c2.FuncsRun != 0 || c2.InsnsRun != 1 || c2.RowsRun != 1 {
 		t.Errorf("one stub instruction: %+v", c2)
+	}
+}
+
+// The kinds of the far-code, new-stack and empty-fde patterns: steps in
+// far functions, in functions whose FDE has no rows, and outermost rows
+// past the stub.
+func TestCoverageFarFreshEmpty(t *testing.T) {
+	t.Parallel()
+	p := mustGenerate(t, target.AArch64, 3, gen.Options{Patterns: []string{"far-code", "new-stack", "empty-fde"}})
+	var all []uint64
+	far, empty, mid := 0, 0, 0
+	for i, f := range p.Funcs {
+		for _, in := range f.Insns {
+			all = append(all, f.Addr+uint64(in.Off))
+			switch {
+			case f.Far:
+				far++
+			case f.EmptyFDE:
+				empty++
+			}
+			if i > 0 && in.Row.RA.Kind == sframe.RuleUndefined {
+				mid++
+			}
+		}
+	}
+	c := gen.NewCoverage()
+	c.Add(p, all)
+	if far == 0 || empty == 0 || mid == 0 {
+		t.Fatalf("program lacks a far function (%d), an empty FDE (%d) or an outermost row past the stub (%d)", far, empty, mid)
+	}
+	if c.Kinds["fde:far"] != far || c.Kinds["fde:empty"] != empty || c.Shapes["outermost-mid-function"] != mid {
+		t.Errorf("fde:far %d, fde:empty %d, outermost-mid-function %d; want %d, %d, %d",
+			c.Kinds["fde:far"], c.Kinds["fde:empty"], c.Shapes["outermost-mid-function"], far, empty, mid)
 	}
 }
