@@ -248,6 +248,7 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 			// The patterns the toolchain's version can express (version 1
 			// toolchains get those of version 2).
 			v := max(tc.SFrameVersion, 2)
+			checked := map[string]bool{}
 			for seed := int64(1); seed <= seeds; seed++ {
 				for _, opt := range []Options{{SFrameVersion: v}, {Funcs: 14, MaxDepth: 6, SFrameVersion: v}} {
 					p, err := Generate(tc.Target, seed, opt)
@@ -263,8 +264,19 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 					// the entry stub with the CIE's rule, so only later
 					// versions can agree on the stub.
 					compareFDEs(t, tc.Name, p, tab, func(f *Func) bool {
-						return (f == p.Funcs[0] && tc.SFrameVersion < 3) || gasSFrameCannot(tc, f.Pattern) != ""
+						skip := (f == p.Funcs[0] && tc.SFrameVersion < 3) || gasSFrameCannot(tc, f.Pattern) != ""
+						if !skip {
+							checked[f.Pattern] = true
+						}
+						return skip
 					})
+				}
+			}
+			for _, name := range Patterns(tc.Target) {
+				if reason := gasSFrameCannot(tc, name); reason != "" {
+					t.Logf("pattern %s not compared: %s", name, reason)
+				} else if isaFor(tc.Target).pattern(name).expresses(v) && !checked[name] {
+					t.Errorf("no program had a %s function: pattern not compared", name)
 				}
 			}
 		})
@@ -448,6 +460,10 @@ func compareFDEs(t *testing.T, producer string, p *Program, tab *sframe.Table, s
 		name := p.Funcs[slices.IndexFunc(p.Funcs, func(f *Func) bool { return f.Addr == want.Start })].Name
 		if got.Start != want.Start || got.Size != want.Size {
 			t.Fatalf("%s seed %d %s: FDE [0x%x,+%d), gen [0x%x,+%d)", producer, p.Seed, name, got.Start, got.Size, want.Start, want.Size)
+		}
+		if len(want.Rows) == 0 && got.Type != sframe.FDETypeDefault {
+			// Only a DEFAULT FDE without rows says "outermost".
+			t.Fatalf("%s seed %d %s: FDE without rows of type %v", producer, p.Seed, name, got.Type)
 		}
 		if len(got.Rows) != len(want.Rows) {
 			t.Fatalf("%s seed %d %s: %d rows, gen %d\n%s %+v\ngen %+v", producer, p.Seed, name, len(got.Rows), len(want.Rows), producer, got.Rows, want.Rows)
