@@ -17,7 +17,8 @@
 // Funcs[0] is the entry stub: it aligns the stack, loads a distinctive
 // frame pointer, calls the root and ends with an exit instruction (hlt,
 // brk #0, svc 0) at Program.Exit, which a run stops at. Its rows are
-// outermost. The root starts a chain of unconditional calls MaxDepth long;
+// outermost (with an empty-fde function in the program, its FDE has no
+// rows at all, SFrame v3's other way to say so). The root starts a chain of unconditional calls MaxDepth long;
 // the other functions hang off it at random levels; calls only go to deeper
 // levels, so there is no recursion and every function returns. Calls sit
 // right after the prologue, in the body, or inside the epilogue where the
@@ -25,13 +26,22 @@
 // register, so the seeded Args choose the path. Runs execute roughly
 // 100-2000 instructions.
 //
+// Functions of far patterns are laid out FarOffset (5 GiB) above the rest,
+// in a segment of their own (Program.FarCode, Segments); calls into and out
+// of them load the absolute address into a register. A new-stack function
+// may switch SP to a fresh stack of its own (Program.Stacks: symbols of
+// kind stack inside the emulator's stack region, below AltStackTop), be
+// the outermost frame from there on, and end the run with a jump to Exit.
+//
 // # Patterns
 //
 // A pattern is a way to build a function. Skeletons (skeletons.go: leaf,
-// fp-frame, sp-frame, callee-saved, multi-epilogue, tail-call, ...) are
-// written once over each target's prims: frame setup and teardown,
-// allocation, register saves, return and tail jump, each emitted in the
-// target's own idiom (amd64.go, arm64.go, s390x.go). A target's own
+// fp-frame, sp-frame, callee-saved, multi-epilogue, tail-call, ...; and
+// skel2_*.go: far-code, new-stack, empty-fde) are written once over each
+// target's prims: frame setup and teardown, allocation, register saves,
+// return and tail jump, a call through a register, a switch to a fresh
+// stack, each emitted in the target's own idiom (amd64.go, arm64.go,
+// s390x.go, prims2_*.go). A target's own
 // patterns use its instructions directly. Each pattern declares the SFrame
 // versions that can express its rows; Options.SFrameVersion keeps the
 // default mix to those, and naming one that the version cannot express is a

@@ -13,6 +13,13 @@ package gen
 //	                in different forms
 //	tail-call       leaves through a jump to a deeper function, with or
 //	                without a frame first
+//	far-code        an fp-frame function 5 GiB from the rest, called
+//	                through a register (skel2_far.go; v3 only)
+//	new-stack       switches to a fresh stack on two argument bits: RA
+//	                undefined from there, calls on the new stack, exit
+//	                (skel2_newstack.go)
+//	empty-fde       the entry stub gets an FDE with no rows
+//	                (skel2_emptyfde.go; v3 only)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
 	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
