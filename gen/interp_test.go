@@ -10,6 +10,7 @@ import (
 
 	"github.com/sfconform/sfconform/disasm"
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
@@ -35,6 +36,10 @@ type truth struct {
 }
 
 const stackTop = 0x7fff_0000
+
+// AltStackGuard is how far below a fresh stack an SP counts as having run
+// off it rather than having moved elsewhere.
+const AltStackGuard = gen.AltStackSize
 
 var (
 	hexNum = regexp.MustCompile(`^-?(0x[0-9a-fA-F]+|[0-9]+)$`)
@@ -245,6 +250,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 	}
 	var stack []truth
 	var st runStats
+	var fresh image.Symbol // the fresh stack SP moved to last
 	raSame := ""
 	if p.Target != target.X86_64 {
 		raSame = m.raName()
@@ -347,8 +353,19 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			}
 			stack[len(stack)-1] = nt
 		}
-		if sp := m.reg[m.spName()]; sp != spBefore && len(stack) > 0 && freshStack(p, sp, stack) {
+		sp := m.reg[m.spName()]
+		if sp != spBefore && len(stack) > 0 && freshStack(p, sp, stack) {
 			stack, st.switched = stack[:0], true
+			for _, s := range p.Stacks() {
+				if sp > s.Addr && sp <= s.End() {
+					fresh = s
+				}
+			}
+		}
+		// Running off a fresh stack's low end would put SP in the next
+		// one, where it reads as a switch to a third stack.
+		if fresh.Size != 0 && sp <= fresh.Addr && sp > fresh.Addr-AltStackGuard {
+			t.Fatalf("%s: SP 0x%x ran off the fresh stack %s [0x%x, 0x%x)", where, sp, fresh.Name, fresh.Addr, fresh.End())
 		}
 	}
 }

@@ -18,7 +18,9 @@ import (
 //
 // The stacks live in the emulator's stack region, below the stack every
 // run starts on: the first ends at AltStackTop, each further one
-// AltStackSize below the previous. Generated programs use a few KiB of
+// 2*AltStackSize below the previous, so that a stack overrun lands in a gap
+// (where the interpreter's test catches it) rather than in the next stack,
+// where it would read as a switch to it. Generated programs use a few KiB of
 // their main stack, far from AltStackTop (124 KiB below the initial SP),
 // so no live frame shares an address with them. The image declares each
 // as a symbol of kind stack (Program.Stacks), which is all the oracle
@@ -32,8 +34,11 @@ const (
 	// AltStackSize is the size of each fresh stack.
 	AltStackSize = 8 << 10
 	// maxAltStacks bounds the new-stack functions of one program, so
-	// that the stacks stay inside the region (384 KiB below AltStackTop).
-	maxAltStacks = 48
+	// that the stacks stay inside the region, above AltStackBottom.
+	maxAltStacks   = 48
+	altStackStride = 2 * AltStackSize
+	// AltStackBottom is the lowest address a fresh stack may use.
+	AltStackBottom = AltStackTop - maxAltStacks*altStackStride
 )
 
 var newStackSkeleton = &pattern{
@@ -86,7 +91,7 @@ func (p *Program) newStack(fn string) uint64 {
 	if k >= maxAltStacks {
 		panic(fmt.Sprintf("more than %d new-stack functions: their stacks would leave the stack region", maxAltStacks))
 	}
-	top := uint64(AltStackTop - k*AltStackSize)
+	top := uint64(AltStackTop - k*altStackStride)
 	p.stacks = append(p.stacks, image.Symbol{Name: "stack_" + fn, Addr: top - AltStackSize, Size: AltStackSize, Kind: image.KindStack})
 	return top
 }

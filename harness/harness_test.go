@@ -333,10 +333,9 @@ func TestGenFitsTheMemoryMap(t *testing.T) {
 	if CodeBase+gen.FarOffset != emu.FarCodeBase {
 		t.Errorf("far functions go to %#x, the far code region is at %#x", uint64(CodeBase+gen.FarOffset), uint64(emu.FarCodeBase))
 	}
-	const deepest = gen.AltStackTop - 48*gen.AltStackSize
-	if gen.AltStackTop > emu.InitialSP-64<<10 || deepest < emu.StackBase {
+	if gen.AltStackTop > emu.InitialSP-64<<10 || gen.AltStackBottom < emu.StackBase {
 		t.Errorf("fresh stacks [%#x, %#x) outside the stack region [%#x, %#x) or within 64 KiB of the initial SP %#x",
-			deepest, gen.AltStackTop, emu.StackBase, emu.StackTop, emu.InitialSP)
+			gen.AltStackBottom, gen.AltStackTop, emu.StackBase, emu.StackTop, emu.InitialSP)
 	}
 }
 
