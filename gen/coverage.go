@@ -77,7 +77,8 @@ func (p *Program) RuleKinds(r sframe.Row) []string {
 // (the row at the return address differs from the call's), "call-last"
 // (a call that is its function's last instruction), "outermost-mid-function"
 // (a step of a function other than the entry stub whose row is outermost:
-// it switched to a fresh stack). Besides the rule kinds, Kinds counts steps
+// it switched to a fresh stack), "call-on-fresh-stack" (a call made
+// from there, on the fresh stack). Besides the rule kinds, Kinds counts steps
 // in functions whose FDE has no rows ("fde:empty") and in far functions
 // ("fde:far", more than 4 GiB from the rest).
 func (c *Coverage) Add(p *Program, executed []uint64) {
@@ -116,6 +117,9 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 		}
 		if l.f > 0 && in.Row.RA.Kind == sframe.RuleUndefined {
 			c.Shapes["outermost-mid-function"]++
+			if in.Call {
+				c.Shapes["call-on-fresh-stack"]++
+			}
 		}
 		insnRun[l] = true
 		if l.f > 0 && !funcRun[l.f] {
