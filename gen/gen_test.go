@@ -1,12 +1,14 @@
 package gen_test
 
 import (
+	"cmp"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
@@ -114,6 +116,9 @@ func TestProgramShape(t *testing.T) {
 			}
 			if uint64(len(p.Code)) != next-p.Base {
 				t.Fatalf("%s: %d code bytes for functions spanning %d", abi.Name(), len(p.Code), next-p.Base)
+			}
+			if !slices.IsSortedFunc(p.Symbols(), func(a, b image.Symbol) int { return cmp.Compare(a.Addr, b.Addr) }) {
+				t.Fatalf("%s: symbols not in address order: %v", abi.Name(), p.Symbols())
 			}
 			if far := nextFar - (p.Base + gen.FarOffset); uint64(len(p.FarCode)) != far || (far > 0) != (p.FarBase == p.Base+gen.FarOffset) {
 				t.Fatalf("%s: %d far code bytes at 0x%x for far functions spanning %d", abi.Name(), len(p.FarCode), p.FarBase, far)

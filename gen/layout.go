@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -213,6 +214,8 @@ func (p *Program) Symbols() []image.Symbol {
 	for i, f := range p.Funcs {
 		out[i] = image.Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size}
 	}
+	// Far functions come after the rest in address order, not in Funcs.
+	slices.SortStableFunc(out, func(a, b image.Symbol) int { return cmp.Compare(a.Addr, b.Addr) })
 	return out
 }
 

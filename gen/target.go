@@ -86,8 +86,9 @@ type prims struct {
 	// absolute address: the call between code more than 4 GiB apart
 	// (emitCall uses it when the caller or fn is far).
 	farCall func(b *builder, fn string)
-	// newStack moves SP to top, the empty end of a fresh stack, in one
-	// instruction, records that the frame is the outermost one from
+	// newStack sets SP to top, the empty end of a fresh stack, with one
+	// instruction (after loading top into a scratch register where the
+	// target needs to), records that the frame is the outermost one from
 	// there on (becomeOutermost) and clears the frame pointer, as a
 	// thread start or a clone child does.
 	newStack func(b *builder, top uint64)
