@@ -65,6 +65,9 @@ type Case struct {
 	Symbols    []image.Symbol  `json:"symbols"`
 	SFrameAddr Addr            `json:"sframe_addr"`
 	SFrame     Hex             `json:"sframe"`
+	// Segments are further code placed apart (a function far from the
+	// rest); most cases have none.
+	Segments []Segment `json:"segments,omitempty"`
 
 	Step     int             `json:"step"` // 0-based index of the failing instruction
 	PC       Addr            `json:"pc"`
@@ -88,6 +91,12 @@ type Case struct {
 	Replay   string `json:"replay"`             // the command that replays this file
 }
 
+// Segment is code at its own address.
+type Segment struct {
+	Addr Addr `json:"addr"`
+	Code Hex  `json:"code"`
+}
+
 // TargetOf is the case's target.
 func (c *Case) TargetOf() (target.Target, error) { return target.Parse(c.Target) }
 
@@ -101,6 +110,9 @@ func (c *Case) Image() (*image.Image, error) {
 		Target: abi, Producer: c.Producer, SFrameVersion: c.Version,
 		Code: c.Code, CodeAddr: uint64(c.CodeAddr), Entry: uint64(c.Entry), Exit: uint64(c.Exit),
 		Symbols: c.Symbols, SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr),
+	}
+	for _, s := range c.Segments {
+		img.Segments = append(img.Segments, image.Segment{Addr: uint64(s.Addr), Code: s.Code})
 	}
 	regs := map[int]uint64{}
 	for k, v := range c.Regs {
@@ -119,6 +131,10 @@ func (c *Case) Image() (*image.Image, error) {
 func (c *Case) SetImage(img *image.Image, path int) {
 	c.Target, c.Producer, c.Version = img.Target.Name(), img.Producer, img.SFrameVersion
 	c.Code, c.CodeAddr, c.Entry, c.Exit = img.Code, Addr(img.CodeAddr), Addr(img.Entry), Addr(img.Exit)
+	c.Segments = nil
+	for _, s := range img.Segments {
+		c.Segments = append(c.Segments, Segment{Addr: Addr(s.Addr), Code: s.Code})
+	}
 	c.Symbols, c.SFrame, c.SFrameAddr = img.Symbols, img.SFrame, Addr(img.SFrameAddr)
 	c.Regs, c.Path = map[string]Addr{}, path
 	if path >= 0 && path < len(img.Paths) {

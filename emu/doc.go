@@ -18,7 +18,9 @@
 // The same for every target and run; nothing else is mapped:
 //
 //	[CodeBase, CodeBase+CodeSize)  0x10000000, 16 MiB  code, read/write/execute
-//	[StackBase, StackTop)          0x70000000, 1 MiB   stack, read/write
+//	[FarCodeBase, +FarCodeSize)    0x150000000, 1 MiB  far code (Run.Segments),
+//	                               5 GiB above CodeBase, read/write/execute
+//	[StackBase, StackTop)          0x70000000, 16 MiB  stack, read/write
 //	InitialSP                      StackTop-4096       SP at entry to every run
 //
 // The pages around the stack are unmapped guards: overflowing or
@@ -57,7 +59,7 @@
 // register (zero, then Run.Regs, SP = InitialSP, flags cleared) and zeroes
 // the part of the stack the previous run used (from 4 KiB below the lowest
 // SP it saw; the whole stack after a failed run). Zeroing 12 KiB costs
-// 0.2-0.6 us; the whole 1 MiB, 13-55 us (BenchmarkStackReset).
+// 0.2-0.6 us; a whole MiB, 13-55 us (BenchmarkStackReset).
 //
 // Unicorn keeps translated code across runs and does not notice our writes:
 // a program rewritten at an address already executed runs the old

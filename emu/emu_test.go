@@ -435,7 +435,7 @@ func TestFaults(t *testing.T) {
 			t.Run(abi.Name()+"/"+f.name, func(t *testing.T) {
 				budget := 1000
 				if f.name == "stack guard" {
-					budget = 1 << 20
+					budget = 4 * StackSize / 8 // a loop of 3 instructions down the whole stack
 				}
 				n, err := m.Execute(&Run{Code: f.code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + uint64(len(f.code)), Regs: f.regs, Budget: budget}, nil)
 				var re *RunError
@@ -646,5 +646,87 @@ func TestGuestWrittenCode(t *testing.T) {
 	exec(prog(2))
 	if rax != 2 {
 		t.Fatalf("rewritten image: rax %d at the jump, want 2", rax)
+	}
+}
+
+// TestFarSegment calls through a register into a segment in the far code
+// region, 5 GiB above the code, and back: the function there sets a
+// register, and its code reads back through ReadWord.
+func TestFarSegment(t *testing.T) {
+	t.Parallel()
+	le := func(w ...uint32) []byte {
+		var b []byte
+		for _, x := range w {
+			b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+		}
+		return b
+	}
+	a64 := struct{ near, far []byte }{
+		le(0xd2800010, // mov x16, #0x0
+			0xf2aa0010,  // movk x16, #0x5000, lsl #16
+			0xf2c00030,  // movk x16, #0x1, lsl #32
+			0xd63f0200), // blr x16
+		le(0xd28000e0, // mov x0, #0x7
+			0xd65f03c0), // ret
+	}
+	cases := []struct {
+		abi       target.Target
+		near, far []byte
+		reg       int
+	}{
+		{target.X86_64, []byte{
+			0x49, 0xbb, 0x00, 0x00, 0x00, 0x50, 0x01, 0x00, 0x00, 0x00, // movabs $0x150000000,%r11
+			0x41, 0xff, 0xd3, // call *%r11
+		}, []byte{
+			0xb8, 0x07, 0x00, 0x00, 0x00, // mov $7,%eax
+			0xc3, // ret
+		}, 0},
+		{target.AArch64, a64.near, a64.far, 0},
+		{target.AArch64BE, a64.near, a64.far, 0},
+		{target.S390X, []byte{
+			0xc0, 0x1e, 0x00, 0x00, 0x00, 0x01, // llihf %r1,1
+			0xc0, 0x19, 0x50, 0x00, 0x00, 0x00, // iilf %r1,0x50000000
+			0x0d, 0xe1, // basr %r14,%r1
+		}, []byte{
+			0xa7, 0x29, 0x00, 0x07, // lghi %r2,7
+			0x07, 0xfe, // br %r14
+		}, 2},
+	}
+	if FarCodeBase != 0x1_5000_0000 {
+		t.Fatalf("FarCodeBase = %#x: the hand-encoded addresses below assume 0x150000000", uint64(FarCodeBase))
+	}
+	for _, c := range cases {
+		t.Run(c.abi.Name(), func(t *testing.T) {
+			t.Parallel()
+			m := newMachine(t, c.abi)
+			far := 0
+			var word uint64
+			var ok bool
+			r := &Run{Code: c.near, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + uint64(len(c.near)),
+				Segments: []Segment{{Addr: FarCodeBase, Code: c.far}}, Budget: 100}
+			_, err := m.Execute(r, func(s *Step) error {
+				if s.Regs.PC >= FarCodeBase {
+					far++
+					word, ok = s.ReadWord(FarCodeBase)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if far != 2 {
+				t.Errorf("%d steps in the far segment, want 2", far)
+			}
+			if v, err := m.Reg(c.reg); err != nil || v != 7 {
+				t.Errorf("register %d = %d (%v), want 7: the far function did not run", c.reg, v, err)
+			}
+			if !ok || word == 0 {
+				t.Errorf("ReadWord in the far segment = %#x, %v", word, ok)
+			}
+			r.Segments[0].Addr = FarCodeBase + FarCodeSize - 2
+			if _, err := m.Execute(r, nil); err == nil || !strings.Contains(err.Error(), "outside the code regions") {
+				t.Errorf("segment past the far region's end: err = %v", err)
+			}
+		})
 	}
 }

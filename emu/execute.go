@@ -82,6 +82,15 @@ func (m *Machine) checkRun(r *Run) error {
 	case r.Budget <= 0:
 		return fmt.Errorf("instruction budget %d is not positive", r.Budget)
 	}
+	for _, s := range r.Segments {
+		end := s.Addr + uint64(len(s.Code))
+		inNear := s.Addr >= CodeBase && end <= CodeBase+CodeSize
+		inFar := s.Addr >= FarCodeBase && end <= FarCodeBase+FarCodeSize
+		if end < s.Addr || !(inNear || inFar) {
+			return fmt.Errorf("segment [%#x, %#x) is outside the code regions [%#x, %#x) and [%#x, %#x)",
+				s.Addr, end, CodeBase, CodeBase+CodeSize, FarCodeBase, FarCodeBase+FarCodeSize)
+		}
+	}
 	return nil
 }
 
@@ -94,15 +103,11 @@ func (m *Machine) checkRun(r *Run) error {
 // either ours, followed by an invalidation, or the guest's, which Unicorn
 // catches itself.
 func (m *Machine) load(r *Run) error {
-	if cap(m.scratch) < len(r.Code) {
-		m.scratch = make([]byte, len(r.Code))
+	if err := m.write(r.CodeAddr, r.Code); err != nil {
+		return err
 	}
-	old := m.scratch[:len(r.Code)]
-	if len(r.Code) > 0 && (m.u.MemReadInto(old, r.CodeAddr) != nil || !bytes.Equal(old, r.Code)) {
-		if err := m.u.MemWrite(r.CodeAddr, r.Code); err != nil {
-			return err
-		}
-		if err := m.invalidate(r.CodeAddr, r.CodeAddr+uint64(len(r.Code))); err != nil {
+	for _, s := range r.Segments {
+		if err := m.write(s.Addr, s.Code); err != nil {
 			return err
 		}
 	}
@@ -115,6 +120,24 @@ func (m *Machine) load(r *Run) error {
 			}
 		}
 		m.lastExit = r.Exit
+	}
+	return nil
+}
+
+// write puts code at addr and invalidates the range, unless memory holds
+// those bytes already.
+func (m *Machine) write(addr uint64, code []byte) error {
+	if cap(m.scratch) < len(code) {
+		m.scratch = make([]byte, len(code))
+	}
+	old := m.scratch[:len(code)]
+	if len(code) > 0 && (m.u.MemReadInto(old, addr) != nil || !bytes.Equal(old, code)) {
+		if err := m.u.MemWrite(addr, code); err != nil {
+			return err
+		}
+		if err := m.invalidate(addr, addr+uint64(len(code))); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -223,5 +246,5 @@ func memTypeText(t int) string {
 
 // mapped reports whether addr is inside a mapped region.
 func (m *Machine) mapped(addr uint64) bool {
-	return addr-CodeBase < CodeSize || addr-StackBase < StackSize
+	return addr-CodeBase < CodeSize || addr-FarCodeBase < FarCodeSize || addr-StackBase < StackSize
 }

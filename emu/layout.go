@@ -9,12 +9,19 @@ const (
 	CodeBase = 0x10000000
 	CodeSize = 16 << 20
 
+	// FarCodeBase starts a second code region 5 GiB above CodeBase, for
+	// Run.Segments: code there is more than 4 GiB away from everything
+	// in the first region and from an SFrame section placed after it, a
+	// distance only 64-bit offsets (SFrame version 3) express.
+	FarCodeBase = CodeBase + 5<<30
+	FarCodeSize = 1 << 20
+
 	// StackBase and StackTop bound the stack region [StackBase, StackTop).
 	// The pages just below StackBase and at StackTop are unmapped, so
 	// running off either end of the stack faults instead of silently
 	// reading other data.
 	StackBase = 0x70000000
-	StackSize = 1 << 20
+	StackSize = 16 << 20
 	StackTop  = StackBase + StackSize
 
 	// InitialSP is the stack pointer every run starts with. The 4 KiB above

@@ -106,7 +106,7 @@ func (m *Machine) readWord(addr uint64) (uint64, bool) {
 		}
 		return binary.LittleEndian.Uint64(b), true
 	}
-	if off := addr - CodeBase; off <= CodeSize-8 {
+	if off, foff := addr-CodeBase, addr-FarCodeBase; off <= CodeSize-8 || foff <= FarCodeSize-8 {
 		var b [8]byte
 		if m.u.MemReadInto(b[:], addr) != nil {
 			return 0, false
@@ -123,6 +123,9 @@ func (m *Machine) readWord(addr uint64) (uint64, bool) {
 type Run struct {
 	Code     []byte // machine code as it must be in memory (AArch64 instruction words little-endian in both modes)
 	CodeAddr uint64 // where Code goes, inside the code region
+	// Segments are further code, each written at its own address inside
+	// the code region or the far code region.
+	Segments []Segment
 	Entry    uint64 // first instruction executed
 	Exit     uint64 // the run ends cleanly when the PC reaches Exit, before executing it
 	// Regs are initial register values by DWARF number (argument
@@ -130,6 +133,12 @@ type Run struct {
 	// InitialSP.
 	Regs   map[int]uint64
 	Budget int // instructions allowed; running out is an error
+}
+
+// Segment is code written at its own address.
+type Segment struct {
+	Addr uint64
+	Code []byte
 }
 
 // slotTable maps a slot number to its Machine. The hook path reads it
@@ -245,6 +254,9 @@ func (m *Machine) setup() error {
 	// region toggles its protection twice per run.
 	if err := m.u.MemMap(CodeBase, CodeSize); err != nil {
 		return fmt.Errorf("mapping code region: %w", err)
+	}
+	if err := m.u.MemMap(FarCodeBase, FarCodeSize); err != nil {
+		return fmt.Errorf("mapping far code region: %w", err)
 	}
 	stack, err := syscall.Mmap(-1, 0, StackSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {

@@ -96,6 +96,8 @@ func amd64Target() *isa {
 		tailJump:  x86Jmp,
 		// prims_x86.go
 		pltStub: x86PLTStub, pad: x86Pad, allocLarge: x86AllocLarge,
+		farCall:  x86FarCall,
+		newStack: x86NewStack,
 	}
 	return t
 }

@@ -89,6 +89,8 @@ func arm64Target(abi target.Target) *isa {
 		tailJump:  func(b *builder, fn string) { a64Branch26(b, 0x14000000, "b", fn) },
 		// prims_a64.go
 		pltStub: a64PLTStub, pad: a64Pad,
+		farCall:  a64FarCall,
+		newStack: a64NewStack,
 	}
 	return t
 }

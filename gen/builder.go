@@ -38,6 +38,9 @@ type branch struct {
 	size  func(short bool) int
 	// enc returns the bytes for the branch at pc to target.
 	enc func(pc, target uint64, short bool) ([]byte, error)
+	// textAt, when set, renders the instruction once the target's
+	// address is known (an absolute address loaded into a register).
+	textAt func(target uint64) string
 }
 
 func (o *op) size() int {
@@ -141,9 +144,14 @@ func (b *builder) add(o *op) *op {
 	return o
 }
 
-// emitCall emits the target's call to fn and marks it as a call.
+// emitCall emits the target's call to fn and marks it as a call. A call
+// into or out of a far function goes through a register.
 func (b *builder) emitCall(fn string) {
-	b.t.call(b, fn)
+	if b.prog != nil && (b.prog.far[fn] || b.prog.far[b.name]) {
+		b.t.prims.farCall(b, fn)
+	} else {
+		b.t.call(b, fn)
+	}
 	b.ops[len(b.ops)-1].call = true
 }
 
@@ -279,6 +287,17 @@ func (b *builder) restoreFP() {
 	if b.st.cfaReg == b.t.fp {
 		b.st.cfaReg, b.st.cfaOff = b.t.sp, b.st.spOff
 	}
+}
+
+// becomeOutermost records that SP has just moved to a fresh stack: the
+// frame is the outermost one from the next instruction on (its rows mark
+// the RA undefined) and stays so. spOff is SP's distance below a virtual
+// CFA that keeps the target's call rules (alignment, s390x save area)
+// meaningful on the new stack.
+func (b *builder) becomeOutermost(spOff int64) {
+	b.st.outermost = true
+	b.st.cfaReg, b.st.cfaOff, b.st.cfaDeref = b.t.sp, spOff, false
+	b.st.spOff, b.st.spLost = spOff, false
 }
 
 // checkCall panics unless a call is legal here: the RA of this frame is

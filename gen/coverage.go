@@ -103,7 +103,13 @@ func sizeKinds(f *Func, row sframe.Row) []string {
 // (a call that is its function's last instruction), "tail-call" (a
 // function entered by a jump from another: tail calls and PLT stubs'
 // jumps), "tail-call-chain" (a tail call from a function that was itself
-// entered by one), "part-entry" (a jump into a cold part).
+// entered by one), "part-entry" (a jump into a cold part),
+// "outermost-mid-function"
+// (a step of a function other than the entry stub whose row is outermost:
+// it switched to a fresh stack), "call-on-fresh-stack" (a call made
+// from there, on the fresh stack). Besides the rule kinds, Kinds counts steps
+// in functions whose FDE has no rows ("fde:empty") and in far functions
+// ("fde:far", more than 4 GiB from the rest).
 func (c *Coverage) Add(p *Program, executed []uint64) {
 	c.Programs++
 	type loc struct{ f, i int }
@@ -169,6 +175,18 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 			}
 		}
 		prev = l
+		if f.EmptyFDE {
+			c.Kinds["fde:empty"]++
+		}
+		if f.Far {
+			c.Kinds["fde:far"]++
+		}
+		if l.f > 0 && in.Row.RA.Kind == sframe.RuleUndefined {
+			c.Shapes["outermost-mid-function"]++
+			if in.Call {
+				c.Shapes["call-on-fresh-stack"]++
+			}
+		}
 		insnRun[l] = true
 		if l.f > 0 && !funcRun[l.f] {
 			funcRun[l.f] = true

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -128,5 +129,43 @@ func TestCoverageShapes(t *testing.T) {
 		if c.Shapes[k] != n {
 			t.Errorf("shape %s counted %d times, want %d: %v", k, c.Shapes[k], n, c.Shapes)
 		}
+	}
+}
+
+// The kinds of the far-code, new-stack and empty-fde patterns: steps in
+// far functions, in functions whose FDE has no rows, and outermost rows
+// past the stub.
+func TestCoverageFarFreshEmpty(t *testing.T) {
+	t.Parallel()
+	p := mustGenerate(t, target.AArch64, 1, gen.Options{Patterns: []string{"far-code", "new-stack", "empty-fde"}})
+	var all []uint64
+	far, empty, mid, midCalls := 0, 0, 0, 0
+	for i, f := range p.Funcs {
+		for _, in := range f.Insns {
+			all = append(all, f.Addr+uint64(in.Off))
+			switch {
+			case f.Far:
+				far++
+			case f.EmptyFDE:
+				empty++
+			}
+			if i > 0 && in.Row.RA.Kind == sframe.RuleUndefined {
+				mid++
+				if in.Call {
+					midCalls++
+				}
+			}
+		}
+	}
+	c := gen.NewCoverage()
+	c.Add(p, all)
+	if far == 0 || empty == 0 || mid == 0 || midCalls == 0 {
+		t.Fatalf("program lacks a far function (%d), an empty FDE (%d) or an outermost row past the stub (%d, calls %d)", far, empty, mid, midCalls)
+	}
+	if c.Kinds["fde:far"] != far || c.Kinds["fde:empty"] != empty || c.Shapes["outermost-mid-function"] != mid ||
+		c.Shapes["call-on-fresh-stack"] != midCalls {
+		t.Errorf("fde:far %d, fde:empty %d, outermost-mid-function %d (calls %d); want %d, %d, %d (%d)",
+			c.Kinds["fde:far"], c.Kinds["fde:empty"], c.Shapes["outermost-mid-function"], c.Shapes["call-on-fresh-stack"],
+			far, empty, mid, midCalls)
 	}
 }

@@ -17,7 +17,7 @@ import (
 var (
 	spaceRun   = regexp.MustCompile(`\s+`)
 	numberTok  = regexp.MustCompile(`(^|[^0-9a-z_.%])(-?)(0x[0-9a-f]+|[0-9]+)\b`)
-	mnemAlias  = map[string]string{"callq": "call", "retq": "ret", "leaveq": "leave", "jmpq": "jmp"}
+	mnemAlias  = map[string]string{"callq": "call", "retq": "ret", "leaveq": "leave", "jmpq": "jmp", "movabs": "mov"}
 	commaSpace = regexp.MustCompile(`,\s+`)
 	x86Imm32   = regexp.MustCompile(`^(mov )\$-(0x[0-9a-f]+),(%e[a-z]+|%r[0-9]+d)$`)
 )
@@ -124,7 +124,7 @@ func TestDisassemblyMatchesText(t *testing.T) {
 					for _, f := range p.Funcs {
 						for _, in := range f.Insns {
 							pc := f.Addr + uint64(in.Off)
-							got, l, err := disasm.Instruction(abi, p.Code[pc-p.Base:], pc)
+							got, l, err := disasm.Instruction(abi, p.CodeAt(pc), pc)
 							if err != nil {
 								t.Fatalf("seed %d %s+0x%x %q: %v", seed, f.Name, in.Off, in.Text, err)
 							}

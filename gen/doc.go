@@ -17,7 +17,8 @@
 // Funcs[0] is the entry stub: it aligns the stack, loads a distinctive
 // frame pointer, calls the root and ends with an exit instruction (hlt,
 // brk #0, svc 0) at Program.Exit, which a run stops at. Its rows are
-// outermost. The root starts a chain of unconditional calls MaxDepth long;
+// outermost (with an empty-fde function in the program, its FDE has no
+// rows at all, SFrame v3's other way to say so). The root starts a chain of unconditional calls MaxDepth long;
 // the other functions hang off it at random levels; calls only go to deeper
 // levels, so there is no recursion. Every function returns, or leaves
 // through a tail jump, except the callee of a noreturn-call, which ends
@@ -28,15 +29,24 @@
 // register, so the seeded Args choose the path. Runs execute roughly
 // 100-2000 instructions.
 //
+// Functions of far patterns are laid out FarOffset (5 GiB) above the rest,
+// in a segment of their own (Program.FarCode, Segments); calls into and out
+// of them load the absolute address into a register. A new-stack function
+// may switch SP to a fresh stack of its own (Program.Stacks: symbols of
+// kind stack inside the emulator's stack region, below AltStackTop), be
+// the outermost frame from there on, and end the run with a jump to Exit.
+//
 // # Patterns
 //
 // A pattern is a way to build a function. Skeletons (skeletons.go: leaf,
-// fp-frame, sp-frame, callee-saved, multi-epilogue, tail-call, and in
-// skel_*.go noreturn-call, plt-stubs, hot-cold, long-function) are
-// written once over each target's prims: frame setup and teardown,
-// allocation, register saves, return and tail jump, PLT stubs and padding,
-// each emitted in the target's own idiom (amd64.go, arm64.go, s390x.go,
-// prims_*.go). A target's own patterns use its instructions directly.
+// fp-frame, sp-frame, callee-saved, multi-epilogue, tail-call; in
+// skel_*.go noreturn-call, plt-stubs, hot-cold, long-function; in
+// skel2_*.go far-code, new-stack, empty-fde) are written once over each
+// target's prims: frame setup and teardown, allocation, register saves,
+// return and tail jump, PLT stubs and padding, a call through a register,
+// a switch to a fresh stack, each emitted in the target's own idiom
+// (amd64.go, arm64.go, s390x.go, prims_*.go, prims2_*.go). A target's own
+// patterns use its instructions directly.
 //
 // A pattern may make more than one function: a block of PLT stubs (one
 // symbol each, one PCMASK FDE for the block: Func.StubBlock), a cold part

@@ -74,11 +74,32 @@ func assemble(t *testing.T, as []string, dir, src string, extra ...string) (text
 		t.Fatal(err)
 	}
 	for _, rs := range f.Sections {
-		if rs.Type == elf.SHT_RELA && rs.Info < uint32(len(f.Sections)) && f.Sections[rs.Info] == sec && rs.Size > 0 {
-			t.Fatalf("%s: .text has relocations (%s, %d bytes): gen's branches should all resolve inside the section", obj, rs.Name, rs.Size)
+		if rs.Type == elf.SHT_RELA && rs.Info < uint32(len(f.Sections)) && rs.Size > 0 &&
+			(f.Sections[rs.Info] == sec || f.Sections[rs.Info].Name == FarSection) {
+			t.Fatalf("%s: %s has relocations (%s, %d bytes): gen's branches should all resolve inside the section", obj, f.Sections[rs.Info].Name, rs.Name, rs.Size)
 		}
 	}
 	return text, obj
+}
+
+// farText returns the bytes of the far section of an object GNU as made,
+// or nil when it has none.
+func farText(t *testing.T, obj string) []byte {
+	t.Helper()
+	f, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sec := f.Section(FarSection)
+	if sec == nil {
+		return nil
+	}
+	b, err := sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func numbered(src string) string {
@@ -91,22 +112,27 @@ func numbered(src string) string {
 
 // checkSameCode compares gen's code with the object's .text: equal, apart
 // from the padding GNU as appends to align the section's end (s390x nopr).
-func checkSameCode(t *testing.T, p *Program, text []byte) {
+func checkSameCode(t *testing.T, p *Program, text, far []byte) {
 	t.Helper()
-	if len(text) < len(p.Code) {
-		t.Fatalf("GNU as made %d bytes of .text, gen %d", len(text), len(p.Code))
+	if len(text) < len(p.Code) || len(far) < len(p.FarCode) {
+		t.Fatalf("GNU as made %d bytes of .text and %d of %s, gen %d and %d", len(text), len(far), FarSection, len(p.Code), len(p.FarCode))
 	}
 	for _, f := range p.Funcs {
+		sec, base := text, p.Base
+		if f.Far {
+			sec, base = far, p.FarBase
+		}
 		for _, in := range f.Insns {
-			at := f.Addr - p.Base + uint64(in.Off)
-			if got := text[at : at+uint64(len(in.Bytes))]; !bytes.Equal(got, in.Bytes) {
+			at := f.Addr - base + uint64(in.Off)
+			if got := sec[at : at+uint64(len(in.Bytes))]; !bytes.Equal(got, in.Bytes) {
 				t.Fatalf("%s seed %d: %s+0x%x %q: gen % x, GNU as % x", p.Target.Name(), p.Seed, f.Name, in.Off, in.Text, in.Bytes, got)
 			}
 		}
 	}
-	pad := text[len(p.Code):]
-	if len(pad) >= 8 || !(allBytes(pad, 0) || (p.Target == target.S390X && allPairs(pad, 0x07, 0x07))) {
-		t.Fatalf("unexpected bytes after the code: % x", pad)
+	for _, pad := range [][]byte{text[len(p.Code):], far[len(p.FarCode):]} {
+		if len(pad) >= 8 || !(allBytes(pad, 0) || (p.Target == target.S390X && allPairs(pad, 0x07, 0x07))) {
+			t.Fatalf("unexpected bytes after the code: % x", pad)
+		}
 	}
 }
 
@@ -158,8 +184,8 @@ func TestEncodingMatchesGNUAs(t *testing.T) {
 					if err := p.Layout(0); err != nil {
 						t.Fatal(err)
 					}
-					text, _ := assemble(t, as, dir, p.Assembly())
-					checkSameCode(t, p, text)
+					text, obj := assemble(t, as, dir, p.Assembly())
+					checkSameCode(t, p, text, farText(t, obj))
 				}
 			}
 		})
@@ -186,8 +212,8 @@ func TestLongBranches(t *testing.T) {
 				}
 			}
 		}
-		text, _ := assemble(t, as, dir, p.Assembly())
-		checkSameCode(t, p, text)
+		text, obj := assemble(t, as, dir, p.Assembly())
+		checkSameCode(t, p, text, farText(t, obj))
 	}
 	if long == 0 {
 		t.Fatal("no relaxed jump took the long form: the test does not exercise relaxation")
@@ -219,11 +245,16 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			pats := gasPatterns(t, tc, false)
+			v := max(tc.SFrameVersion, 2)
+			checked := map[string]bool{}
 			for seed := int64(1); seed <= seeds; seed++ {
-				for _, opt := range []Options{{Patterns: pats}, {Funcs: 14, MaxDepth: 6, Patterns: pats}} {
+				for _, opt := range []Options{{Patterns: pats, SFrameVersion: v}, {Funcs: 14, MaxDepth: 6, Patterns: pats, SFrameVersion: v}} {
 					p, err := Generate(tc.Target, seed, opt)
 					if err != nil {
 						t.Fatal(err)
+					}
+					for _, f := range p.Funcs[1:] {
+						checked[f.Pattern] = true
 					}
 					tab := gasSFrame(t, tc, dir, p, p.Assembly())
 					if n := fdeCount(tab); n != len(p.Funcs) {
@@ -234,6 +265,11 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 					// the entry stub with the CIE's rule, so only later
 					// versions can agree on the stub.
 					compareFDEs(t, tc.Name, p, tab, compareOpts{withStub: tc.SFrameVersion >= 3, withParts: true})
+				}
+			}
+			for _, name := range pats {
+				if !checked[name] && name != "empty-fde" { // empty-fde changes the stub only
+					t.Errorf("no program had a %s function: pattern not compared", name)
 				}
 			}
 		})
@@ -273,7 +309,8 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 			checked := map[string]bool{}
 			pats := gasPatterns(t, tc, true)
 			for seed := int64(1); seed <= seeds; seed++ {
-				for _, opt := range []Options{{Patterns: pats}, {Funcs: 16, MaxDepth: 6, Patterns: pats}} {
+				v := max(tc.SFrameVersion, 2)
+				for _, opt := range []Options{{Patterns: pats, SFrameVersion: v}, {Funcs: 16, MaxDepth: 6, Patterns: pats, SFrameVersion: v}} {
 					p, err := Generate(tc.Target, seed, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -303,8 +340,8 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 					compareFDEs(t, tc.Name+" --scfi", p, tab, compareOpts{})
 				}
 			}
-			for _, name := range Patterns(tc.Target) {
-				if _, cannot := gasCannot[gasCase{tc.Name, tc.Target, name, true}]; !checked[name] && !cannot {
+			for _, name := range pats {
+				if !checked[name] && name != "empty-fde" { // empty-fde changes the stub only
 					t.Errorf("no program had a %s function: pattern not checked", name)
 				}
 			}
@@ -331,20 +368,21 @@ type gasCase struct {
 	scfi      bool // rows derived by --scfi=experimental, not from the CFI
 }
 
-// gasPatterns returns the patterns of tc's target that tc can do, or nil
-// when it can do them all (the default mix).
+// gasPatterns returns the patterns of tc's target that tc can do and its
+// SFrame version can express.
 func gasPatterns(t *testing.T, tc toolchain.Toolchain, scfi bool) []string {
 	t.Helper()
+	v := max(tc.SFrameVersion, 2) // version 1 toolchains get version 2's patterns
 	var out []string
 	for _, name := range Patterns(tc.Target) {
 		if why, ok := gasCannot[gasCase{tc.Name, tc.Target, name, scfi}]; ok {
 			t.Logf("pattern %s left out: %s", name, why)
 			continue
 		}
+		if !isaFor(tc.Target).pattern(name).expresses(v) {
+			continue
+		}
 		out = append(out, name)
-	}
-	if len(out) == len(Patterns(tc.Target)) {
-		return nil
 	}
 	return out
 }
@@ -373,7 +411,7 @@ func withoutCFI(src string, notFuncs ...string) string {
 	var sb strings.Builder
 	for _, line := range strings.SplitAfter(src, "\n") {
 		l := strings.TrimSpace(line)
-		if strings.HasPrefix(l, ".cfi_") || slices.ContainsFunc(notFuncs, func(n string) bool { return strings.HasPrefix(l, ".type "+n+",") }) {
+		if (strings.HasPrefix(l, ".cfi_") && !strings.HasPrefix(l, ".cfi_sections ")) || slices.ContainsFunc(notFuncs, func(n string) bool { return strings.HasPrefix(l, ".type "+n+",") }) {
 			continue
 		}
 		sb.WriteString(line)
@@ -388,6 +426,9 @@ func gasSFrame(t *testing.T, tc toolchain.Toolchain, dir string, p *Program, src
 	_, obj := assemble(t, append([]string{tc.AS}, tc.ASFlags...), dir, src, append([]string{"--gsframe"}, asFlags...)...)
 	exe := filepath.Join(dir, "p")
 	args := append(append([]string(nil), tc.LDFlags...), fmt.Sprintf("-Ttext=0x%x", p.Base), "-e", "_start", "-o", exe, obj)
+	if len(p.FarCode) > 0 {
+		args = append(args, fmt.Sprintf("--section-start=%s=0x%x", FarSection, p.FarBase))
+	}
 	if out, err := exec.Command(tc.LD, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", tc.LD, strings.Join(args, " "), err, out)
 	}
@@ -461,6 +502,10 @@ func compareFDEs(t *testing.T, producer string, p *Program, tab *sframe.Table, o
 		name := f.Name
 		if got.Start != want.Start || got.Size != want.Size {
 			t.Fatalf("%s seed %d %s: FDE [0x%x,+%d), gen [0x%x,+%d)", producer, p.Seed, name, got.Start, got.Size, want.Start, want.Size)
+		}
+		if len(want.Rows) == 0 && got.Type != sframe.FDETypeDefault {
+			// Only a DEFAULT FDE without rows says "outermost".
+			t.Fatalf("%s seed %d %s: FDE without rows of type %v", producer, p.Seed, name, got.Type)
 		}
 		rows, err := got.Rows()
 		if err != nil {

@@ -1,12 +1,14 @@
 package gen_test
 
 import (
+	"cmp"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
@@ -53,7 +55,10 @@ func TestDeterministic(t *testing.T) {
 func TestLayoutRelocates(t *testing.T) {
 	t.Parallel()
 	for _, abi := range target.All {
-		p := mustGenerate(t, abi, 7, gen.Options{Funcs: 12})
+		// Calls to and from far functions load absolute addresses:
+		// relocating them changes the code.
+		near := slices.DeleteFunc(gen.Patterns(abi), func(n string) bool { return n == "far-code" })
+		p := mustGenerate(t, abi, 7, gen.Options{Funcs: 12, Patterns: near})
 		code := slices.Clone(p.Code)
 		syms := p.Symbols()
 		entry, exit := p.Entry, p.Exit
@@ -96,18 +101,30 @@ func TestProgramShape(t *testing.T) {
 				t.Fatalf("%s: %d argument registers, %d values", abi.Name(), len(p.ArgRegs), len(p.Args))
 			}
 			var seen []string
-			next := p.Base
+			// Near functions follow each other from Base, far ones from
+			// FarBase = Base + FarOffset.
+			next, nextFar := p.Base, p.Base+gen.FarOffset
 			for _, f := range p.Funcs {
-				if f.Addr != next {
-					t.Fatalf("%s: %s at 0x%x, previous function ends at 0x%x", abi.Name(), f.Name, f.Addr, next)
+				at := &next
+				if f.Far {
+					at = &nextFar
 				}
-				next += uint64(f.Size)
+				if f.Addr != *at {
+					t.Fatalf("%s: %s at 0x%x, previous function ends at 0x%x", abi.Name(), f.Name, f.Addr, *at)
+				}
+				*at += uint64(f.Size)
 				seen = append(seen, f.Pattern)
 			}
 			checkFDEs(t, p)
 			checkShapes(t, p)
 			if uint64(len(p.Code)) != next-p.Base {
 				t.Fatalf("%s: %d code bytes for functions spanning %d", abi.Name(), len(p.Code), next-p.Base)
+			}
+			if !slices.IsSortedFunc(p.Symbols(), func(a, b image.Symbol) int { return cmp.Compare(a.Addr, b.Addr) }) {
+				t.Fatalf("%s: symbols not in address order: %v", abi.Name(), p.Symbols())
+			}
+			if far := nextFar - (p.Base + gen.FarOffset); uint64(len(p.FarCode)) != far || (far > 0) != (p.FarBase == p.Base+gen.FarOffset) {
+				t.Fatalf("%s: %d far code bytes at 0x%x for far functions spanning %d", abi.Name(), len(p.FarCode), p.FarBase, far)
 			}
 			for _, name := range gen.Patterns(abi) {
 				if !slices.Contains(seen, name) {
@@ -145,8 +162,11 @@ func plannedFuncs(t *testing.T, p *gen.Program) int {
 // returns; a PLT stub ends in a jump; a part is marked in the symbols.
 func checkShapes(t *testing.T, p *gen.Program) {
 	t.Helper()
-	syms := p.Symbols()
-	for i, f := range p.Funcs {
+	syms := map[string]image.Symbol{}
+	for _, s := range p.Symbols() {
+		syms[s.Name] = s
+	}
+	for _, f := range p.Funcs {
 		last := f.Insns[len(f.Insns)-1]
 		switch f.Pattern {
 		case "noreturn-call":
@@ -156,8 +176,8 @@ func checkShapes(t *testing.T, p *gen.Program) {
 				t.Fatalf("%s seed %d: %s ends with %q, not a call to a noreturn function", p.Target.Name(), p.Seed, f.Name, last.Text)
 			}
 		}
-		if syms[i].Name != f.Name || syms[i].PartOf != f.PartOf {
-			t.Fatalf("%s seed %d: symbol %+v for %s (part of %q)", p.Target.Name(), p.Seed, syms[i], f.Name, f.PartOf)
+		if s, ok := syms[f.Name]; !ok || s.Addr != f.Addr || s.Size != f.Size || s.PartOf != f.PartOf || s.Kind != "" {
+			t.Fatalf("%s seed %d: symbol %+v for %s at 0x%x (part of %q)", p.Target.Name(), p.Seed, s, f.Name, f.Addr, f.PartOf)
 		}
 	}
 }
@@ -235,6 +255,13 @@ func checkFDE(t *testing.T, p *gen.Program, f *gen.Func, fde sframe.FDE) {
 	if end != f.Size {
 		t.Fatalf("%s seed %d %s: instructions end at +0x%x, function size %d", p.Target.Name(), p.Seed, f.Name, end, f.Size)
 	}
+	if f.EmptyFDE {
+		// No rows: the whole function must be outermost.
+		if len(want) != 1 || want[0].RA.Kind != sframe.RuleUndefined || len(fde.Rows) != 0 {
+			t.Fatalf("%s seed %d %s: empty FDE with rows %+v, instructions' rows %+v", p.Target.Name(), p.Seed, f.Name, fde.Rows, want)
+		}
+		return
+	}
 	if !slices.Equal(fde.Rows, want) {
 		t.Fatalf("%s seed %d %s: FDE rows\n %+v\nwant, from the instructions' rows,\n %+v", p.Target.Name(), p.Seed, f.Name, fde.Rows, want)
 	}
@@ -281,7 +308,13 @@ func TestAssemblyCFI(t *testing.T) {
 		p := mustGenerate(t, abi, 11, gen.Options{})
 		asm := p.Assembly()
 		stub := asm[strings.Index(asm, "_start:"):strings.Index(asm, ".size _start")]
-		if !strings.Contains(stub, ".cfi_undefined "+ra[abi]) {
+		switch {
+		case p.Funcs[0].EmptyFDE:
+			// No initial CFA and nothing else: an FDE without rows.
+			if !strings.Contains(stub, ".cfi_startproc simple\n") || strings.Count(stub, ".cfi_") != 2 {
+				t.Errorf("%s: stub with an empty FDE has CFI directives:\n%s", abi.Name(), stub)
+			}
+		case !strings.Contains(stub, ".cfi_undefined "+ra[abi]):
 			t.Errorf("%s: stub does not mark %s undefined:\n%s", abi.Name(), ra[abi], stub)
 		}
 		for _, f := range p.Funcs {

@@ -44,6 +44,15 @@ func (m *machine) stepA64(mn, rest string, ops []string, next uint64) (control, 
 	case mn == "bl":
 		m.reg["x30"] = next
 		return ctlCall, num(ops[0])
+	case mn == "blr":
+		m.reg["x30"] = next
+		return ctlCall, m.reg[ops[0]]
+	case mn == "movk":
+		shift := uint64(0)
+		if len(ops) == 3 {
+			shift = num(strings.TrimPrefix(ops[2], "lsl"))
+		}
+		m.reg[ops[0]] = m.reg[ops[0]]&^(0xffff<<shift) | num(ops[1])<<shift
 	case mn == "b":
 		return ctlJump, num(ops[0])
 	case mn == "b.ne":

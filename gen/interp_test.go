@@ -10,6 +10,7 @@ import (
 
 	"github.com/sfconform/sfconform/disasm"
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
@@ -36,6 +37,10 @@ type truth struct {
 }
 
 const stackTop = 0x7fff_0000
+
+// AltStackGuard is how far below a fresh stack an SP counts as having run
+// off it rather than having moved elsewhere.
+const AltStackGuard = gen.AltStackSize
 
 var (
 	hexNum = regexp.MustCompile(`^-?(0x[0-9a-fA-F]+|[0-9]+)$`)
@@ -201,6 +206,27 @@ type runStats struct {
 	// calls by the pattern that made them, tailsInto by the callee's.
 	maxTails             int
 	tailsFrom, tailsInto map[string]int
+	// switched: a function moved to a fresh stack and ended the run
+	// from there, so the depth chain may be cut short.
+	switched bool
+}
+
+// freshStack reports whether sp lies in one of p's declared stacks, (Addr,
+// End], and that stack holds no CFA of the active frames: the running
+// function switched to a fresh stack and is the outermost frame now.
+func freshStack(p *gen.Program, sp uint64, active []truth) bool {
+	for _, s := range p.Stacks() {
+		if sp <= s.Addr || sp > s.End() {
+			continue
+		}
+		for _, a := range active {
+			if a.cfa > s.Addr && a.cfa <= s.End() {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // run executes p and checks every row; it returns execution statistics.
@@ -231,6 +257,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 	}
 	var stack []truth
 	st := runStats{minSP: m.reg[m.spName()], tailsFrom: map[string]int{}, tailsInto: map[string]int{}}
+	var fresh image.Symbol // the fresh stack SP moved to last
 	raSame := ""
 	if p.Target != target.X86_64 {
 		raSame = m.raName()
@@ -241,7 +268,10 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		// the root returned to the entry stub, or a function that never
 		// returns jumped there.
 		if m.pc == p.Exit {
-			if (last == ctlRet) != (len(stack) == 0) || (last != ctlRet && last != ctlJump) {
+			// A jump gets there from a function that never returns (frames
+			// live) or from one that moved to a fresh stack (the outermost
+			// frame now); a return, from the root.
+			if (last == ctlRet && len(stack) != 0) || (last == ctlJump && len(stack) == 0 && !st.switched) || (last != ctlRet && last != ctlJump) {
 				t.Fatalf("%s seed %d: reached the exit with %d frames, after control %d", p.Target.Name(), p.Seed, len(stack), last)
 			}
 			st.steps = m.steps
@@ -252,7 +282,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		}
 		d, ok := decoded[m.pc]
 		if !ok {
-			text, n, err := disasm.Instruction(p.Target, p.Code[m.pc-p.Base:], m.pc)
+			text, n, err := disasm.Instruction(p.Target, p.CodeAt(m.pc), m.pc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -271,7 +301,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		})
 		if len(stack) == 0 {
 			if in.Row.RA.Kind != sframe.RuleUndefined || in.Row.CFA.Kind != sframe.RuleUndefined {
-				t.Fatalf("%s: the entry stub's row is not outermost: %+v", where, in.Row)
+				t.Fatalf("%s: a row of the outermost frame (the entry stub, or a function on its fresh stack) is not outermost: %+v", where, in.Row)
 			}
 		} else {
 			top := stack[len(stack)-1]
@@ -296,7 +326,6 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		next := m.pc + uint64(n)
 		spBefore := m.reg[m.spName()]
 		ctl, tgt := m.step(text, next)
-		st.minSP = min(st.minSP, m.reg[m.spName()])
 		last = ctl
 		switch ctl {
 		case ctlNext:
@@ -351,6 +380,23 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			st.maxTails = max(st.maxTails, nt.tails)
 			st.tailsFrom[f.Pattern]++
 			st.tailsInto[g.Pattern]++
+		}
+		sp := m.reg[m.spName()]
+		if sp != spBefore && len(stack) > 0 && freshStack(p, sp, stack) {
+			stack, st.switched = stack[:0], true
+			for _, s := range p.Stacks() {
+				if sp > s.Addr && sp <= s.End() {
+					fresh = s
+				}
+			}
+		}
+		if !st.switched { // a fresh stack is not the one the run started on
+			st.minSP = min(st.minSP, sp)
+		}
+		// Running off a fresh stack's low end would put SP in the next
+		// one, where it reads as a switch to a third stack.
+		if fresh.Size != 0 && sp <= fresh.Addr && sp > fresh.Addr-AltStackGuard {
+			t.Fatalf("%s: SP 0x%x ran off the fresh stack %s [0x%x, 0x%x)", where, sp, fresh.Name, fresh.Addr, fresh.End())
 		}
 	}
 }
@@ -418,10 +464,10 @@ func TestRowsAgainstExecution(t *testing.T) {
 					if depth == 0 {
 						depth = 4
 					}
-					if st.maxDepth != depth {
+					if st.maxDepth > depth || (st.maxDepth != depth && !st.switched) {
 						t.Fatalf("seed %d %+v: reached call depth %d, want %d", seed, opt, st.maxDepth, depth)
 					}
-					if opt.Funcs == 0 && opt.Patterns == nil {
+					if opt.Funcs == 0 && opt.Patterns == nil && !st.switched {
 						minSteps, maxSteps = min(minSteps, st.steps), max(maxSteps, st.steps)
 					}
 				}
@@ -480,7 +526,7 @@ func FuzzGenerate(f *testing.F) {
 		if want == 0 {
 			want = 4
 		}
-		if st.maxDepth != want {
+		if st.maxDepth > want || (st.maxDepth != want && !st.switched) {
 			t.Fatalf("%s seed %d %+v: depth %d, want %d", abi.Name(), seed, opt, st.maxDepth, want)
 		}
 	})

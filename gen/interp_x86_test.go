@@ -24,6 +24,10 @@ func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64
 		return ctlRet, m.pop()
 	case "call", "callq":
 		m.push(next)
+		if r, ok := strings.CutPrefix(ops[0], "*"); ok {
+			r, _ = x86Reg(r)
+			return ctlCall, m.reg[r]
+		}
 		return ctlCall, num(ops[0])
 	case "jmp", "jmpq":
 		if r, ok := strings.CutPrefix(ops[0], "*"); ok {

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,8 +11,10 @@ import (
 )
 
 // Layout places the functions contiguously from base, in order, and encodes
-// every instruction. All control flow is PC-relative, so laying out again
-// at another base relocates the program.
+// every instruction; Far functions go contiguously from base + FarOffset
+// instead. Control flow is PC-relative but for calls to and from far
+// functions, which load the absolute address: laying out again at another
+// base relocates the program, re-encoding those.
 func (p *Program) Layout(base uint64) error {
 	if p.t == nil {
 		return fmt.Errorf("gen: Layout of a Program that Generate did not make")
@@ -53,9 +56,13 @@ func (p *Program) Layout(base uint64) error {
 	}
 	p.Base = base
 	p.Code = p.Code[:0]
+	p.FarBase, p.FarCode = 0, p.FarCode[:0]
 	for _, f := range p.Funcs {
 		f.Insns = f.Insns[:0]
 		f.Rows = f.Rows[:0]
+		if f.Far && p.FarBase == 0 {
+			p.FarBase = f.Addr
+		}
 		for _, o := range f.ops {
 			pc := f.Addr + uint64(o.off)
 			bytes := o.bytes
@@ -64,6 +71,9 @@ func (p *Program) Layout(base uint64) error {
 				bytes, err = o.br.enc(pc, addrs[o.br.target], o.br.short)
 				if err != nil {
 					return fmt.Errorf("gen: %s+0x%x %s: %w", f.Name, o.off, o.text, err)
+				}
+				if o.br.textAt != nil {
+					o.text = o.br.textAt(addrs[o.br.target])
 				}
 			}
 			row := o.row
@@ -75,7 +85,11 @@ func (p *Program) Layout(base uint64) error {
 			if o.exit {
 				p.Exit = pc
 			}
-			p.Code = append(p.Code, bytes...)
+			if f.Far {
+				p.FarCode = append(p.FarCode, bytes...)
+			} else {
+				p.Code = append(p.Code, bytes...)
+			}
 		}
 	}
 	p.Entry = p.Funcs[0].Addr
@@ -86,20 +100,24 @@ func (p *Program) Layout(base uint64) error {
 // returns every symbol and label address.
 func (p *Program) place(base uint64) map[string]uint64 {
 	addrs := make(map[string]uint64)
-	pc := base
+	near, far := base, base+FarOffset
 	for _, f := range p.Funcs {
-		f.Addr = pc
-		addrs[f.Name] = pc
+		pc := &near
+		if f.Far {
+			pc = &far
+		}
+		f.Addr = *pc
+		addrs[f.Name] = *pc
 		off := uint32(0)
 		for _, o := range f.ops {
 			o.off = off
 			for _, l := range o.labels {
-				addrs[l] = pc + uint64(off)
+				addrs[l] = *pc + uint64(off)
 			}
 			off += uint32(o.size())
 		}
 		f.Size = off
-		pc += uint64(off)
+		*pc += uint64(off)
 	}
 	return addrs
 }
@@ -113,7 +131,7 @@ func sameRule(a, b sframe.Row) bool {
 // FDEs returns the FDEs a producer writes for the program, with
 // compressed rows: one per function, the entry stub included, except that
 // a block of PLT-like stubs (Func.StubBlock) is one PCMASK FDE whose rows
-// repeat every stub.
+// repeat every stub; the FDE of an EmptyFDE function has no rows.
 func (p *Program) FDEs() []sframe.FDE {
 	var out []sframe.FDE
 	for i, f := range p.Funcs {
@@ -125,7 +143,10 @@ func (p *Program) FDEs() []sframe.FDE {
 			last.Size += f.Size
 			continue
 		}
-		fde := sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, Rows: append([]sframe.Row(nil), f.Rows...)}
+		fde := sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc}
+		if !f.EmptyFDE {
+			fde.Rows = append([]sframe.Row(nil), f.Rows...)
+		}
 		if f.StubBlock != "" {
 			fde.PCType, fde.RepSize = sframe.PCMask, uint8(f.Size)
 		}
@@ -139,9 +160,41 @@ func (p *Program) FDEs() []sframe.FDE {
 func (p *Program) funcFDEs() []sframe.FDE {
 	out := make([]sframe.FDE, len(p.Funcs))
 	for i, f := range p.Funcs {
-		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, Rows: append([]sframe.Row(nil), f.Rows...)}
+		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc}
+		if !f.EmptyFDE {
+			out[i].Rows = append([]sframe.Row(nil), f.Rows...)
+		}
 	}
 	return out
+}
+
+// Segments returns the code placed apart from Code: the far segment, if
+// some function is Far.
+func (p *Program) Segments() []image.Segment {
+	if len(p.FarCode) == 0 {
+		return nil
+	}
+	return []image.Segment{{Addr: p.FarBase, Code: p.FarCode}}
+}
+
+// CodeAt returns the code from pc to the end of the segment holding it
+// (Code or FarCode), or nil.
+func (p *Program) CodeAt(pc uint64) []byte {
+	switch {
+	case pc >= p.Base && pc-p.Base < uint64(len(p.Code)):
+		return p.Code[pc-p.Base:]
+	case len(p.FarCode) > 0 && pc >= p.FarBase && pc-p.FarBase < uint64(len(p.FarCode)):
+		return p.FarCode[pc-p.FarBase:]
+	}
+	return nil
+}
+
+// Stacks returns the fresh stacks the program's new-stack functions switch
+// to, as symbols of kind stack: the oracle reads from them that a frame
+// became the outermost one. They are absolute, the same wherever the code
+// is laid out.
+func (p *Program) Stacks() []image.Symbol {
+	return slices.Clone(p.stacks)
 }
 
 // PathRegs returns, for every path, the initial argument registers by
@@ -188,6 +241,8 @@ func (p *Program) Symbols() []image.Symbol {
 	for i, f := range p.Funcs {
 		out[i] = image.Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size, PartOf: f.PartOf}
 	}
+	// Far functions come after the rest in address order, not in Funcs.
+	slices.SortStableFunc(out, func(a, b image.Symbol) int { return cmp.Compare(a.Addr, b.Addr) })
 	return out
 }
 
@@ -199,11 +254,27 @@ func (p *Program) Assembly() string {
 	t := p.t
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# sfconform program: target %s, seed %d\n", p.Target.Name(), p.Seed)
+	if len(p.FarCode) > 0 {
+		// .eh_frame's 32-bit PC-relative function addresses cannot reach
+		// the far section (ld: "relocation truncated to fit"); the CFI
+		// goes to .debug_frame, whose addresses are absolute, and
+		// --gsframe still builds .sframe from it.
+		sb.WriteString("\t.cfi_sections .debug_frame\n")
+	}
 	sb.WriteString("\t.text\n")
 	for _, f := range p.Funcs {
-		fmt.Fprintf(&sb, "\t.type %s, %s\n%s:\n\t.cfi_startproc\n", f.Name, t.typeDirective, f.Name)
+		if f.Far {
+			fmt.Fprintf(&sb, "\t.pushsection %s,\"ax\",%cprogbits\n", FarSection, t.typeDirective[0])
+		}
+		startproc := ".cfi_startproc"
+		if f.EmptyFDE {
+			// No initial CFA rule and no directives: GNU as 2.47 writes
+			// an FDE without FREs (2.40 and 2.44 write no FDE at all).
+			startproc = ".cfi_startproc simple"
+		}
+		fmt.Fprintf(&sb, "\t.type %s, %s\n%s:\n\t%s\n", f.Name, t.typeDirective, f.Name, startproc)
 		prev := t.initialRow()
-		if len(f.ops) > 0 {
+		if len(f.ops) > 0 && !f.EmptyFDE {
 			first := f.ops[0].row
 			if first.Signal {
 				sb.WriteString("\t.cfi_signal_frame\n")
@@ -217,8 +288,10 @@ func (p *Program) Assembly() string {
 			for _, l := range o.labels {
 				fmt.Fprintf(&sb, "%s:\n", l)
 			}
-			for _, d := range t.cfiDiff(prev, o.row) {
-				fmt.Fprintf(&sb, "\t%s\n", d)
+			if !f.EmptyFDE {
+				for _, d := range t.cfiDiff(prev, o.row) {
+					fmt.Fprintf(&sb, "\t%s\n", d)
+				}
 			}
 			prev = o.row
 			if o.pad > 1 {
@@ -228,6 +301,13 @@ func (p *Program) Assembly() string {
 			fmt.Fprintf(&sb, "\t%s\n", o.text)
 		}
 		fmt.Fprintf(&sb, "\t.cfi_endproc\n\t.size %s, .-%s\n", f.Name, f.Name)
+		if f.Far {
+			sb.WriteString("\t.popsection\n")
+		}
+	}
+	// The fresh stacks, as absolute data symbols a loader can read.
+	for _, s := range p.stacks {
+		fmt.Fprintf(&sb, "\t.set %s, 0x%x\n\t.type %s, %cobject\n\t.size %s, %d\n", s.Name, s.Addr, s.Name, t.typeDirective[0], s.Name, s.Size)
 	}
 	// The code needs no executable stack; saying so keeps ld quiet.
 	fmt.Fprintf(&sb, "\t.section .note.GNU-stack,\"\",%cprogbits\n", t.typeDirective[0])

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
@@ -57,8 +58,17 @@ type Program struct {
 	Base        uint64
 	Code        []byte
 	Entry, Exit uint64
+	// FarBase and FarCode are the far segment (set by Layout when some
+	// function is Far): Base + FarOffset, more than 4 GiB from Code.
+	FarBase uint64
+	FarCode []byte
 
 	t *isa
+	// far names the functions laid out in the far segment, known before
+	// any function is built so that calls to them go through a register.
+	far map[string]bool
+	// stacks are the fresh stacks new-stack functions switch to.
+	stacks []image.Symbol
 }
 
 // Func is one function of a Program: one symbol, one FDE (but see
@@ -78,6 +88,13 @@ type Func struct {
 	// rows, and share one PCMASK FDE (FDEs) whose repetition size is that
 	// size.
 	StubBlock string
+	// Far: laid out in the far segment (FarBase), more than 4 GiB from
+	// the rest of the code.
+	Far bool
+	// EmptyFDE: the function is outermost for its whole life and its FDE
+	// has no rows, which SFrame version 3 reads as an outermost frame;
+	// Rows still say what holds (RA undefined).
+	EmptyFDE bool
 
 	ops []*op
 }
@@ -206,6 +223,12 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 			p, err = nil, fmt.Errorf("gen: %s seed %d: %v", abi.Name(), seed, r)
 		}
 	}()
+	p.far = map[string]bool{}
+	for _, f := range plans {
+		if f.pat.far {
+			p.far[f.name] = true
+		}
+	}
 	stub := newBuilder(t, "_start", rng, p)
 	stub.st.outermost = true
 	t.stub(stub, plans[0].name)
@@ -228,7 +251,7 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 			if len(q.ops) == 0 {
 				continue
 			}
-			fn := &Func{Name: q.name, Pattern: f.pat.name, PartOf: q.partOf, StubBlock: q.block, ops: q.ops}
+			fn := &Func{Name: q.name, Pattern: f.pat.name, PartOf: q.partOf, StubBlock: q.block, ops: q.ops, Far: f.pat.far}
 			if q.atEnd {
 				atEnd = append(atEnd, fn)
 			} else {
@@ -324,7 +347,13 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	for i, f := range plans {
 		mustCall := i < depth-1
 		deeper := f.level < depth
-		ok := func(p *pattern) bool { return (p.calls || !mustCall) && (!p.needsDeeper() || deeper) }
+		// The deepest function of the chain is near: every tail call and
+		// stub jump then has a near target (a jump cannot reach far code).
+		nearOnly := i == depth-1
+		ok := func(p *pattern) bool {
+			return (p.calls || !mustCall) && (!p.needsDeeper() || deeper) && (!p.far || !nearOnly) &&
+				(p.name != "new-stack" || f.level <= maxAltStacks)
+		}
 		j := slices.IndexFunc(deck, ok)
 		if j >= 0 {
 			f.pat = deck[j]
@@ -347,6 +376,9 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		}
 		return out
 	}
+	nearDeeperThan := func(f *plan) []*plan {
+		return slices.DeleteFunc(deeperThan(f), func(q *plan) bool { return q.pat.far })
+	}
 	// Noreturn callees: plans of their own, after the n functions. Their
 	// loop keeps a run that ends there from being much shorter than one
 	// that returns.
@@ -360,7 +392,7 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	// jump to.
 	for _, f := range plans[:n] {
 		if f.pat.stubs {
-			k := min(len(deeperThan(f)), 1+rng.IntN(4))
+			k := min(len(nearDeeperThan(f)), 1+rng.IntN(4))
 			for i := 0; i < k; i++ {
 				f.stubs = append(f.stubs, fmt.Sprintf("%s.%d", f.name, i))
 			}
@@ -417,10 +449,10 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 			byName[s] = q
 		}
 	}
-	// Tail calls and stub targets: each stub jumps to a different
-	// function.
+	// Tail calls and stub targets, near functions only (a jump cannot
+	// reach far code): each stub jumps to a different function.
 	for _, f := range plans {
-		d := deeperThan(f)
+		d := nearDeeperThan(f)
 		if f.pat.tail {
 			f.tail = entry(d[rng.IntN(len(d))])
 		}

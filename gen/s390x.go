@@ -130,6 +130,8 @@ func s390xTarget() *isa {
 		tailJump: func(b *builder, fn string) { zLong(b, 0xf4, "jg ", fn) },
 		// prims_zarch.go
 		pltStub: zPLTStub, pad: zPad,
+		farCall:  zFarCall,
+		newStack: zNewStack,
 	}
 	t.own = zarchPatterns()
 	return t

@@ -21,6 +21,13 @@ package gen
 //	                by jumps with the frame live (skel_hotcold.go)
 //	long-function   256+ or 64 KiB+ bytes; on x86-64 frames of 128+ or
 //	                32 KiB+ bytes (skel_long.go)
+//	far-code        an fp-frame function 5 GiB from the rest, called
+//	                through a register (skel2_far.go; v3 only)
+//	new-stack       switches to a fresh stack on two argument bits: RA
+//	                undefined from there, calls on the new stack, exit
+//	                (skel2_newstack.go)
+//	empty-fde       the entry stub gets an FDE with no rows
+//	                (skel2_emptyfde.go; v3 only)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
 	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
@@ -32,6 +39,9 @@ var skeletons = []*pattern{
 	{name: "plt-stubs", doc: "PLT-like stubs of one size under one PCMASK FDE, each jumping to its own function", stubs: true, cannot: "SFrame v1's PCMASK lookup takes the row whose start's bits are all set in the offset, not the offset modulo the stub size, so these rows are no v1 PCMASK FDE; the builtin encoder writes v2 and v3", build: pltStubsSkeleton},
 	{name: "hot-cold", doc: "hot/cold split: the cold part placed after every function, entered by a jump with the frame live", calls: true, earlyExit: true, build: hotColdSkeleton},
 	{name: "long-function", doc: "256+ bytes, sometimes 64 KiB+, with rows past those offsets executed (2- and 4-byte FRE starts); x86-64: frames of 128+ and 32 KiB+ bytes", calls: true, epilogueCalls: true, build: longFunctionSkeleton},
+	farCodeSkeleton,
+	newStackSkeleton,
+	emptyFDESkeleton,
 }
 
 func leafSkeleton(b *builder, f *plan) {

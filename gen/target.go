@@ -96,6 +96,16 @@ type prims struct {
 	// calls legal, and returns the adjustment as alloc does; nil where
 	// another pattern covers large frames.
 	allocLarge func(b *builder, min int64) int64
+	// farCall calls fn through a scratch register loaded with fn's
+	// absolute address: the call between code more than 4 GiB apart
+	// (emitCall uses it when the caller or fn is far).
+	farCall func(b *builder, fn string)
+	// newStack sets SP to top, the empty end of a fresh stack, with one
+	// instruction (after loading top into a scratch register where the
+	// target needs to), records that the frame is the outermost one from
+	// there on (becomeOutermost) and clears the frame pointer, as a
+	// thread start or a clone child does.
+	newStack func(b *builder, top uint64)
 }
 
 // pattern is one catalog entry: a way to build a function. A skeleton is
@@ -115,6 +125,10 @@ type pattern struct {
 	versions []int
 	// cannot says why the versions not listed cannot express it.
 	cannot string
+	// far: Layout places the pattern's functions in the far segment,
+	// FarOffset above the rest; calls to and from them go through a
+	// register.
+	far bool
 	// on says whether the skeleton exists on a target (nil: everywhere).
 	on    func(t *isa) bool
 	build func(b *builder, f *plan)

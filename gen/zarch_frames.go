@@ -24,7 +24,7 @@ func zarchPatterns() []*pattern {
 // leaf-r14's 96 KiB) only in functions that call nothing, of which one at
 // a time is on the stack. With every other frame at most 1.2 KiB (a
 // cfa-edges frame that calls) that is about 4*96 + 256 KiB + 1.2 KiB a
-// level, inside the emulator's 1 MiB stack (emu.StackSize) up to hundreds
+// level, inside the 2 MiB the emulator's stack region leaves a run's own stack (above gen.AltStackTop) up to hundreds
 // of levels (TestS390XStackFits).
 const zLargeLevels = 4
 
@@ -121,7 +121,7 @@ var zEdgeWords = []int64{127, 128, -128, -129, 32767, 32768}
 // it: la %r11,D(%r15).
 //
 // The 256 KiB frames only come in functions that call nothing, so at most
-// one is on the stack at a time; the emulator's 1 MiB stack holds it.
+// one is on the stack at a time; the 2 MiB of a run's own stack hold it.
 func zCFAEdges(b *builder, f *plan) {
 	calls := len(f.calls) > 0 || f.tail != ""
 	words := zEdgeWords

@@ -9,8 +9,9 @@
 // In-process consumers (BatchSize 1) unwind against the live emulated
 // memory at each step. For consumers that take batches, each step carries
 // a machine.Snapshot of the registers and the live stack (from a little
-// below the SP to the top of the stack region), and judging happens when a
-// batch is full or the run ends.
+// below the SP to the top of the stack region, or to the end of the fresh
+// stack the image declares SP to be on), and judging happens when a batch
+// is full or the run ends.
 //
 // Produce makes an image from a registered producer; Pairing says whether
 // a producer and a consumer can meet on a target (an UnsupportedError with

@@ -83,6 +83,7 @@ type Checker struct {
 	out      []consumer.Result
 	record   bool
 	path     int
+	segs     []emu.Segment
 }
 
 // New makes a Checker with its own emulator instance.
@@ -148,7 +149,7 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 		c.path = k
 		tr.Reset()
 		_, err = c.m.Execute(&emu.Run{
-			Code: img.Code, CodeAddr: img.CodeAddr, Entry: img.Entry, Exit: img.Exit,
+			Code: img.Code, CodeAddr: img.CodeAddr, Segments: c.segments(img), Entry: img.Entry, Exit: img.Exit,
 			Regs: regs, Budget: c.opt.Budget,
 		}, c.step)
 		c.flush()
@@ -161,6 +162,15 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 	}
 	c.img, c.cons, c.tracker, c.res = nil, nil, nil, nil
 	return res
+}
+
+// segments converts the image's extra code segments for the emulator.
+func (c *Checker) segments(img *image.Image) []emu.Segment {
+	c.segs = c.segs[:0]
+	for _, s := range img.Segments {
+		c.segs = append(c.segs, emu.Segment{Addr: s.Addr, Code: s.Code})
+	}
+	return c.segs
 }
 
 // step is called by the emulator before each instruction.
@@ -188,7 +198,7 @@ func (c *Checker) step(s *emu.Step) error {
 		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0])
 		return nil
 	}
-	snap := takeSnapshot(s, c.target)
+	snap := takeSnapshot(s, c.target, c.img.Symbols)
 	c.batch = append(c.batch, append([]frame.Frame(nil), c.expected...))
 	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.Regs, Mem: snap, Snapshot: snap})
 	if len(c.batch) >= c.cons.BatchSize() {

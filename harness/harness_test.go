@@ -14,6 +14,7 @@ import (
 	"github.com/sfconform/sfconform/cbf"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
+	"github.com/sfconform/sfconform/emu"
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/producer"
@@ -125,6 +126,8 @@ type batched struct {
 	size  int
 	calls int
 	fail  error
+	// snapsIn counts the snapshots by where their copy of the stack ends.
+	snapsIn map[uint64]int
 }
 
 func (b *batched) BatchSize() int { return b.size }
@@ -137,6 +140,10 @@ func (b *batched) Unwind(steps []consumer.Step, out []consumer.Result) error {
 		if s.Snapshot == nil || s.Regs != &s.Snapshot.Regs || s.Mem != machine.Memory(s.Snapshot) || len(s.Snapshot.Stack) == 0 {
 			return fmt.Errorf("step %d: no self-contained snapshot", s.Index)
 		}
+		if b.snapsIn == nil {
+			b.snapsIn = map[uint64]int{}
+		}
+		b.snapsIn[s.Snapshot.StackAddr+uint64(len(s.Snapshot.Stack))]++
 	}
 	if b.fail != nil {
 		return b.fail
@@ -315,5 +322,57 @@ func TestInvalidSectionIsReported(t *testing.T) {
 	}
 	if len(cs.Violations) == 0 {
 		t.Fatal("reproducer lost the violations")
+	}
+}
+
+// gen lays programs out for this memory map: far functions in the far
+// code region, fresh stacks inside the stack region, below the stack a
+// run starts on.
+func TestGenFitsTheMemoryMap(t *testing.T) {
+	t.Parallel()
+	if CodeBase+gen.FarOffset != emu.FarCodeBase {
+		t.Errorf("far functions go to %#x, the far code region is at %#x", uint64(CodeBase+gen.FarOffset), uint64(emu.FarCodeBase))
+	}
+	if gen.AltStackTop > emu.InitialSP-64<<10 || gen.AltStackBottom < emu.StackBase {
+		t.Errorf("fresh stacks [%#x, %#x) outside the stack region [%#x, %#x) or within 64 KiB of the initial SP %#x",
+			gen.AltStackBottom, gen.AltStackTop, emu.StackBase, emu.StackTop, emu.InitialSP)
+	}
+}
+
+// Far functions, fresh stacks and an FDE without rows run clean, with the
+// in-process consumer and with a batch consumer that sees only snapshots;
+// a fresh stack's snapshot ends at that stack's end.
+func TestFarCodeAndFreshStacks(t *testing.T) {
+	t.Parallel()
+	for _, abi := range target.All {
+		c := newChecker(t, abi)
+		far, fresh := 0, 0
+		for seed := int64(1); seed <= 6; seed++ {
+			img, prog, err := Produce(producer.Builtin{Version: 3}, abi, seed,
+				gen.Options{Patterns: []string{"far-code", "new-stack", "empty-fde", "fp-frame"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := c.Trace(img, consumer.NewBuiltin())
+			if !res.Clean() {
+				t.Fatalf("%s seed %d: %+v", abi.Name(), seed, res)
+			}
+			for _, pc := range res.Executed {
+				if pc >= img.CodeAddr+gen.FarOffset {
+					far++
+				}
+			}
+			b := &batched{size: 16}
+			bres := c.Check(img, b)
+			if !bres.Clean() || bres.Steps != res.Steps {
+				t.Fatalf("%s seed %d: batched consumer: %+v (live: %d steps)", abi.Name(), seed, bres, res.Steps)
+			}
+			for _, s := range prog.Stacks() {
+				fresh += b.snapsIn[s.End()]
+			}
+		}
+		if far == 0 || fresh == 0 {
+			t.Errorf("%s: %d steps in far code, %d batch snapshots ending at a fresh stack's end: the patterns were not exercised", abi.Name(), far, fresh)
+		}
 	}
 }

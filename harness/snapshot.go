@@ -2,6 +2,7 @@ package harness
 
 import (
 	"github.com/sfconform/sfconform/emu"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/target"
 )
@@ -18,16 +19,25 @@ const snapshotTop = emu.InitialSP + snapshotSlack
 
 // takeSnapshot copies the registers and the live stack, from a little
 // below the SP to a little above the SP a run starts with, for a consumer
-// that unwinds later or in another process.
-func takeSnapshot(s *emu.Step, t target.Target) *machine.Snapshot {
+// that unwinds later or in another process. On a fresh stack the image
+// declares (symbols of kind stack) the copy ends at that stack's end: the
+// frames there are all an unwinder can reach.
+func takeSnapshot(s *emu.Step, t target.Target, stacks []image.Symbol) *machine.Snapshot {
 	sp := s.Regs.Regs[t.SP()]
 	lo := uint64(emu.StackBase)
 	if sp >= emu.StackBase+snapshotSlack {
 		lo = sp - snapshotSlack
 	}
-	addr, b := s.Stack(min(lo, snapshotTop))
-	if end := addr + uint64(len(b)); end > snapshotTop {
-		b = b[:snapshotTop-addr]
+	top := uint64(snapshotTop)
+	for _, st := range stacks {
+		if st.IsStack() && sp > st.Addr && sp <= st.End() {
+			top = st.End()
+			break
+		}
+	}
+	addr, b := s.Stack(min(lo, top))
+	if end := addr + uint64(len(b)); end > top {
+		b = b[:top-addr]
 	}
 	return &machine.Snapshot{Regs: *s.Regs, StackAddr: addr, Stack: append([]byte(nil), b...), BigEndian: s.BigEndian()}
 }

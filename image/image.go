@@ -8,7 +8,10 @@ import (
 )
 
 // Symbol is a function of the image: the oracle recognises function
-// entries by these, and reports name frames by them.
+// entries by these, and reports name frames by them. A symbol of Kind
+// KindStack is not code but a stack the program switches to (a thread's
+// or a clone child's fresh stack): the oracle learns from it that a frame
+// became the outermost one.
 type Symbol struct {
 	Name string `json:"name"`
 	Addr uint64 `json:"addr"`
@@ -17,10 +20,30 @@ type Symbol struct {
 	// compiler's hot/cold split: GCC's f.cold): its code runs in the
 	// owner's frame, so reaching its start is not a function entry.
 	PartOf string `json:"part_of,omitempty"`
+	Kind   string `json:"kind,omitempty"` // "" (KindFunc) or KindStack
 }
+
+// Symbol kinds.
+const (
+	KindFunc  = ""      // a function: its start is an entry point
+	KindStack = "stack" // a stack region [Addr, End()): SP equals End() when it is empty
+)
+
+// IsStack reports whether the symbol is a stack rather than a function.
+func (s Symbol) IsStack() bool { return s.Kind == KindStack }
 
 // End is one past the symbol's last byte.
 func (s Symbol) End() uint64 { return s.Addr + uint64(s.Size) }
+
+// Segment is code placed apart from Image.Code: a function laid out far
+// from the rest, as a linker places a section of its own.
+type Segment struct {
+	Addr uint64 `json:"addr"`
+	Code []byte `json:"code"`
+}
+
+// End is one past the segment's last byte.
+func (s Segment) End() uint64 { return s.Addr + uint64(len(s.Code)) }
 
 // Image is everything a run needs: code to execute, where to start and
 // stop, the function symbols, and the SFrame section under test.
@@ -45,6 +68,11 @@ type Image struct {
 	// consumer finds them in the topmost frame's register file.
 	RuleRegs []int
 
+	// Segments are further code, each at its own address (a function
+	// more than 4 GiB from the rest and from the SFrame section); most
+	// images have none.
+	Segments []Segment
+
 	SFrame     []byte // the section's bytes
 	SFrameAddr uint64 // virtual address of SFrame[0]
 }
@@ -54,10 +82,10 @@ func (img *Image) SortSymbols() {
 	sort.SliceStable(img.Symbols, func(i, j int) bool { return img.Symbols[i].Addr < img.Symbols[j].Addr })
 }
 
-// SymbolAt returns the symbol whose range holds pc.
+// SymbolAt returns the function symbol whose range holds pc.
 func (img *Image) SymbolAt(pc uint64) (Symbol, bool) {
 	i := sort.Search(len(img.Symbols), func(i int) bool { return img.Symbols[i].Addr > pc }) - 1
-	if i >= 0 && pc < img.Symbols[i].End() {
+	if i >= 0 && pc < img.Symbols[i].End() && !img.Symbols[i].IsStack() {
 		return img.Symbols[i], true
 	}
 	return Symbol{}, false
@@ -71,11 +99,16 @@ func (img *Image) Describe(pc uint64) string {
 	return fmt.Sprintf("0x%x", pc)
 }
 
-// Instruction returns the code bytes from pc to the end of the code, or
-// nil when pc lies outside it.
+// Instruction returns the code bytes from pc to the end of the code or
+// segment holding it, or nil when pc lies outside all of them.
 func (img *Image) Instruction(pc uint64) []byte {
-	if pc < img.CodeAddr || pc-img.CodeAddr >= uint64(len(img.Code)) {
-		return nil
+	if pc >= img.CodeAddr && pc-img.CodeAddr < uint64(len(img.Code)) {
+		return img.Code[pc-img.CodeAddr:]
 	}
-	return img.Code[pc-img.CodeAddr:]
+	for _, s := range img.Segments {
+		if pc >= s.Addr && pc-s.Addr < uint64(len(s.Code)) {
+			return s.Code[pc-s.Addr:]
+		}
+	}
+	return nil
 }

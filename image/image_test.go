@@ -34,3 +34,30 @@ func TestSymbolAt(t *testing.T) {
 		t.Error("Instruction outside the code returned bytes")
 	}
 }
+
+func TestSegmentsAndStacks(t *testing.T) {
+	t.Parallel()
+	img := &Image{CodeAddr: 0x1000, Code: make([]byte, 0x10),
+		Segments: []Segment{{Addr: 0x1_5000_0000, Code: []byte{1, 2, 3}}},
+		Symbols: []Symbol{
+			{Name: "far", Addr: 0x1_5000_0000, Size: 3},
+			{Name: "stack_f", Addr: 0x7000, Size: 0x1000, Kind: KindStack},
+			{Name: "f", Addr: 0x1000, Size: 0x10},
+		}}
+	img.SortSymbols()
+	if b := img.Instruction(0x1_5000_0001); len(b) != 2 || b[0] != 2 {
+		t.Errorf("Instruction in a segment = % x", b)
+	}
+	if img.Instruction(0x1_5000_0003) != nil {
+		t.Error("Instruction past a segment's end returned bytes")
+	}
+	if got := img.Describe(0x1_5000_0002); got != "far+0x2" {
+		t.Errorf("Describe in a segment = %q", got)
+	}
+	if s, ok := img.SymbolAt(0x7800); ok {
+		t.Errorf("SymbolAt inside a stack = %v: a stack is not a function", s)
+	}
+	if (Segment{Addr: 0x10, Code: make([]byte, 4)}).End() != 0x14 {
+		t.Error("Segment.End")
+	}
+}

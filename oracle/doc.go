@@ -22,6 +22,14 @@
 // back at the caller's SP. The entry stub that starts a run is the
 // outermost frame: it has no CFA and nothing above it.
 //
+// A frame also becomes the outermost one in the middle of its life: when
+// SP moves into a stack the image declares (a symbol of kind stack) and
+// that stack holds none of the active frames' CFAs, the function running
+// has switched to a fresh stack, as a thread start or a clone child does.
+// The frames below it are dropped; calls it makes from there have their
+// CFAs on the new stack. The machine and the symbols say all of this: the
+// rows that mark the RA undefined there are what is judged.
+//
 // Compare judges one consumer backtrace against the expected one. The
 // frames the consumer returned come first: a value that differs is WRONG.
 // Only when all of them are right does the error it stopped with decide:

@@ -26,6 +26,10 @@ type Tracker struct {
 	starts  map[uint64]int
 	entry   int // index of the entry stub's symbol
 	calls   []call
+	// stacks are the stacks the image declares (symbols of kind stack),
+	// as ranges (Addr, End]: SP is at End when a stack is empty, and a
+	// frame's CFA on it is above Addr.
+	stacks [][2]uint64
 }
 
 // NewTracker prepares a tracker for an image whose run starts in the
@@ -43,6 +47,10 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 		entry:   -1,
 	}
 	for i, s := range symbols {
+		if s.IsStack() {
+			tr.stacks = append(tr.stacks, [2]uint64{s.Addr, s.End()})
+			continue
+		}
 		tr.starts[s.Addr] = i
 		if entry >= s.Addr && entry < s.End() {
 			tr.entry = i
@@ -75,22 +83,46 @@ func (t *Tracker) Observe(regs *machine.Registers, mem machine.Memory) error {
 		}
 		t.calls = t.calls[:len(t.calls)-1]
 	}
-	fn, ok := t.starts[pc]
-	if !ok || fn == t.entry || t.symbols[fn].PartOf != "" {
-		// A part of a function (a cold part) is entered by a jump with
-		// its owner's frame live: neither a call nor a tail call.
-		return nil
+	// A part of a function (a cold part) is entered by a jump with its
+	// owner's frame live: neither a call nor a tail call.
+	if fn, ok := t.starts[pc]; ok && fn != t.entry && t.symbols[fn].PartOf == "" {
+		c, err := t.enter(fn, regs, mem)
+		if err != nil {
+			return err
+		}
+		if top := &t.calls[len(t.calls)-1]; len(t.calls) > 1 && top.cfa == c.cfa {
+			*top = c // tail call: the caller's frame is gone
+		} else {
+			t.calls = append(t.calls, c)
+		}
 	}
-	c, err := t.enter(fn, regs, mem)
-	if err != nil {
-		return err
+	if len(t.stacks) > 0 {
+		t.switchStack(sp)
 	}
-	if top := &t.calls[len(t.calls)-1]; len(t.calls) > 1 && top.cfa == c.cfa {
-		*top = c // tail call: the caller's frame is gone
-		return nil
-	}
-	t.calls = append(t.calls, c)
 	return nil
+}
+
+// switchStack makes the innermost frame the outermost one when SP has
+// moved into a declared stack that holds none of the active frames (no
+// CFA inside it): the function switched to a fresh stack, as a thread
+// start or a clone child does, and nothing below it is reachable from
+// there any more. Calls it then makes have their CFAs on that stack, so
+// they are active frames of it and do not trigger this again.
+func (t *Tracker) switchStack(sp uint64) {
+	for _, s := range t.stacks {
+		if sp <= s[0] || sp > s[1] {
+			continue
+		}
+		for i := 1; i < len(t.calls); i++ {
+			if c := t.calls[i].cfa; c > s[0] && c <= s[1] {
+				return
+			}
+		}
+		if len(t.calls) > 1 {
+			t.calls = append(t.calls[:0], call{fn: t.calls[len(t.calls)-1].fn})
+		}
+		return
+	}
 }
 
 // enter reads what the psABI guarantees at a function's first instruction.

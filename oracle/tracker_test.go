@@ -296,3 +296,74 @@ func TestTrackerColdPart(t *testing.T) {
 		}
 	}
 }
+
+// A function switches to a fresh stack the image declares (mov $top,%rsp,
+// as a thread start or a clone child does): from then on it is the
+// outermost frame, the frames below it are gone, and calls it makes on the
+// new stack stack up above it. A deeper function that switches to a
+// second declared stack becomes the outermost frame in turn.
+func TestTrackerNewStack(t *testing.T) {
+	t.Parallel()
+	abi := target.X86_64
+	syms := []image.Symbol{
+		{Name: "_start", Addr: 0x1000, Size: 0x10},
+		{Name: "f", Addr: 0x2000, Size: 0x20},
+		{Name: "g", Addr: 0x3000, Size: 0x20},
+		{Name: "h", Addr: 0x3800, Size: 0x10},
+		{Name: "stack_f", Addr: 0x5000, Size: 0x1000, Kind: image.KindStack},
+		{Name: "stack_g", Addr: 0x4000, Size: 0x1000, Kind: image.KindStack},
+	}
+	tr, err := NewTracker(abi, syms, 0x1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &fakeMachine{mem: map[uint64]uint64{}}
+	const stubFP = 0xaaaa
+	steps := []struct {
+		what     string
+		pc, sp   uint64
+		fp       uint64
+		mem      map[uint64]uint64
+		expected []frame.Frame
+	}{
+		{"stub: call f", 0x1000, 0x8000, stubFP, nil, []frame.Frame{
+			{PC: 0x1000, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"f entry: push %rbp", 0x2000, 0x7ff8, stubFP, map[uint64]uint64{0x7ff8: 0x1005}, []frame.Frame{
+			{PC: 0x2000, CFA: 0x8000, SP: 0x7ff8, FP: stubFP},
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"f: mov $0x6000,%esp", 0x2001, 0x7ff0, stubFP, map[uint64]uint64{0x7ff0: stubFP}, []frame.Frame{
+			{PC: 0x2001, CFA: 0x8000, SP: 0x7ff0, FP: stubFP},
+			{PC: 0x1005, SP: 0x8000, FP: stubFP, Outermost: true}}},
+		{"f on the new stack: outermost", 0x2006, 0x6000, stubFP, nil, []frame.Frame{
+			{PC: 0x2006, SP: 0x6000, FP: stubFP, Outermost: true}}},
+		{"g entry from call at f+6", 0x3000, 0x5ff8, stubFP, map[uint64]uint64{0x5ff8: 0x200b}, []frame.Frame{
+			{PC: 0x3000, CFA: 0x6000, SP: 0x5ff8, FP: stubFP},
+			{PC: 0x200b, SP: 0x6000, FP: stubFP, Outermost: true}}},
+		{"g: push on the stack that holds its frame", 0x3001, 0x5ff0, stubFP, nil, []frame.Frame{
+			{PC: 0x3001, CFA: 0x6000, SP: 0x5ff0, FP: stubFP},
+			{PC: 0x200b, SP: 0x6000, FP: stubFP, Outermost: true}}},
+		{"g: mov $0x5000,%esp to its own stack", 0x3006, 0x5000, stubFP, nil, []frame.Frame{
+			{PC: 0x3006, SP: 0x5000, FP: stubFP, Outermost: true}}},
+		{"h entry from call at g+6", 0x3800, 0x4ff8, stubFP, map[uint64]uint64{0x4ff8: 0x300b}, []frame.Frame{
+			{PC: 0x3800, CFA: 0x5000, SP: 0x4ff8, FP: stubFP},
+			{PC: 0x300b, SP: 0x5000, FP: stubFP, Outermost: true}}},
+		{"back in g", 0x300b, 0x5000, stubFP, nil, []frame.Frame{
+			{PC: 0x300b, SP: 0x5000, FP: stubFP, Outermost: true}}},
+	}
+	for _, s := range steps {
+		for a, v := range s.mem {
+			m.mem[a] = v
+		}
+		regs := m.at(s.pc, s.sp, s.fp, abi)
+		if err := tr.Observe(regs, m); err != nil {
+			t.Fatalf("%s: %v", s.what, err)
+		}
+		got := tr.Expected(nil, regs)
+		if !reflect.DeepEqual(got, s.expected) {
+			t.Fatalf("%s:\n%s", s.what, FormatFrames(s.expected, got))
+		}
+	}
+	if _, err := NewTracker(abi, syms, 0x5800); err == nil {
+		t.Error("an entry point inside a stack accepted: a stack is not code")
+	}
+}

@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -23,7 +24,8 @@ func init() {
 }
 
 // sectionAlign is where the section starts after the code: a linker
-// aligns .sframe to 8 bytes; it is never mapped into the emulator.
+// aligns .sframe to 8 bytes; it is never mapped into the emulator. A
+// program's far segment (Program.Segments) lies more than 4 GiB above it.
 const sectionAlign = 8
 
 // Builtin encodes the generator's own rows with the sframe package, as
@@ -60,9 +62,10 @@ func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Im
 		CodeAddr:      p.Base,
 		Entry:         p.Entry,
 		Exit:          p.Exit,
-		Symbols:       p.Symbols(),
+		Symbols:       append(p.Symbols(), p.Stacks()...),
 		Paths:         p.PathRegs(),
 		RuleRegs:      p.RuleRegs(),
+		Segments:      p.Segments(),
 	}
 	img.SortSymbols()
 	end := p.Base + uint64(len(p.Code))
@@ -89,6 +92,12 @@ func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Im
 	}
 	sec, err := sframe.Encode(typed, opt)
 	if err != nil {
+		var ee *sframe.EncodeError
+		if errors.As(err, &ee) && ee.Func {
+			if s, ok := img.SymbolAt(ee.FuncStart); ok {
+				return nil, fmt.Errorf("builtin producer: %s seed %d, SFrame v%d: function %s: %w", p.Target.Name(), p.Seed, v, s.Name, err)
+			}
+		}
 		return nil, fmt.Errorf("builtin producer: %s seed %d, SFrame v%d: %w", p.Target.Name(), p.Seed, v, err)
 	}
 	img.SFrame = sec

@@ -2,6 +2,7 @@ package producer
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sfconform/sfconform/gen"
@@ -13,8 +14,9 @@ func TestBuiltinImage(t *testing.T) {
 	t.Parallel()
 	for _, abi := range target.All {
 		for _, v := range []sframe.Version{2, 3} {
-			// The PLT stubs among the patterns: their FDE is the PCMASK case.
-			p, err := gen.Generate(abi, 7, gen.Options{Patterns: []string{"plt-stubs", "fp-frame", "leaf", "sp-frame"}})
+			// The PLT stubs and a new-stack function among the patterns:
+			// their FDE is the PCMASK case, and the image declares a stack.
+			p, err := gen.Generate(abi, 7, gen.Options{SFrameVersion: int(v), Patterns: []string{"plt-stubs", "new-stack", "fp-frame", "leaf", "sp-frame"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,19 +41,27 @@ func TestBuiltinImage(t *testing.T) {
 			if tab.Order != abi.ByteOrder() || img.SFrameVersion != int(v) || img.Producer != fmt.Sprintf("builtin-v%d", v) {
 				t.Errorf("%s: section in the wrong byte order", abi.Name())
 			}
-			// One FDE per symbol, at the symbol's address and size; but a
-			// PLT stub's FDE is its block's PCMASK FDE, repeating every
-			// stub.
-			if len(img.Symbols) != len(p.Funcs) {
-				t.Fatalf("%d symbols for %d functions", len(img.Symbols), len(p.Funcs))
+			// One FDE per function symbol, at the symbol's address and
+			// size, but a PLT stub's FDE is its block's PCMASK FDE,
+			// repeating every stub; the stacks new-stack functions switch
+			// to are symbols besides.
+			if len(img.Symbols) != len(p.Funcs)+len(p.Stacks()) {
+				t.Fatalf("%d symbols for %d functions and %d stacks", len(img.Symbols), len(p.Funcs), len(p.Stacks()))
 			}
 			stubs := 0
+			funcs := map[string]*gen.Func{}
+			for _, f := range p.Funcs {
+				funcs[f.Name] = f
+			}
 			for i, s := range img.Symbols {
 				if i > 0 && s.Addr <= img.Symbols[i-1].Addr {
 					t.Errorf("symbols not sorted at %s", s.Name)
 				}
+				if s.IsStack() {
+					continue
+				}
 				f, err := tab.FindFDE(s.Addr)
-				if block := p.Funcs[i].StubBlock; block != "" {
+				if block := funcs[s.Name].StubBlock; block != "" {
 					stubs++
 					// The block's FDE spans its first stub to its last.
 					start, end := ^uint64(0), uint64(0)
@@ -123,6 +133,52 @@ func TestTargetIsSFrameABI(t *testing.T) {
 		a := sframe.ABI(tg)
 		if a.Name() != tg.Name() || a.ByteOrder() != tg.ByteOrder() || a.SPRegister() != tg.SP() || a.FPRegister() != tg.FP() {
 			t.Errorf("%v: sframe says %v %v sp %d fp %d", tg, a.Name(), a.ByteOrder(), a.SPRegister(), a.FPRegister())
+		}
+	}
+}
+
+// A function more than 4 GiB from the section: version 3 writes its 64-bit
+// offset, version 2 refuses, naming the function and the distance.
+func TestBuiltinFarFunction(t *testing.T) {
+	t.Parallel()
+	for _, abi := range target.All {
+		p, err := gen.Generate(abi, 3, gen.Options{Patterns: []string{"far-code", "fp-frame"}, SFrameVersion: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Layout(0x10000000); err != nil {
+			t.Fatal(err)
+		}
+		img, err := Builtin{Version: 3}.Produce(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(img.Segments) != 1 || img.Segments[0].Addr != 0x10000000+gen.FarOffset || len(img.Segments[0].Code) == 0 {
+			t.Fatalf("%s: segments %+v, want the far code at base + %#x", abi.Name(), img.Segments, gen.FarOffset)
+		}
+		tab, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var far *gen.Func // the first, lowest far function
+		near := 0
+		for _, f := range p.Funcs {
+			if !f.Far {
+				near++
+			} else if far == nil {
+				far = f
+			}
+		}
+		if fde, err := tab.FindFDE(far.Addr); err != nil || fde.Start != far.Addr || far.Addr-img.SFrameAddr < 1<<32 {
+			t.Errorf("%s: FDE of %s at %#x (section at %#x): %+v, %v", abi.Name(), far.Name, far.Addr, img.SFrameAddr, fde, err)
+		}
+		// The first far function follows the near ones among the sorted
+		// 20-byte version 2 FDEs; the start field is an FDE's first word.
+		field := img.SFrameAddr + sframe.HeaderSize + uint64(near)*20
+		_, err = Builtin{Version: 2}.Produce(p)
+		if err == nil || !strings.Contains(err.Error(), "function "+far.Name+":") ||
+			!strings.Contains(err.Error(), fmt.Sprintf("start is %d bytes from its start field", far.Addr-field)) {
+			t.Errorf("%s: version 2 of a far function: err = %v", abi.Name(), err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,6 +82,11 @@ type cell struct {
 	Failed        int            `json:"failed_programs"`
 	Saved         []string       `json:"reproducers,omitempty"`
 	Seconds       float64        `json:"seconds"`
+
+	// Unexpressed are the target's patterns the cell's SFrame version
+	// cannot express: left out of its mix, unsupported rather than failed
+	// (the reasons: sfconform patterns).
+	Unexpressed []string `json:"unsupported_patterns,omitempty"`
 
 	target   target.Target
 	counts   [verdict.Count]int
@@ -344,6 +350,7 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 		return
 	}
 	c.SFrameVersion, _ = prod.SFrameVersion(c.target)
+	c.Unexpressed = unexpressed(c.target, c.SFrameVersion)
 	chk, err := checkers.Get(c.target)
 	if err != nil {
 		setupErr(err)
@@ -434,6 +441,23 @@ func printSummary(w io.Writer, cells []*cell) {
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}
+	for _, c := range cells {
+		if len(c.Unexpressed) > 0 && c.Status != "unsupported" && c.Status != "error" {
+			fmt.Fprintf(w, "%s %s x %s: patterns %s unsupported (SFrame v%d cannot express them), not in the mix\n",
+				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.SFrameVersion)
+		}
+	}
+}
+
+// unexpressed lists the patterns of t that SFrame version v cannot express.
+func unexpressed(t target.Target, v int) []string {
+	var out []string
+	for _, p := range gen.Catalog() {
+		if slices.Contains(p.Targets, t) && !slices.Contains(p.Versions, v) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 // replayCase re-runs a saved failure on the consumer it names (or, when it

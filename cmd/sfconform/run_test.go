@@ -30,6 +30,24 @@ func TestRunCleanExitsZero(t *testing.T) {
 	}
 }
 
+// A version's cells name the patterns it cannot express, as unsupported:
+// they are not in its mix, and nothing fails for them.
+func TestRunListsUnexpressedPatterns(t *testing.T) {
+	t.Parallel()
+	var stdout bytes.Buffer
+	code := cmdRun([]string{"--programs", "2", "--targets", "aarch64", "--producer", "builtin-v2,builtin-v3", "--seed", "3", "-q", "--out", t.TempDir()}, &stdout, io.Discard)
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, stdout.String())
+	}
+	_, line, _ := strings.Cut(stdout.String(), "aarch64 builtin-v2 x builtin: patterns ")
+	line, _, _ = strings.Cut(line, "\n")
+	if !strings.Contains(line, "far-code") || !strings.Contains(line, "empty-fde") || strings.Contains(line, "new-stack") ||
+		!strings.HasSuffix(line, "unsupported (SFrame v2 cannot express them), not in the mix") ||
+		strings.Contains(stdout.String(), "builtin-v3 x builtin: patterns") {
+		t.Errorf("summary does not list v2's unexpressed patterns (and only those):\n%s", stdout.String())
+	}
+}
+
 func TestRunBadFlagsExitTwo(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
