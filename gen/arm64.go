@@ -12,6 +12,7 @@ import (
 const (
 	aX9  = 9
 	aX10 = 10
+	aX16 = 16
 	aX19 = 19
 	aX20 = 20
 	aX21 = 21
@@ -88,6 +89,8 @@ func arm64Target(abi target.Target) *isa {
 		ret:       a64Ret,
 		tailJump:  func(b *builder, fn string) { a64Branch26(b, 0x14000000, "b", fn) },
 	}
+	// AArch64's own patterns (arm64_frames.go).
+	t.own = []*pattern{a64RecordBottom, a64RecordTop, a64LROnly, a64BigFrame}
 	return t
 }
 

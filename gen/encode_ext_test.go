@@ -250,6 +250,7 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 // The entry stub is left to the rows: it realigns the stack, which SCFI
 // refuses, and its frame is the outermost one, which SCFI cannot know.
 // Without its .type directive SCFI does not treat it as a function.
+// Patterns in scfiCannot are left out.
 func TestRowsMatchGasSCFI(t *testing.T) {
 	t.Parallel()
 	all, err := toolchain.All()
@@ -270,8 +271,16 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			checked := map[string]bool{}
+			var pats []string
+			for _, name := range Patterns(tc.Target) {
+				if why, ok := scfiCannot[tc.Target][name]; ok {
+					t.Logf("pattern %s not checked: %s", name, why)
+					continue
+				}
+				pats = append(pats, name)
+			}
 			for seed := int64(1); seed <= seeds; seed++ {
-				for _, opt := range []Options{{}, {Funcs: 16, MaxDepth: 6}} {
+				for _, opt := range []Options{{Patterns: pats}, {Funcs: 16, MaxDepth: 6, Patterns: pats}} {
 					p, err := Generate(tc.Target, seed, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -287,7 +296,7 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 					compareFDEs(t, tc.Name+" --scfi", p, tab, false)
 				}
 			}
-			for _, name := range Patterns(tc.Target) {
+			for _, name := range pats {
 				if !checked[name] {
 					t.Errorf("no program had a %s function: pattern not checked", name)
 				}
@@ -299,6 +308,21 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 			testenv.Missing(t, testenv.Binutils, "no provisioned GNU as emits SFrame and synthesises CFI (--scfi) for %s", abi.Name())
 		}
 	}
+}
+
+// scfiCannot lists per target the patterns whose rows GNU as --scfi
+// cannot derive (measured with 2.44 and 2.47.50, which behave alike), and
+// what it does with them instead.
+var scfiCannot = map[target.Target]map[string]string{
+	target.AArch64:   a64SCFICannot,
+	target.AArch64BE: a64SCFICannot,
+}
+
+var a64SCFICannot = map[string]string{
+	"big-frame": "'sub sp, sp, x16' is refused (Error: SCFI: unsupported stack manipulation pattern); " +
+		"'sub sp, sp, #0x8, lsl #12' is taken for a sub of 8, the shift dropped: silently wrong CFA offsets (sp+8 for sp+32768)",
+	"record-top": "'add x29, sp, #N' does not make the CFA x29-based (SCFI keeps sp+N, true only while sp stays), and after " +
+		"'sub sp, x29, #N' SCFI keeps the CFA offset sp had before: silently wrong rows, with 'Warning: SCFI: asymetrical register restore' at the ldp",
 }
 
 func fdeCount(tab *sframe.Table) int {

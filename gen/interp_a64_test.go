@@ -35,6 +35,20 @@ func (m *machine) stepA64(mn, rest string, ops []string, next uint64) (control, 
 			m.reg[base] += post
 		}
 	}
+	// operand returns an immediate (#imm, or #imm, lsl #12) or a register.
+	operand := func(ops []string) uint64 {
+		if !strings.HasPrefix(ops[0], "#") {
+			return m.reg[reg(ops[0])]
+		}
+		v := num(ops[0])
+		if len(ops) > 1 {
+			if ops[1] != "lsl#12" {
+				panic("aarch64 shifted immediate: " + rest)
+			}
+			v <<= 12
+		}
+		return v
+	}
 	switch {
 	case mn == "nop":
 	case mn == "brk":
@@ -79,11 +93,11 @@ func (m *machine) stepA64(mn, rest string, ops []string, next uint64) (control, 
 		v := m.reg[ops[1]]
 		switch mn {
 		case "add":
-			v += num(ops[2])
+			v += operand(ops[2:])
 		case "and":
-			v &= num(ops[2])
+			v &= operand(ops[2:])
 		default:
-			v -= num(ops[2])
+			v -= operand(ops[2:])
 		}
 		if mn == "subs" {
 			m.zf = v == 0
