@@ -89,8 +89,8 @@ func arm64Target(abi target.Target) *isa {
 		ret:       a64Ret,
 		tailJump:  func(b *builder, fn string) { a64Branch26(b, 0x14000000, "b", fn) },
 	}
-	// AArch64's own patterns (arm64_frames.go).
-	t.own = []*pattern{a64RecordBottom, a64RecordTop, a64LROnly, a64BigFrame}
+	// AArch64's own patterns (arm64_frames.go, arm64_pac.go).
+	t.own = []*pattern{a64RecordBottom, a64RecordTop, a64LROnly, a64BigFrame, a64PACA, a64PACB}
 	return t
 }
 

@@ -115,6 +115,10 @@ func (p *Program) FDEs() []sframe.FDE {
 	out := make([]sframe.FDE, len(p.Funcs))
 	for i, f := range p.Funcs {
 		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, Rows: append([]sframe.Row(nil), f.Rows...)}
+		if len(f.Rows) > 0 {
+			// The key that signs the RA is function-wide (builder.key).
+			out[i].PAuthKey = f.Rows[0].PAuthKey
+		}
 	}
 	return out
 }
