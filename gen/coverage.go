@@ -2,9 +2,11 @@ package gen
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 )
 
 // Coverage counts what executions of generated programs reached: the
@@ -30,7 +32,8 @@ func NewCoverage() *Coverage {
 // RuleKinds names the kinds of rule a row uses, for coverage reports:
 // the CFA's base (sp, fp, another register) and dereference, where the RA
 // and FP are (same register, saved on the stack, in another register,
-// undefined), a signed RA, a signal frame.
+// undefined), a signed RA, a signal frame, and the data-word width its
+// offsets need (words:1-byte, 2-byte, 4-byte).
 func (p *Program) RuleKinds(r sframe.Row) []string {
 	t := p.t
 	var out []string
@@ -66,10 +69,38 @@ func (p *Program) RuleKinds(r sframe.Row) []string {
 	if r.MangledRA {
 		out = append(out, fmt.Sprintf("ra:signed-key-%c", 'a'+rune(r.PAuthKey)))
 	}
+	if r.CFA.Kind == sframe.RuleExpr {
+		out = append(out, "words:"+t.offsetWidth(r))
+	}
 	if r.Signal {
 		out = append(out, "signal")
 	}
 	return out
+}
+
+// offsetWidth names the narrowest data word (1, 2 or 4 bytes) that holds
+// every offset of r: the CFA's as the target stores it (s390x: (off-160)/8)
+// and those of an RA or FP saved at the CFA.
+func (t *isa) offsetWidth(r sframe.Row) string {
+	offs := []int64{r.CFA.Offset}
+	if t.abi == target.S390X {
+		offs[0] = (r.CFA.Offset - 160) / 8
+	}
+	for _, x := range []sframe.Rule{r.RA, r.FP} {
+		if x.Kind == sframe.RuleExpr && x.Reg == sframe.RegCFA {
+			offs = append(offs, x.Offset)
+		}
+	}
+	w := "1-byte"
+	for _, o := range offs {
+		switch {
+		case o < math.MinInt16 || o > math.MaxInt16:
+			return "4-byte"
+		case o < math.MinInt8 || o > math.MaxInt8:
+			w = "2-byte"
+		}
+	}
+	return w
 }
 
 // Add tallies one program and the PCs its runs executed (in order, all

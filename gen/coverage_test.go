@@ -33,6 +33,10 @@ func TestCoverageCounts(t *testing.T) {
 	if base != c.Steps {
 		t.Errorf("CFA kinds add up to %d of %d steps: %v", base, c.Steps, c.Kinds)
 	}
+	// And, outermost rows aside, exactly one data-word width.
+	if w := c.Kinds["words:1-byte"] + c.Kinds["words:2-byte"] + c.Kinds["words:4-byte"]; w != c.Steps-c.Kinds["cfa:outermost"] {
+		t.Errorf("data-word widths add up to %d of %d steps with a CFA: %v", w, c.Steps-c.Kinds["cfa:outermost"], c.Kinds)
+	}
 	c2 := gen.NewCoverage()
 	c2.Add(p, all[:1])
 	if c2.FuncsRun != 0 || c2.InsnsRun != 1 || c2.RowsRun != 1 {
