@@ -91,11 +91,13 @@
 // AArch64 pointer authentication: New selects CPU model MAX before the
 // first emulation, sets SCR_EL3.{NS,RW,APK,API} and HCR_EL2.{RW,APK,API}
 // through the UC_ARM64_REG_CP_REG interface (a cgo helper: the Go
-// binding's RegWrite cannot pass the register struct), then emulates
-// "mrs x0, sctlr_el1; orr x0, x0, #0x80000000; msr sctlr_el1, x0; isb"
-// once, since writing SCTLR_EL1.EnIA through the API does not take effect,
-// and checks EnIA is set. paciasp then signs x30 and autiasp restores it,
-// in both byte orders, for every later run.
+// binding's RegWrite cannot pass the register struct), gives instruction
+// key B a value of its own (both keys start at zero, which would make
+// pacibsp sign like paciasp), then emulates
+// "mrs x0, sctlr_el1; orr x0, x0, #0xc0000000; msr sctlr_el1, x0; isb"
+// once, since writing SCTLR_EL1 through the API does not take effect, and
+// checks EnIA and EnIB are set. paciasp and pacibsp then sign x30 and
+// autiasp and autibsp restore it, in both byte orders, for every later run.
 //
 // s390x floating point: New puts the PSW in 64-bit addressing mode (the CPU
 // starts with a zero mask, in 24-bit mode, where data accesses to the stack

@@ -242,13 +242,19 @@ func TestReadWordBounds(t *testing.T) {
 	}
 }
 
-// TestPointerAuth checks paciasp really signs x30 and autiasp restores it.
+// TestPointerAuth checks that paciasp and pacibsp really sign x30 (key A
+// and key B: SCTLR_EL1.EnIA and EnIB), each with its own key, and autiasp
+// and autibsp restore it.
 func TestPointerAuth(t *testing.T) {
 	t.Parallel()
 	code := cat([]byte{
 		0x3f, 0x23, 0x03, 0xd5, // paciasp
 	}, a64Nop, []byte{
 		0xbf, 0x23, 0x03, 0xd5, // autiasp
+	}, a64Nop, []byte{
+		0x7f, 0x23, 0x03, 0xd5, // pacibsp
+	}, a64Nop, []byte{
+		0xff, 0x23, 0x03, 0xd5, // autibsp
 	}, a64Nop)
 	const lr = 0x10000abc
 	for _, abi := range []target.Target{target.AArch64, target.AArch64BE} {
@@ -256,7 +262,7 @@ func TestPointerAuth(t *testing.T) {
 			t.Parallel()
 			m := newMachine(t, abi)
 			for round := 0; round < 2; round++ { // stays enabled across runs
-				var x30 [4]uint64
+				var x30 [8]uint64
 				_, err := run(m, code, map[int]uint64{30: lr}, func(s *Step) error {
 					x30[s.Index], _ = s.Regs.Get(30)
 					return nil
@@ -267,11 +273,17 @@ func TestPointerAuth(t *testing.T) {
 				if x30[0] != lr {
 					t.Errorf("x30 before paciasp = %#x", x30[0])
 				}
-				if x30[1] == lr || x30[1]&0xffffffffffff != lr {
-					t.Errorf("x30 after paciasp = %#x: want %#x with a signature in the top bits", x30[1], lr)
+				if x30[1] == x30[5] {
+					t.Errorf("paciasp and pacibsp both sign %#x as %#x: keys A and B are the same", lr, x30[1])
 				}
-				if x30[3] != lr {
-					t.Errorf("x30 after autiasp = %#x, want %#x", x30[3], lr)
+				for i, key := range []string{"paciasp", "pacibsp"} {
+					signed, authed := x30[4*i+1], x30[4*i+3]
+					if signed == lr || signed&0xffffffffffff != lr {
+						t.Errorf("x30 after %s = %#x: want %#x with a signature in the top bits", key, signed, lr)
+					}
+					if authed != lr {
+						t.Errorf("x30 after aut%s = %#x, want %#x", key[3:], authed, lr)
+					}
 				}
 			}
 		})

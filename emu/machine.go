@@ -311,20 +311,27 @@ var (
 	sysSCR_EL3   = [5]uint32{3, 6, 1, 1, 0}
 	sysHCR_EL2   = [5]uint32{3, 4, 1, 1, 0}
 	sysSCTLR_EL1 = [5]uint32{3, 0, 1, 0, 0}
+	sysAPIBKeyLo = [5]uint32{3, 0, 2, 1, 2}
 )
+
+// apibKey is the low half of instruction key B. Both keys start at zero,
+// which makes pacibsp sign exactly like paciasp; a key of its own makes a
+// key mix-up (signed with B, authenticated with A) fail as on hardware.
+const apibKey = 0x5346_4b65_7942_0001
 
 const (
 	scrNS, scrRW, scrAPK, scrAPI = 1 << 0, 1 << 10, 1 << 16, 1 << 17
 	hcrRW, hcrAPK, hcrAPI        = 1 << 31, 1 << 40, 1 << 41
-	sctlrEnIA                    = 1 << 31
+	sctlrEnIA, sctlrEnIB         = 1 << 31, 1 << 30
 )
 
-// pauthStub sets SCTLR_EL1.EnIA from inside the CPU; writing SCTLR_EL1
+// pauthStub sets SCTLR_EL1.EnIA and EnIB (instruction keys A and B: the
+// paciasp and pacibsp families) from inside the CPU; writing SCTLR_EL1
 // through the register API does not take effect. Little-endian words, as
 // AArch64 fetches them in both data byte orders.
 var pauthStub = []byte{
 	0x00, 0x10, 0x38, 0xd5, // mrs x0, sctlr_el1
-	0x00, 0x00, 0x61, 0xb2, // orr x0, x0, #0x80000000
+	0x00, 0x04, 0x62, 0xb2, // orr x0, x0, #0xc0000000
 	0x00, 0x10, 0x18, 0xd5, // msr sctlr_el1, x0
 	0xdf, 0x3f, 0x03, 0xd5, // isb
 }
@@ -350,6 +357,9 @@ func (m *Machine) enablePAuth() error {
 	if _, err := m.sysReg(sysHCR_EL2, hcrRW|hcrAPK|hcrAPI); err != nil {
 		return fmt.Errorf("setting HCR_EL2: %w", err)
 	}
+	if _, err := m.sysReg(sysAPIBKeyLo, apibKey); err != nil {
+		return fmt.Errorf("setting APIBKeyLo_EL1: %w", err)
+	}
 	if err := m.runStub(pauthStub); err != nil {
 		return fmt.Errorf("enabling pointer authentication: %w", err)
 	}
@@ -357,8 +367,8 @@ func (m *Machine) enablePAuth() error {
 	if err != nil {
 		return fmt.Errorf("reading SCTLR_EL1: %w", err)
 	}
-	if sctlr&sctlrEnIA == 0 {
-		return fmt.Errorf("pointer authentication stayed off (SCTLR_EL1 %#x)", sctlr)
+	if sctlr&(sctlrEnIA|sctlrEnIB) != sctlrEnIA|sctlrEnIB {
+		return fmt.Errorf("pointer authentication stayed off for key A or B (SCTLR_EL1 %#x)", sctlr)
 	}
 	return nil
 }

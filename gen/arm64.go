@@ -12,6 +12,7 @@ import (
 const (
 	aX9  = 9
 	aX10 = 10
+	aX16 = 16
 	aX19 = 19
 	aX20 = 20
 	aX21 = 21
@@ -92,6 +93,8 @@ func arm64Target(abi target.Target) *isa {
 		farCall:  a64FarCall,
 		newStack: a64NewStack,
 	}
+	// AArch64's own patterns (arm64_frames.go, arm64_pac.go).
+	t.own = []*pattern{a64RecordBottom, a64RecordTop, a64LROnly, a64BigFrame, a64PACA, a64PACB}
 	return t
 }
 

@@ -36,7 +36,8 @@ func NewCoverage() *Coverage {
 // RuleKinds names the kinds of rule a row uses, for coverage reports:
 // the CFA's base (sp, fp, another register) and dereference, where the RA
 // and FP are (same register, saved on the stack, in another register,
-// undefined), a signed RA, a signal frame.
+// undefined), a signed RA, a signal frame. (Data-word sizes: Coverage.Add
+// with Version set, as words:1B/2B/4B.)
 func (p *Program) RuleKinds(r sframe.Row) []string {
 	t := p.t
 	var out []string

@@ -20,6 +20,8 @@ var (
 	mnemAlias  = map[string]string{"callq": "call", "retq": "ret", "leaveq": "leave", "jmpq": "jmp", "movabs": "mov"}
 	commaSpace = regexp.MustCompile(`,\s+`)
 	x86Imm32   = regexp.MustCompile(`^(mov )\$-(0x[0-9a-f]+),(%e[a-z]+|%r[0-9]+d)$`)
+	// x/arch prints AArch64's pointer authentication hints by number.
+	a64Hints = map[string]string{"hint #0x19": "paciasp", "hint #0x1d": "autiasp", "hint #0x1b": "pacibsp", "hint #0x1f": "autibsp", "hint #0x7": "xpaclri"}
 )
 
 // normalise brings gen's text and the disassembler's text to one form:
@@ -42,6 +44,9 @@ func normalise(text string, names []string, addrs map[string]uint64) string {
 			s = a + " " + rest
 		}
 	} else if a, ok := mnemAlias[s]; ok {
+		s = a
+	}
+	if a, ok := a64Hints[s]; ok {
 		s = a
 	}
 	// x86asm prints a 32-bit immediate moved into a 32-bit register as
@@ -77,6 +82,7 @@ func TestNormalise(t *testing.T) {
 		{"nop ", "nop"},
 		{"mov $-0x2cc56b93,%ebx", "mov $0xd33a946d,%ebx"},
 		{"jmpq 0x10", "{disp32} jmp f1"},
+		{"hint #0x1b", "pacibsp"},
 	} {
 		if a, b := normalise(c[0], names, addrs), normalise(c[1], names, addrs); a != b {
 			t.Errorf("normalise(%q) = %q, normalise(%q) = %q", c[0], a, c[1], b)
@@ -87,6 +93,7 @@ func TestNormalise(t *testing.T) {
 		{"push %r12", "push %r13"},
 		{"add sp, sp, #0x20", "add sp, sp, #0x2"},
 		{"aghi %r15,-160", "aghi %r15,160"},
+		{"hint #0x19", "pacibsp"},
 	} {
 		if a, b := normalise(c[0], names, addrs), normalise(c[1], names, addrs); a == b {
 			t.Errorf("normalise made %q and %q equal (%q)", c[0], c[1], a)

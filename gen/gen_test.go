@@ -87,8 +87,9 @@ func TestLayoutRelocates(t *testing.T) {
 func TestProgramShape(t *testing.T) {
 	t.Parallel()
 	for _, abi := range target.All {
-		// Enough functions for the planner to deal every pattern once.
-		funcs := len(gen.Patterns(abi)) + 4
+		// Enough functions for the planner to deal every pattern once and
+		// find each a slot it fits.
+		funcs := 2 * len(gen.Patterns(abi))
 		for seed := int64(1); seed <= 20; seed++ {
 			p := mustGenerate(t, abi, seed, gen.Options{Funcs: funcs, MaxDepth: 5})
 			if n := plannedFuncs(t, p); n != funcs || p.Funcs[0].Pattern != "entry" {

@@ -316,7 +316,14 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			if !ok || cfa != top.cfa {
 				t.Fatalf("%s: row CFA %+v gives 0x%x, true CFA 0x%x", where, row.CFA, cfa, top.cfa)
 			}
-			if ra, ok := m.eval(row.RA, cfa, raSame); !ok || ra != top.ra {
+			ra, ok := m.eval(row.RA, cfa, raSame)
+			if ok && row.MangledRA {
+				var err error
+				if ra, err = m.unsign(ra, row.PAuthKey, cfa); err != nil {
+					t.Fatalf("%s: row RA %+v is signed: %v", where, row.RA, err)
+				}
+			}
+			if !ok || ra != top.ra {
 				t.Fatalf("%s: row RA %+v gives 0x%x (ok %v), true RA 0x%x", where, row.RA, ra, ok, top.ra)
 			}
 			if fp, ok := m.eval(row.FP, cfa, m.fpName()); !ok || fp != top.fp {

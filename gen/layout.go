@@ -143,7 +143,7 @@ func (p *Program) FDEs() []sframe.FDE {
 			last.Size += f.Size
 			continue
 		}
-		fde := sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc}
+		fde := sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, PAuthKey: f.pauthKey()}
 		if !f.EmptyFDE {
 			fde.Rows = append([]sframe.Row(nil), f.Rows...)
 		}
@@ -160,7 +160,7 @@ func (p *Program) FDEs() []sframe.FDE {
 func (p *Program) funcFDEs() []sframe.FDE {
 	out := make([]sframe.FDE, len(p.Funcs))
 	for i, f := range p.Funcs {
-		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc}
+		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, PAuthKey: f.pauthKey()}
 		if !f.EmptyFDE {
 			out[i].Rows = append([]sframe.Row(nil), f.Rows...)
 		}
@@ -409,4 +409,13 @@ func sleb128(v int64) []byte {
 		}
 		out = append(out, c|0x80)
 	}
+}
+
+// pauthKey is the key that signs the function's RA: function-wide
+// (builder.key), so every row carries it.
+func (f *Func) pauthKey() sframe.PAuthKey {
+	if len(f.Rows) > 0 {
+		return f.Rows[0].PAuthKey
+	}
+	return sframe.PAuthKeyA
 }

@@ -4,8 +4,6 @@ import "fmt"
 
 // AArch64 primitives of the far-code and new-stack patterns.
 
-const aX16 = 16 // IP0: scratch for calls through a register
-
 // a64FarCall: mov x16, #a[15:0]; movk x16 with bits 16-63; blr x16.
 // Always four moves, so the size is known before the address is.
 func a64FarCall(b *builder, fn string) {
