@@ -2,6 +2,7 @@ package producer
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/image"
@@ -68,14 +69,25 @@ func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Im
 	img.SFrameAddr = (end + sectionAlign - 1) &^ (sectionAlign - 1)
 	abi := sframe.ABI(p.Target)
 	fixedFP, fixedRA := sframe.DefaultFixedOffsets(abi)
-	sec, err := sframe.Encode(fdes, sframe.EncodeOptions{
+	opt := sframe.EncodeOptions{
 		Version:    v,
 		ABI:        abi,
 		Base:       img.SFrameAddr,
 		PCRel:      true,
 		CFAFixedFP: fixedFP,
 		CFAFixedRA: fixedRA,
-	})
+	}
+	// A function whose rows a DEFAULT FDE cannot hold (a CFA on another
+	// register or loaded from memory, an RA in a register) gets a FLEX FDE
+	// in version 3, as GNU as gives it; a type the caller set stays.
+	// The caller's FDEs are left as they were.
+	typed := slices.Clone(fdes)
+	for i := range typed {
+		if typed[i].Type == sframe.FDETypeDefault {
+			typed[i].Type = sframe.ChooseFDEType(&typed[i], opt)
+		}
+	}
+	sec, err := sframe.Encode(typed, opt)
 	if err != nil {
 		return nil, fmt.Errorf("builtin producer: %s seed %d, SFrame v%d: %w", p.Target.Name(), p.Seed, v, err)
 	}
