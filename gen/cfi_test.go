@@ -37,6 +37,8 @@ func TestCFIDirectives(t *testing.T) {
 	inReg.RA = sframe.Rule{Kind: sframe.RuleExpr, Reg: 11}
 	r10 := base
 	r10.CFA = sframe.Rule{Kind: sframe.RuleExpr, Reg: 10, Offset: 0}
+	fpAtFP := drap
+	fpAtFP.FP = sframe.Rule{Kind: sframe.RuleExpr, Reg: target.RegX86FP, Offset: 0, Deref: true}
 	a64 := isaFor(target.AArch64)
 	signed := a64.initialRow()
 	signed.MangledRA = true
@@ -52,6 +54,8 @@ func TestCFIDirectives(t *testing.T) {
 		{x86, base, drap, ".cfi_escape 0xf,0x3,0x76,0x78,0x6"},
 		{x86, drap, base, ".cfi_def_cfa %rsp, 8"},
 		{x86, base, r10, ".cfi_def_cfa %r10, 0"},
+		// GCC's DRAP frame pointer, saved at %rbp+0: DW_CFA_expression %rbp, DW_OP_breg6 0.
+		{x86, drap, fpAtFP, ".cfi_escape 0x10,0x6,0x2,0x76,0x0"},
 		{x86, base, inReg, ".cfi_register %rip, %r11"},
 		{a64, a64.initialRow(), signed, ".cfi_negate_ra_state"},
 		{z, z.initialRow(), fpr, ".cfi_register %r14, %f8"},

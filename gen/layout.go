@@ -215,12 +215,23 @@ func (t *isa) initialRow() sframe.Row {
 	}
 }
 
-// DWARF expression opcodes for a dereferenced CFA.
+// DWARF expression opcodes for a dereferenced CFA, and for a register
+// saved at an address computed from another register.
 const (
 	dwCFADefCFAExpression = 0x0f
+	dwCFAExpression       = 0x10
 	dwOpBreg0             = 0x70
 	dwOpDeref             = 0x06
 )
+
+// cfiEscape renders bytes as a .cfi_escape directive.
+func cfiEscape(bytes ...byte) string {
+	esc := make([]string, len(bytes))
+	for i, x := range bytes {
+		esc[i] = fmt.Sprintf("%#x", x)
+	}
+	return ".cfi_escape " + strings.Join(esc, ",")
+}
 
 // cfiDiff returns the directives that turn rule prev into next.
 func (t *isa) cfiDiff(prev, next sframe.Row) []string {
@@ -260,6 +271,12 @@ func (t *isa) cfiDiff(prev, next sframe.Row) []string {
 			out = append(out, fmt.Sprintf(".cfi_val_offset %s, %d", t.regName(reg), b.Offset))
 		case !b.Deref && b.Offset == 0:
 			out = append(out, fmt.Sprintf(".cfi_register %s, %s", t.regName(reg), t.regName(b.Reg)))
+		case b.Deref && b.Reg < 32 && reg < 128:
+			// DW_CFA_expression reg: DW_OP_breg<base> <off>, the value saved
+			// at an address no fixed distance from the CFA (GCC's frame
+			// pointer in a DRAP frame: DW_OP_breg6 0).
+			expr := append([]byte{dwOpBreg0 + byte(b.Reg)}, sleb128(b.Offset)...)
+			out = append(out, cfiEscape(append([]byte{dwCFAExpression, byte(reg), byte(len(expr))}, expr...)...))
 		default:
 			panic(fmt.Sprintf("gen: no CFI directive for rule %+v of %s", b, t.regName(reg)))
 		}
