@@ -13,7 +13,16 @@ type Symbol struct {
 	Name string `json:"name"`
 	Addr uint64 `json:"addr"`
 	Size uint32 `json:"size"`
+	Kind string `json:"kind,omitempty"`
 }
+
+// Symbol kinds of the functions signals involve: the oracle learns of a
+// signal at a handler's entry; a restorer (the trampoline a handler
+// returns to) is never entered by a call.
+const (
+	KindSignalHandler  = "signal-handler"
+	KindSignalRestorer = "signal-restorer"
+)
 
 // End is one past the symbol's last byte.
 func (s Symbol) End() uint64 { return s.Addr + uint64(s.Size) }
@@ -40,9 +49,35 @@ type Image struct {
 	// %r10, an RA kept in %f8): the emulator reads them at every step so a
 	// consumer finds them in the topmost frame's register file.
 	RuleRegs []int
+	// Signals are the signals the runs receive, at most one per path.
+	Signals []Signal
 
 	SFrame     []byte // the section's bytes
 	SFrameAddr uint64 // virtual address of SFrame[0]
+}
+
+// Signal is the signal a run receives: before the instruction at At
+// executes for the Count-th time in run Path, the kernel delivers signal
+// Signo to Handler, with Restorer as the handler's return address; the
+// restorer returns to the interrupted instruction through rt_sigreturn.
+// A run that never reaches At that often receives none.
+type Signal struct {
+	Path     int    `json:"path"`
+	At       uint64 `json:"at"`
+	Count    int    `json:"count"`
+	Signo    int    `json:"signo"`
+	Handler  uint64 `json:"handler"`
+	Restorer uint64 `json:"restorer"`
+}
+
+// SignalOf returns the signal of run path, if it has one.
+func (img *Image) SignalOf(path int) (Signal, bool) {
+	for _, s := range img.Signals {
+		if s.Path == path {
+			return s, true
+		}
+	}
+	return Signal{}, false
 }
 
 // SortSymbols orders the symbols by address, which SymbolAt relies on.
