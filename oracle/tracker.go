@@ -6,6 +6,7 @@ import (
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/sigframe"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -16,6 +17,10 @@ type call struct {
 	ra       uint64
 	callerSP uint64
 	callerFP uint64
+	// signal: a signal trampoline's frame, pushed when a signal handler is
+	// entered; ra, callerSP and callerFP are the interrupted PC, SP and
+	// FP, read from the signal frame.
+	signal bool
 }
 
 // Tracker follows calls and returns on the emulated machine.
@@ -26,6 +31,7 @@ type Tracker struct {
 	starts  map[uint64]int
 	entry   int // index of the entry stub's symbol
 	calls   []call
+	sig     *sigframe.Layout
 }
 
 // NewTracker prepares a tracker for an image whose run starts in the
@@ -41,11 +47,15 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 		symbols: symbols,
 		starts:  make(map[uint64]int, len(symbols)),
 		entry:   -1,
+		sig:     sigframe.Of(t),
 	}
 	for i, s := range symbols {
-		tr.starts[s.Addr] = i
 		if entry >= s.Addr && entry < s.End() {
 			tr.entry = i
+		}
+		// A restorer is returned to, never called.
+		if s.Kind != image.KindSignalRestorer {
+			tr.starts[s.Addr] = i
 		}
 	}
 	if tr.entry < 0 {
@@ -78,6 +88,9 @@ func (t *Tracker) Observe(regs *machine.Registers, mem machine.Memory) error {
 	fn, ok := t.starts[pc]
 	if !ok || fn == t.entry {
 		return nil
+	}
+	if t.symbols[fn].Kind == image.KindSignalHandler {
+		return t.signal(fn, regs, mem)
 	}
 	c, err := t.enter(fn, regs, mem)
 	if err != nil {
@@ -112,6 +125,73 @@ func (t *Tracker) enter(fn int, regs *machine.Registers, mem machine.Memory) (ca
 	return c, nil
 }
 
+// signal records a signal handler's entry. The kernel left a signal frame
+// at SP with the interrupted context: the interrupted instruction has not
+// been observed (it runs after the handler), so it is observed first, from
+// the registers saved there; then comes the trampoline's frame, whose
+// caller is that context, and the handler's own frame by the ordinary
+// entry convention, its return address the restorer.
+func (t *Tracker) signal(fn int, regs *machine.Registers, mem machine.Memory) error {
+	l, name := t.sig, t.symbols[fn].Name
+	if l == nil {
+		return fmt.Errorf("oracle: signal handler %s entered on %v, which has no signal frame layout", name, t.target)
+	}
+	frameAt := regs.Regs[t.sp]
+	read := func(what string, off uint64) (uint64, error) {
+		v, ok := mem.ReadWord(frameAt + off)
+		if !ok {
+			return 0, fmt.Errorf("oracle: entry of signal handler %s: the interrupted %s at 0x%x is unreadable", name, what, frameAt+off)
+		}
+		return v, nil
+	}
+	var ctx machine.Registers
+	var err error
+	if ctx.PC, err = read("PC", l.PC); err != nil {
+		return err
+	}
+	saved := []int{t.sp, t.fp}
+	if t.target.HasLinkRegister() {
+		saved = append(saved, t.target.RA())
+	}
+	for _, r := range saved {
+		off, _ := l.Reg(r)
+		v, err := read(fmt.Sprintf("register %d", r), off)
+		if err != nil {
+			return err
+		}
+		ctx.Set(r, v)
+	}
+	if ctx.Regs[t.sp] <= frameAt {
+		return fmt.Errorf("oracle: entry of signal handler %s: the interrupted SP 0x%x in the frame at 0x%x is not above it", name, ctx.Regs[t.sp], frameAt)
+	}
+	if err := t.Observe(&ctx, mem); err != nil {
+		return err
+	}
+	h, err := t.enter(fn, regs, mem)
+	if err != nil {
+		return err
+	}
+	tramp := t.symbolAt(h.ra)
+	if tramp < 0 || t.symbols[tramp].Kind != image.KindSignalRestorer {
+		return fmt.Errorf("oracle: signal handler %s entered with return address 0x%x, not in a signal restorer: no signal delivered it", name, h.ra)
+	}
+	// The trampoline's CFA means nothing: the frame's address stands in.
+	t.calls = append(t.calls,
+		call{fn: tramp, cfa: frameAt, ra: ctx.PC, callerSP: ctx.Regs[t.sp], callerFP: ctx.Regs[t.fp], signal: true},
+		h)
+	return nil
+}
+
+// symbolAt returns the index of the symbol holding pc, or -1.
+func (t *Tracker) symbolAt(pc uint64) int {
+	for i, s := range t.symbols {
+		if pc >= s.Addr && pc < s.End() {
+			return i
+		}
+	}
+	return -1
+}
+
 // Function names the innermost active function.
 func (t *Tracker) Function() string { return t.symbols[t.calls[len(t.calls)-1].fn].Name }
 
@@ -124,7 +204,7 @@ func (t *Tracker) Expected(dst []frame.Frame, regs *machine.Registers) []frame.F
 		if i == 0 {
 			f.Outermost = true
 		} else {
-			f.CFA = c.cfa
+			f.CFA, f.Signal = c.cfa, c.signal
 		}
 		dst = append(dst, f)
 		f = frame.Frame{PC: c.ra, SP: c.callerSP, FP: c.callerFP}
