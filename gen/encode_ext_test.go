@@ -218,8 +218,9 @@ func TestGasSFrameMatchesRows(t *testing.T) {
 		t.Run(tc.Name+"/"+tc.Target.Name(), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
+			pats := gasPatterns(t, tc, false)
 			for seed := int64(1); seed <= seeds; seed++ {
-				for _, opt := range []Options{{}, {Funcs: 14, MaxDepth: 6}} {
+				for _, opt := range []Options{{Patterns: pats}, {Funcs: 14, MaxDepth: 6, Patterns: pats}} {
 					p, err := Generate(tc.Target, seed, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -270,8 +271,9 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			checked := map[string]bool{}
+			pats := gasPatterns(t, tc, true)
 			for seed := int64(1); seed <= seeds; seed++ {
-				for _, opt := range []Options{{}, {Funcs: 16, MaxDepth: 6}} {
+				for _, opt := range []Options{{Patterns: pats}, {Funcs: 16, MaxDepth: 6, Patterns: pats}} {
 					p, err := Generate(tc.Target, seed, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -288,7 +290,7 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 				}
 			}
 			for _, name := range Patterns(tc.Target) {
-				if !checked[name] {
+				if _, cannot := gasCannot[gasCase{tc.Name, tc.Target, name, true}]; !checked[name] && !cannot {
 					t.Errorf("no program had a %s function: pattern not checked", name)
 				}
 			}
@@ -299,6 +301,38 @@ func TestRowsMatchGasSCFI(t *testing.T) {
 			testenv.Missing(t, testenv.Binutils, "no provisioned GNU as emits SFrame and synthesises CFI (--scfi) for %s", abi.Name())
 		}
 	}
+}
+
+// gasCannot lists what a real GNU as cannot do with a pattern, as
+// measured; the value quotes what it does instead. Such a pattern is left
+// out of that assembler's comparison (and the test log says so): the
+// assembler's shortcoming is a finding, not gen's. The entries live with
+// each target's pattern tests (amd64_gas_test.go).
+var gasCannot = map[gasCase]string{}
+
+type gasCase struct {
+	toolchain string
+	target    target.Target
+	pattern   string
+	scfi      bool // rows derived by --scfi=experimental, not from the CFI
+}
+
+// gasPatterns returns the patterns of tc's target that tc can do, or nil
+// when it can do them all (the default mix).
+func gasPatterns(t *testing.T, tc toolchain.Toolchain, scfi bool) []string {
+	t.Helper()
+	var out []string
+	for _, name := range Patterns(tc.Target) {
+		if why, ok := gasCannot[gasCase{tc.Name, tc.Target, name, scfi}]; ok {
+			t.Logf("pattern %s left out: %s", name, why)
+			continue
+		}
+		out = append(out, name)
+	}
+	if len(out) == len(Patterns(tc.Target)) {
+		return nil
+	}
+	return out
 }
 
 func fdeCount(tab *sframe.Table) int {
