@@ -13,7 +13,7 @@ func TestBuiltinImage(t *testing.T) {
 	t.Parallel()
 	for _, abi := range target.All {
 		for _, v := range []sframe.Version{2, 3} {
-			p, err := gen.Generate(abi, 7, gen.Options{})
+			p, err := gen.Generate(abi, 7, gen.Options{SFrameVersion: int(v)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,7 +12,7 @@ import (
 
 func builtin(t *testing.T, tg target.Target, v sframe.Version, edit func([]sframe.FDE)) *image.Image {
 	t.Helper()
-	p, err := gen.Generate(tg, 3, gen.Options{})
+	p, err := gen.Generate(tg, 3, gen.Options{SFrameVersion: int(v)})
 	if err != nil {
 		t.Fatal(err)
 	}
