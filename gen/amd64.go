@@ -96,6 +96,8 @@ func amd64Target() *isa {
 		fpSaveOne: x86FPSaveOne,
 		ret:       x86Ret,
 		tailJump:  x86Jmp,
+
+		sigTrampoline: x86SigTrampoline,
 	}
 	return t
 }

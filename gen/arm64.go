@@ -87,6 +87,8 @@ func arm64Target(abi target.Target) *isa {
 		fpSaveOne: a64FPSaveOne,
 		ret:       a64Ret,
 		tailJump:  func(b *builder, fn string) { a64Branch26(b, 0x14000000, "b", fn) },
+
+		sigTrampoline: a64SigTrampoline,
 	}
 	return t
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 )
 
@@ -75,7 +76,13 @@ func (p *Program) RuleKinds(r sframe.Row) []string {
 // Add tallies one program and the PCs its runs executed (in order, all
 // paths). Shapes counted: "call" (executed calls), "row-change-across-call"
 // (the row at the return address differs from the call's), "call-last"
-// (a call that is its function's last instruction).
+// (a call that is its function's last instruction), and for signals (the
+// instruction after a trampoline's rt_sigreturn is the interrupted one):
+// "signal" (a signal delivered and returned from), and what it
+// interrupted: "signal-interrupted-ra-in-lr" (the RA still in the link
+// register), "signal-interrupted-rule-edge" (an instruction where the
+// rule changes: prologues, epilogues), "signal-interrupted-outermost" (the
+// entry stub).
 func (c *Coverage) Add(p *Program, executed []uint64) {
 	c.Programs++
 	type loc struct{ f, i int }
@@ -93,6 +100,7 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 	funcRun := map[int]bool{}
 	insnRun := map[loc]bool{}
 	rowRun := map[[2]int]bool{}
+	afterSigreturn := false
 	for _, pc := range executed {
 		l, ok := at[pc]
 		if !ok {
@@ -100,6 +108,10 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 		}
 		f := p.Funcs[l.f]
 		in := f.Insns[l.i]
+		if afterSigreturn {
+			c.signalShapes(p, f, l.f, l.i)
+		}
+		afterSigreturn = f.Kind == image.KindSignalRestorer && l.i == len(f.Insns)-1
 		c.Steps++
 		for _, k := range p.RuleKinds(in.Row) {
 			c.Kinds[k]++
@@ -123,4 +135,18 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 	c.FuncsRun += len(funcRun)
 	c.InsnsRun += len(insnRun)
 	c.RowsRun += len(rowRun)
+}
+
+// signalShapes tallies the instruction f.Insns[i] a signal interrupted.
+func (c *Coverage) signalShapes(p *Program, f *Func, fi, i int) {
+	c.Shapes["signal"]++
+	row := f.Insns[i].Row
+	if p.t.abi.HasLinkRegister() && row.RA.Kind == sframe.RuleSame {
+		c.Shapes["signal-interrupted-ra-in-lr"]++
+	}
+	if fi == 0 {
+		c.Shapes["signal-interrupted-outermost"]++
+	} else if i == 0 || !sameRule(f.Insns[i-1].Row, row) || i+1 < len(f.Insns) && !sameRule(f.Insns[i+1].Row, row) {
+		c.Shapes["signal-interrupted-rule-edge"]++
+	}
 }

@@ -32,6 +32,7 @@ type machine struct {
 type truth struct {
 	fn          *gen.Func
 	cfa, ra, fp uint64
+	sig         *interrupted // a signal trampoline's truth (interp_signal_test.go)
 }
 
 const stackTop = 0x7fff_0000
@@ -155,11 +156,11 @@ func (m *machine) pop() uint64 {
 func (m *machine) entryTruth(f *gen.Func) truth {
 	switch m.abi {
 	case target.X86_64:
-		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"]}
+		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"], nil}
 	case target.S390X:
-		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"]}
+		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"], nil}
 	}
-	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"]}
+	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"], nil}
 }
 
 func (m *machine) raName() string {
@@ -194,6 +195,7 @@ func (m *machine) eval(r sframe.Rule, cfa uint64, same string) (uint64, bool) {
 
 type runStats struct {
 	steps, maxDepth int
+	signalSteps     int // in a signal handler or trampoline, not in steps
 }
 
 // run executes p and checks every row; it returns execution statistics.
@@ -224,6 +226,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 	}
 	var stack []truth
 	var st runStats
+	sig := pathSignal(p, args)
 	raSame := ""
 	if p.Target != target.X86_64 {
 		raSame = m.raName()
@@ -231,6 +234,9 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 	for {
 		if m.steps++; m.steps > 100000 {
 			t.Fatalf("%s seed %d: more than 100000 steps: runaway", p.Target.Name(), p.Seed)
+		}
+		if stack = m.deliver(p, sig, stack); callDepth(stack) < len(stack) {
+			st.signalSteps++
 		}
 		d, ok := decoded[m.pc]
 		if !ok {
@@ -254,8 +260,16 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			if in.Row.RA.Kind != sframe.RuleUndefined || in.Row.CFA.Kind != sframe.RuleUndefined {
 				t.Fatalf("%s: the entry stub's row is not outermost: %+v", where, in.Row)
 			}
+		} else if top := stack[len(stack)-1]; top.sig != nil {
+			if top.fn != f {
+				t.Fatalf("%s: executing outside the signal trampoline %s", where, top.fn.Name)
+			}
+			checkSignalRow(t, m, where, in.Row, top.sig)
 		} else {
 			top := stack[len(stack)-1]
+			if in.Row.Signal {
+				t.Fatalf("%s: a signal frame's row outside the signal trampoline", where)
+			}
 			if top.fn != f {
 				t.Fatalf("%s: executing outside the current function %s", where, top.fn.Name)
 			}
@@ -276,6 +290,10 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		}
 		next := m.pc + uint64(n)
 		spBefore := m.reg[m.spName()]
+		if s, ok := m.sigreturn(t, where, text, stack); ok {
+			stack = s
+			continue
+		}
 		ctl, tgt := m.step(text, next)
 		switch ctl {
 		case ctlNext:
@@ -284,7 +302,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			if m.pc != p.Exit || len(stack) != 0 {
 				t.Fatalf("%s: halted at 0x%x with %d frames, exit is 0x%x", where, m.pc, len(stack), p.Exit)
 			}
-			st.steps = m.steps
+			st.steps = m.steps - st.signalSteps
 			return st
 		case ctlRet:
 			if len(stack) == 0 {
@@ -312,7 +330,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 					t.Fatalf("%s: recursion", where)
 				}
 				stack = append(stack, m.entryTruth(g))
-				st.maxDepth = max(st.maxDepth, len(stack))
+				st.maxDepth = max(st.maxDepth, callDepth(stack))
 				break
 			}
 			// A tail call: the new function takes over the frame.

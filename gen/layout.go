@@ -115,6 +115,10 @@ func (p *Program) FDEs() []sframe.FDE {
 	out := make([]sframe.FDE, len(p.Funcs))
 	for i, f := range p.Funcs {
 		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, Rows: append([]sframe.Row(nil), f.Rows...)}
+		if len(f.Rows) > 0 {
+			// Function-wide: the signal flag (builder.signal).
+			out[i].Signal = f.Rows[0].Signal
+		}
 	}
 	return out
 }
@@ -161,7 +165,7 @@ func (p *Program) RuleRegs() []int {
 func (p *Program) Symbols() []image.Symbol {
 	out := make([]image.Symbol, len(p.Funcs))
 	for i, f := range p.Funcs {
-		out[i] = image.Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size}
+		out[i] = image.Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size, Kind: f.Kind}
 	}
 	return out
 }
@@ -248,7 +252,9 @@ func (t *isa) cfiDiff(prev, next sframe.Row) []string {
 				esc = append(esc, fmt.Sprintf("%#x", x))
 			}
 			out = append(out, ".cfi_escape "+strings.Join(esc, ","))
-		case prev.CFA.Kind == sframe.RuleExpr && !prev.CFA.Deref && prev.CFA.Offset == next.CFA.Offset:
+		case prev.CFA.Kind == sframe.RuleExpr && !prev.CFA.Deref && prev.CFA.Offset == next.CFA.Offset && !next.Signal:
+			// (A signal trampoline's CFI says the CFA in full, as the
+			// kernel's and glibc's trampolines write it.)
 			out = append(out, fmt.Sprintf(".cfi_def_cfa_register %s", t.regName(next.CFA.Reg)))
 		case prev.CFA.Kind == sframe.RuleExpr && !prev.CFA.Deref && prev.CFA.Reg == next.CFA.Reg:
 			out = append(out, fmt.Sprintf(".cfi_def_cfa_offset %d", next.CFA.Offset))

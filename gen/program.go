@@ -53,6 +53,10 @@ type Program struct {
 	Entry, Exit uint64
 
 	t *isa
+	// sigs are the paths' signals and tramp the signal trampoline's index
+	// in Funcs (skel_signal.go).
+	sigs  []sigSpec
+	tramp int
 }
 
 // Func is one function of a Program.
@@ -62,6 +66,8 @@ type Func struct {
 	Size          uint32
 	Insns         []Insn
 	Rows          []sframe.Row // compressed: a new row where the rule changes
+	// Kind is the image symbol kind: a signal handler or trampoline.
+	Kind string
 
 	ops []*op
 }
@@ -185,6 +191,7 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 		}
 		p.Funcs = append(p.Funcs, &Func{Name: f.name, Pattern: f.pat.name, ops: b.ops})
 	}
+	addSignals(t, p, plans, paths)
 	if err := p.Layout(DefaultBase); err != nil {
 		return nil, err
 	}
@@ -268,7 +275,10 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	for i, f := range plans {
 		mustCall := i < depth-1
 		deeper := f.level < depth
-		ok := func(p *pattern) bool { return (p.calls || !mustCall) && (!p.tail || deeper) }
+		// A signal handler is never called: not on the depth chain.
+		ok := func(p *pattern) bool {
+			return (p.calls || !mustCall) && (!p.tail || deeper) && !(p.signal && i < depth)
+		}
 		j := slices.IndexFunc(deck, ok)
 		if j >= 0 {
 			f.pat = deck[j]
@@ -299,6 +309,9 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	}
 	// Every other function gets a caller one level up.
 	for i := depth; i < n; i++ {
+		if plans[i].pat.signal {
+			continue
+		}
 		var parents []*plan
 		for _, q := range plans {
 			if q.level == plans[i].level-1 && q.pat.calls {
@@ -317,7 +330,7 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	deeperThan := func(f *plan) []*plan {
 		var out []*plan
 		for _, q := range plans {
-			if q.level > f.level {
+			if q.level > f.level && !q.pat.signal {
 				out = append(out, q)
 			}
 		}
@@ -347,7 +360,14 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 			memo[f.name] = c
 			return c
 		}
-		return cost(plans[0])
+		// A path runs one signal handler at most.
+		h := 0
+		for _, f := range plans {
+			if f.pat.signal {
+				h = max(h, cost(f))
+			}
+		}
+		return cost(plans[0]) + h
 	}
 	// Extra calls while the run stays within budget.
 	for _, f := range plans {

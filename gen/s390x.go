@@ -128,6 +128,8 @@ func s390xTarget() *isa {
 		},
 		ret:      zRet,
 		tailJump: func(b *builder, fn string) { zLong(b, 0xf4, "jg ", fn) },
+
+		sigTrampoline: zSigTrampoline,
 	}
 	return t
 }

@@ -13,6 +13,8 @@ package gen
 //	                in different forms
 //	tail-call       leaves through a jump to a deeper function, with or
 //	                without a frame first
+//	signal          a signal handler (one of the above) nothing calls,
+//	                and the trampoline it returns to (skel_signal.go)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
 	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
@@ -20,6 +22,7 @@ var skeletons = []*pattern{
 	{name: "callee-saved", doc: "callee-saved registers saved, written, restored", calls: true, epilogueCalls: true, build: calleeSavedSkeleton},
 	{name: "multi-epilogue", doc: "early return on an argument bit; two epilogues in different forms", calls: true, earlyExit: true, build: multiEpilogueSkeleton},
 	{name: "tail-call", doc: "frame torn down, then a jump to a deeper function", calls: true, tail: true, build: tailCallSkeleton},
+	signalPattern,
 }
 
 func leafSkeleton(b *builder, f *plan) {

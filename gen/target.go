@@ -81,6 +81,10 @@ type prims struct {
 	// ret returns; tailJump leaves through a jump to fn.
 	ret      func(b *builder)
 	tailJump func(b *builder, fn string)
+	// sigTrampoline emits the function a signal handler returns to: a
+	// leading nop inside its FDE, then the rt_sigreturn call, with the
+	// CFI the system's own trampoline has (skel_signal.go).
+	sigTrampoline func(b *builder)
 }
 
 // pattern is one catalog entry: a way to build a function. A skeleton is
@@ -93,6 +97,7 @@ type pattern struct {
 	tail          bool // leaves through a tail call
 	epilogueCalls bool // has a legal call position inside the epilogue
 	earlyExit     bool // may return before its posBody calls
+	signal        bool // a signal handler: entered by a signal, never called
 	// versions lists the SFrame versions that can express the pattern's
 	// rows; nil means every version the encoder writes (2 and 3).
 	versions []int

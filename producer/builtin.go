@@ -62,6 +62,7 @@ func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Im
 		Exit:          p.Exit,
 		Symbols:       p.Symbols(),
 		Paths:         p.PathRegs(),
+		Signals:       p.Signals(),
 		RuleRegs:      p.RuleRegs(),
 	}
 	img.SortSymbols()
