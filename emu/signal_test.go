@@ -334,3 +334,27 @@ func a64Off(abi target.Target) uint64 {
 	}
 	return 0
 }
+
+// BenchmarkSignal measures what a signal adds to a run: its delivery, the
+// handler, rt_sigreturn and the two restarts of the emulation, against
+// the same program run without the signal.
+func BenchmarkSignal(b *testing.B) {
+	for _, abi := range target.All {
+		p := sigProgramFor(abi)
+		for _, sig := range []*Signal{nil, {At: p.at, Signo: 10, Handler: p.handler, Restorer: p.restorer}} {
+			name := abi.Name() + "/none"
+			if sig != nil {
+				name = abi.Name() + "/signal"
+			}
+			b.Run(name, func(b *testing.B) {
+				m := newMachine(b, abi)
+				run := &Run{Code: p.code, CodeAddr: CodeBase, Entry: CodeBase, Exit: p.exit, Budget: 1000, Signal: sig}
+				for b.Loop() {
+					if _, err := m.Execute(run, func(*Step) error { return nil }); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
