@@ -251,3 +251,31 @@ func TestSignalContextUnreadable(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+// TestSignalFDEWithoutFREs: a version 3 signal FDE without FREs (what GNU
+// as 2.47 writes for a trampoline whose CFI it cannot express) is a
+// signal trampoline, not an outermost frame: the signal flag is looked at
+// first, as the Linux unwinder does, and the trampoline's rows are not
+// used anyway.
+func TestSignalFDEWithoutFREs(t *testing.T) {
+	t.Parallel()
+	const l, tr, restorer = 0x2000, 0x4000, 0x4004
+	sig := mkFDE(tr, 8)
+	sig.Signal = true
+	leaf := Row{CFA: ruleCFA(RegAArch64SP, 0), RA: ruleSame, FP: ruleSame}
+	tab := unwTable(t, ABIAArch64LE, mkFDE(0x1000, 0x10, outermostRow), mkFDE(l, 0x10, leaf), sig)
+	mem := newByteMem(binary.LittleEndian)
+	const frame = 0x7f00_0000
+	mc := uint64(frame + 128 + 176)
+	mem.put(mc+8+8*30, 0x1004) // x30
+	mem.put(mc+8+8*31, frame+0x2000)
+	mem.put(mc+8+8*32, l+4)
+	regs := &RegisterFile{PC: restorer}
+	regs.Set(RegAArch64SP, frame)
+	got, err := (&Unwinder{Table: tab}).Backtrace(regs, mem, nil)
+	checkSignalFrames(t, "no FREs", got, err, []signalWant{
+		{pc: restorer, sp: frame, cfa: mc, signal: true},
+		{pc: l + 4, sp: frame + 0x2000, cfa: frame + 0x2000, interrupted: true},
+		{pc: 0x1004, sp: frame + 0x2000, outermost: true},
+	})
+}

@@ -97,7 +97,10 @@ func (f *Frame) exact(index int) bool { return index == 0 || f.Interrupted }
 //     with the saved registers: a signal can strike anywhere, a leaf's
 //     prologue included. The trampoline's own row is only found: as any
 //     caller's, at its return address - 1, which the trampoline's leading
-//     nop keeps inside its FDE.
+//     nop keeps inside its FDE. The signal flag is looked at before
+//     anything else, as the Linux unwinder does: a version 3 signal FDE
+//     without FREs (GNU as 2.47 writes one for a trampoline whose CFI it
+//     cannot express) is a trampoline, not an outermost frame.
 //
 // An Unwinder is safe for concurrent use; Backtrace allocates nothing when
 // dst has room for the frames.
