@@ -16,7 +16,7 @@ const (
 )
 
 // leaves is the shared vocabulary: these import only each other.
-var leaves = []string{"target", "machine", "image", "frame", "verdict"}
+var leaves = []string{"target", "machine", "image", "frame", "verdict", "sigframe"}
 
 // pkg is one package of the module: its production imports and the
 // imports of its tests.

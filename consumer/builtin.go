@@ -72,7 +72,7 @@ func (b *Builtin) Unwind(steps []Step, out []Result) error {
 		r := &out[i]
 		r.Frames = r.Frames[:0]
 		for _, f := range b.frames {
-			r.Frames = append(r.Frames, frame.Frame{PC: f.PC, CFA: f.CFA, SP: f.SP, FP: f.FP, Outermost: f.Outermost})
+			r.Frames = append(r.Frames, frame.Frame{PC: f.PC, CFA: f.CFA, SP: f.SP, FP: f.FP, Outermost: f.Outermost, Signal: f.Signal})
 		}
 		r.Err = nil
 		if err != nil {

@@ -60,11 +60,14 @@ type Case struct {
 	// Regs are the initial argument registers of the failing run (DWARF
 	// register number -> value); Path is that run's index among the
 	// program's paths, for reference (a case replays one run).
-	Regs       map[string]Addr `json:"regs,omitempty"`
-	Path       int             `json:"path,omitempty"`
-	Symbols    []image.Symbol  `json:"symbols"`
-	SFrameAddr Addr            `json:"sframe_addr"`
-	SFrame     Hex             `json:"sframe"`
+	Regs map[string]Addr `json:"regs,omitempty"`
+	Path int             `json:"path,omitempty"`
+	// Signal is the signal the failing run receives, if any (its Path
+	// is 0: the case replays one run).
+	Signal     *image.Signal  `json:"signal,omitempty"`
+	Symbols    []image.Symbol `json:"symbols"`
+	SFrameAddr Addr           `json:"sframe_addr"`
+	SFrame     Hex            `json:"sframe"`
 	// Segments are further code placed apart (a function far from the
 	// rest); most cases have none.
 	Segments []Segment `json:"segments,omitempty"`
@@ -123,6 +126,11 @@ func (c *Case) Image() (*image.Image, error) {
 		regs[n] = uint64(v)
 	}
 	img.Paths = []map[int]uint64{regs}
+	if c.Signal != nil {
+		s := *c.Signal
+		s.Path = 0
+		img.Signals = []image.Signal{s}
+	}
 	return img, nil
 }
 
@@ -141,6 +149,10 @@ func (c *Case) SetImage(img *image.Image, path int) {
 		for k, v := range img.Paths[path] {
 			c.Regs[strconv.Itoa(k)] = Addr(v)
 		}
+	}
+	c.Signal = nil
+	if s, ok := img.SignalOf(path); ok {
+		c.Signal = &s
 	}
 }
 

@@ -107,3 +107,40 @@ func TestLoadReportsFileAndOffset(t *testing.T) {
 		t.Error("register number 99 accepted")
 	}
 }
+
+// TestSignalRoundTrip: a case keeps the signal of the run it failed in, and
+// the kinds of the symbols, so that it replays with the same handler.
+func TestSignalRoundTrip(t *testing.T) {
+	t.Parallel()
+	img := sampleImage()
+	img.Symbols = append(img.Symbols,
+		image.Symbol{Name: "h", Addr: 0x10000008, Size: 2, Kind: image.KindSignalHandler},
+		image.Symbol{Name: "r", Addr: 0x1000000a, Size: 4, Kind: image.KindSignalRestorer})
+	img.Signals = []image.Signal{
+		{Path: 0, At: 0x10000000, Count: 1, Signo: 10, Handler: 0x10000008, Restorer: 0x1000000c},
+		{Path: 1, At: 0x10000006, Count: 2, Signo: 27, Handler: 0x10000008, Restorer: 0x1000000c},
+	}
+	c := &Case{Consumer: "builtin", Step: 3, Verdict: verdict.Wrong, Expected: []frame.Frame{{PC: 1}}, Got: []frame.Frame{{PC: 2}}}
+	c.SetImage(img, 1)
+	p, err := Save(t.TempDir(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := got.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := img.Signals[1]
+	want.Path = 0
+	if !reflect.DeepEqual(back.Signals, []image.Signal{want}) || !reflect.DeepEqual(back.Symbols, img.Symbols) {
+		t.Errorf("signals %+v symbols %+v, want %+v and %+v", back.Signals, back.Symbols, want, img.Symbols)
+	}
+	c.SetImage(img, 5)
+	if c.Signal != nil {
+		t.Errorf("a path without a signal kept %+v", c.Signal)
+	}
+}

@@ -109,6 +109,25 @@
 // Setup stubs run before the hooks are added, and their code and
 // translations are removed afterwards.
 //
+// # Signals
+//
+// Run.Signal delivers one signal during a run, as the Linux kernel does
+// (the layouts are package sigframe's): before the instruction at
+// Signal.At executes for the Signal.Count-th time, the C hook stops the
+// emulation instead of counting or reporting that instruction; Execute
+// reads every register the kernel saves (the general registers, PC and
+// flags; on s390x also the FPRs and access registers), writes the frame
+// below the SP, sets the handler's registers and resumes at the handler.
+// When a system call instruction then turns out to be rt_sigreturn (x86-64
+// syscall with %rax 15, AArch64 svc #0 with x8 139, s390x svc 173), the
+// registers are loaded back from the frame and emulation resumes at the
+// interrupted instruction, which is then reported as a step like any
+// other. Every other system call stays a fault, and so does rt_sigreturn
+// in a run that delivered no signal. A run without a signal pays one test
+// per instruction in the C hook. Floating-point and vector registers other
+// than the s390x FPRs are neither saved nor restored: the generated
+// programs do not use them.
+//
 // # Errors
 //
 // A run ends early with a *RunError naming the target, the PC, the

@@ -57,7 +57,29 @@ func (m *Machine) Execute(r *Run, onStep func(*Step) error) (steps int, err erro
 		st.deliver = 1
 	}
 	m.onStep, m.cbErr = onStep, nil
+	m.armSignal(r)
 	runErr := ucErr(C.emu_run(st, C.uint64_t(r.Entry), C.uint64_t(r.Exit)))
+	for r.Signal != nil && runErr == nil {
+		// A signal's delivery and rt_sigreturn stop the emulation; it
+		// resumes where they leave the PC.
+		var pc uint64
+		var err error
+		if st.stop == C.EMU_STOP_SIGNAL {
+			pc, err = m.deliverSignal()
+		} else {
+			var ok bool
+			if pc, ok, err = m.sigreturn(); !ok && err == nil {
+				break // the run ended some other way
+			}
+		}
+		if err != nil {
+			m.cbErr = &cause{ErrFault, err.Error()}
+			st.stop = C.EMU_STOP_CALLBACK
+			break
+		}
+		st.stop, st.intno, st.fault_addr = C.EMU_STOP_NONE, 0, 0
+		runErr = ucErr(C.emu_run(st, C.uint64_t(pc), C.uint64_t(r.Exit)))
+	}
 	m.onStep = nil
 
 	rerr := m.outcome(r, runErr)

@@ -9,6 +9,13 @@ static void emu_on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	emu_state *s = user;
 	(void)size;
 	s->pc = addr;
+	if (s->sig_count && addr == s->sig_pc && --s->sig_count == 0) {
+		// Before the instruction: it is not counted, and runs again
+		// once the handler has returned.
+		s->stop = EMU_STOP_SIGNAL;
+		uc_emu_stop(uc);
+		return;
+	}
 	if (s->steps >= s->budget) {
 		s->stop = EMU_STOP_BUDGET;
 		uc_emu_stop(uc);

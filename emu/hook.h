@@ -17,6 +17,7 @@ enum {
 	EMU_STOP_INTR = 3,     // an interrupt or exception was raised
 	EMU_STOP_MEM = 4,      // an unmapped or protected access
 	EMU_STOP_INVALID = 5,  // an undecodable instruction
+	EMU_STOP_SIGNAL = 6,   // a signal is due before the instruction at pc
 };
 
 // intno of a syscall or sysenter instruction: above any real vector.
@@ -37,6 +38,11 @@ typedef struct emu_state {
 	uint64_t steps;  // instructions started (hooked) in this run
 	uint64_t budget; // instructions allowed in this run
 	uint64_t min_sp; // lowest SP seen in this run
+
+	// A signal is due before the instruction at sig_pc executes for the
+	// sig_count-th time; sig_count 0: none (one test per instruction).
+	uint64_t sig_pc;
+	uint64_t sig_count;
 
 	int stop;            // EMU_STOP_*: why the run ended early
 	int mem_type;        // uc_mem_type of a faulting access

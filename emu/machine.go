@@ -50,6 +50,8 @@ type Machine struct {
 	resetIDs  []C.int
 	resetVals []uint64
 
+	sig signals // Run.Signal's delivery and rt_sigreturn
+
 	step   Step
 	onStep func(*Step) error
 	cbErr  error
@@ -133,6 +135,9 @@ type Run struct {
 	// InitialSP.
 	Regs   map[int]uint64
 	Budget int // instructions allowed; running out is an error
+	// Signal, when set, is a signal the run receives (see Signal); nil
+	// costs nothing.
+	Signal *Signal
 }
 
 // Segment is code written at its own address.
@@ -285,6 +290,7 @@ func (m *Machine) setup() error {
 	}
 	m.resetIDs = append(m.resetIDs, C.int(m.t.flags))
 	m.resetVals = make([]uint64, len(m.resetIDs))
+	m.setupSignals()
 
 	switch m.abi {
 	case target.AArch64, target.AArch64BE:

@@ -24,6 +24,11 @@ type Frame struct {
 	// known) but could not unwind: its CFA is unknown. Only the last frame
 	// of a backtrace that ended in an error may be partial.
 	Partial bool `json:"partial,omitempty"`
+	// Signal marks a signal trampoline's frame: the function a signal
+	// handler returns to, whose caller is the context the signal
+	// interrupted. Its CFA has no meaning (it is not compared), and the
+	// next frame's PC is the interrupted PC itself, not a return address.
+	Signal bool `json:"signal,omitempty"`
 }
 
 func (f Frame) String() string {
@@ -33,6 +38,9 @@ func (f Frame) String() string {
 		cfa = "outermost"
 	case f.Partial:
 		cfa = "unknown"
+	}
+	if f.Signal {
+		cfa += " signal"
 	}
 	return fmt.Sprintf("pc=0x%x cfa=%s sp=0x%x fp=0x%x", f.PC, cfa, f.SP, f.FP)
 }

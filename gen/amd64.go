@@ -98,6 +98,8 @@ func amd64Target() *isa {
 		pltStub: x86PLTStub, pad: x86Pad, allocLarge: x86AllocLarge,
 		farCall:  x86FarCall,
 		newStack: x86NewStack,
+
+		sigTrampoline: x86SigTrampoline,
 	}
 	return t
 }

@@ -92,6 +92,8 @@ func arm64Target(abi target.Target) *isa {
 		pltStub: a64PLTStub, pad: a64Pad,
 		farCall:  a64FarCall,
 		newStack: a64NewStack,
+
+		sigTrampoline: a64SigTrampoline,
 	}
 	// AArch64's own patterns (arm64_frames.go, arm64_pac.go).
 	t.own = []*pattern{a64RecordBottom, a64RecordTop, a64LROnly, a64BigFrame, a64PACA, a64PACB}

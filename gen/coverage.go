@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 )
 
@@ -105,12 +106,17 @@ func sizeKinds(f *Func, row sframe.Row) []string {
 // function entered by a jump from another: tail calls and PLT stubs'
 // jumps), "tail-call-chain" (a tail call from a function that was itself
 // entered by one), "part-entry" (a jump into a cold part),
-// "outermost-mid-function"
-// (a step of a function other than the entry stub whose row is outermost:
-// it switched to a fresh stack), "call-on-fresh-stack" (a call made
-// from there, on the fresh stack). Besides the rule kinds, Kinds counts steps
-// in functions whose FDE has no rows ("fde:empty") and in far functions
-// ("fde:far", more than 4 GiB from the rest).
+// "outermost-mid-function" (a step of a function other than the entry stub
+// whose row is outermost: it switched to a fresh stack),
+// "call-on-fresh-stack" (a call made from there, on the fresh stack); and
+// for signals (the instruction after a trampoline's rt_sigreturn is the
+// interrupted one): "signal" (a signal delivered and returned from), and
+// what it interrupted: "signal-interrupted-ra-in-lr" (the RA still in the
+// link register), "signal-interrupted-rule-edge" (an instruction where the
+// rule changes: prologues, epilogues), "signal-interrupted-outermost" (the
+// entry stub). Besides the rule kinds, Kinds counts steps in functions
+// whose FDE has no rows ("fde:empty") and in far functions ("fde:far", more
+// than 4 GiB from the rest).
 func (c *Coverage) Add(p *Program, executed []uint64) {
 	c.Programs++
 	type loc struct{ f, i int }
@@ -145,6 +151,7 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 	rowRun := map[[2]int]bool{}
 	words := map[[2]int]string{}
 	prev := loc{-1, -1}
+	afterSigreturn := false
 	for _, pc := range executed {
 		l, ok := at[pc]
 		if !ok {
@@ -152,6 +159,10 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 		}
 		f := p.Funcs[l.f]
 		in := f.Insns[l.i]
+		if afterSigreturn {
+			c.signalShapes(p, f, l.f, l.i)
+		}
+		afterSigreturn = f.Kind == image.KindSignalRestorer && l.i == len(f.Insns)-1
 		c.Steps++
 		for _, k := range p.RuleKinds(in.Row) {
 			c.Kinds[k]++
@@ -255,4 +266,18 @@ func (p *Program) rowWordSize(r sframe.Row, v int) (int, error) {
 		return 0, nil
 	}
 	return 1 << (info >> 5 & 3), nil
+}
+
+// signalShapes tallies the instruction f.Insns[i] a signal interrupted.
+func (c *Coverage) signalShapes(p *Program, f *Func, fi, i int) {
+	c.Shapes["signal"]++
+	row := f.Insns[i].Row
+	if p.t.abi.HasLinkRegister() && row.RA.Kind == sframe.RuleSame {
+		c.Shapes["signal-interrupted-ra-in-lr"]++
+	}
+	if fi == 0 {
+		c.Shapes["signal-interrupted-outermost"]++
+	} else if i == 0 || !sameRule(f.Insns[i-1].Row, row) || i+1 < len(f.Insns) && !sameRule(f.Insns[i+1].Row, row) {
+		c.Shapes["signal-interrupted-rule-edge"]++
+	}
 }

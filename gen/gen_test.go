@@ -149,7 +149,7 @@ func plannedFuncs(t *testing.T, p *gen.Program) int {
 			if owner < 0 || p.Funcs[owner].PartOf != "" {
 				t.Fatalf("%s seed %d: %s is a part of %q, no function of its own", p.Target.Name(), p.Seed, f.Name, f.PartOf)
 			}
-		case f.Pattern == "noreturn":
+		case f.Pattern == "noreturn", f.Kind == image.KindSignalRestorer:
 		case f.StubBlock != "" && p.Funcs[i].StubBlock == f.StubBlock:
 		default:
 			n++
@@ -177,7 +177,10 @@ func checkShapes(t *testing.T, p *gen.Program) {
 				t.Fatalf("%s seed %d: %s ends with %q, not a call to a noreturn function", p.Target.Name(), p.Seed, f.Name, last.Text)
 			}
 		}
-		if s, ok := syms[f.Name]; !ok || s.Addr != f.Addr || s.Size != f.Size || s.PartOf != f.PartOf || s.Kind != "" {
+		if (f.Kind == image.KindSignalHandler) != (f.Pattern == "signal" && f.PartOf == "" && f.Kind != image.KindSignalRestorer) {
+			t.Fatalf("%s seed %d: %s of pattern %s has symbol kind %q", p.Target.Name(), p.Seed, f.Name, f.Pattern, f.Kind)
+		}
+		if s, ok := syms[f.Name]; !ok || s.Addr != f.Addr || s.Size != f.Size || s.PartOf != f.PartOf || s.Kind != f.Kind {
 			t.Fatalf("%s seed %d: symbol %+v for %s at 0x%x (part of %q)", p.Target.Name(), p.Seed, s, f.Name, f.Addr, f.PartOf)
 		}
 	}

@@ -33,7 +33,8 @@ type machine struct {
 type truth struct {
 	fn          *gen.Func
 	cfa, ra, fp uint64
-	tails       int // tail calls in a row that led to fn
+	tails       int          // tail calls in a row that led to fn
+	sig         *interrupted // a signal trampoline's truth (interp_signal_test.go)
 }
 
 const stackTop = 0x7fff_0000
@@ -162,11 +163,11 @@ func (m *machine) pop() uint64 {
 func (m *machine) entryTruth(f *gen.Func) truth {
 	switch m.abi {
 	case target.X86_64:
-		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"], 0}
+		return truth{f, m.reg["rsp"] + 8, m.mem[m.reg["rsp"]], m.reg["rbp"], 0, nil}
 	case target.S390X:
-		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"], 0}
+		return truth{f, m.reg["r15"] + 160, m.reg["r14"], m.reg["r11"], 0, nil}
 	}
-	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"], 0}
+	return truth{f, m.reg["sp"], m.reg["x30"], m.reg["x29"], 0, nil}
 }
 
 func (m *machine) raName() string {
@@ -202,13 +203,15 @@ func (m *machine) eval(r sframe.Rule, cfa uint64, same string) (uint64, bool) {
 type runStats struct {
 	steps, maxDepth int
 	minSP           uint64 // the lowest SP the run reached
+	signalSteps     int    // in a signal handler or trampoline, not in steps
 	// maxTails is the longest run of tail calls; tailsFrom counts tail
 	// calls by the pattern that made them, tailsInto by the callee's.
 	maxTails             int
 	tailsFrom, tailsInto map[string]int
 	// switched: a function moved to a fresh stack and ended the run
-	// from there, so the depth chain may be cut short.
-	switched bool
+	// from there, so the depth chain may be cut short; so may a run that
+	// ended in a signal handler's callee (inSignal).
+	switched, inSignal bool
 }
 
 // freshStack reports whether sp lies in one of p's declared stacks, (Addr,
@@ -258,6 +261,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 	var stack []truth
 	st := runStats{minSP: m.reg[m.spName()], tailsFrom: map[string]int{}, tailsInto: map[string]int{}}
 	var fresh image.Symbol // the fresh stack SP moved to last
+	sig := pathSignal(p, args)
 	raSame := ""
 	if p.Target != target.X86_64 {
 		raSame = m.raName()
@@ -274,11 +278,17 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			if (last == ctlRet && len(stack) != 0) || (last == ctlJump && len(stack) == 0 && !st.switched) || (last != ctlRet && last != ctlJump) {
 				t.Fatalf("%s seed %d: reached the exit with %d frames, after control %d", p.Target.Name(), p.Seed, len(stack), last)
 			}
-			st.steps = m.steps
+			for _, tr := range stack {
+				st.inSignal = st.inSignal || tr.sig != nil
+			}
+			st.steps = m.steps - st.signalSteps
 			return st
 		}
 		if m.steps++; m.steps > 100000 {
 			t.Fatalf("%s seed %d: more than 100000 steps: runaway", p.Target.Name(), p.Seed)
+		}
+		if stack = m.deliver(p, sig, stack); callDepth(stack) < len(stack) {
+			st.signalSteps++
 		}
 		d, ok := decoded[m.pc]
 		if !ok {
@@ -303,8 +313,16 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 			if in.Row.RA.Kind != sframe.RuleUndefined || in.Row.CFA.Kind != sframe.RuleUndefined {
 				t.Fatalf("%s: a row of the outermost frame (the entry stub, or a function on its fresh stack) is not outermost: %+v", where, in.Row)
 			}
+		} else if top := stack[len(stack)-1]; top.sig != nil {
+			if top.fn != f {
+				t.Fatalf("%s: executing outside the signal trampoline %s", where, top.fn.Name)
+			}
+			checkSignalRow(t, m, where, in.Row, top.sig)
 		} else {
 			top := stack[len(stack)-1]
+			if in.Row.Signal {
+				t.Fatalf("%s: a signal frame's row outside the signal trampoline", where)
+			}
 			if top.fn != f && top.fn.Name != f.PartOf {
 				t.Fatalf("%s: executing outside the current function %s", where, top.fn.Name)
 			}
@@ -332,6 +350,10 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 		}
 		next := m.pc + uint64(n)
 		spBefore := m.reg[m.spName()]
+		if s, ok := m.sigreturn(t, where, text, stack); ok {
+			stack = s
+			continue
+		}
 		ctl, tgt := m.step(text, next)
 		last = ctl
 		switch ctl {
@@ -373,7 +395,7 @@ func run(t *testing.T, p *gen.Program, args []uint64) runStats {
 					t.Fatalf("%s: recursion", where)
 				}
 				stack = append(stack, m.entryTruth(g))
-				st.maxDepth = max(st.maxDepth, len(stack))
+				st.maxDepth = max(st.maxDepth, callDepth(stack))
 				break
 			}
 			// A tail call: the new function takes over the frame.
@@ -471,7 +493,7 @@ func TestRowsAgainstExecution(t *testing.T) {
 					if depth == 0 {
 						depth = 4
 					}
-					if st.maxDepth > depth || (st.maxDepth != depth && !st.switched) {
+					if st.maxDepth > depth || (st.maxDepth != depth && !st.switched && !st.inSignal) {
 						t.Fatalf("seed %d %+v: reached call depth %d, want %d", seed, opt, st.maxDepth, depth)
 					}
 					if opt.Funcs == 0 && opt.Patterns == nil && !st.switched {
@@ -533,7 +555,7 @@ func FuzzGenerate(f *testing.F) {
 		if want == 0 {
 			want = 4
 		}
-		if st.maxDepth > want || (st.maxDepth != want && !st.switched) {
+		if st.maxDepth > want || (st.maxDepth != want && !st.switched && !st.inSignal) {
 			t.Fatalf("%s seed %d %+v: depth %d, want %d", abi.Name(), seed, opt, st.maxDepth, want)
 		}
 	})

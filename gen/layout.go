@@ -143,7 +143,7 @@ func (p *Program) FDEs() []sframe.FDE {
 			last.Size += f.Size
 			continue
 		}
-		fde := sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, PAuthKey: f.pauthKey()}
+		fde := sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, PAuthKey: f.pauthKey(), Signal: f.signal()}
 		if !f.EmptyFDE {
 			fde.Rows = append([]sframe.Row(nil), f.Rows...)
 		}
@@ -160,7 +160,7 @@ func (p *Program) FDEs() []sframe.FDE {
 func (p *Program) funcFDEs() []sframe.FDE {
 	out := make([]sframe.FDE, len(p.Funcs))
 	for i, f := range p.Funcs {
-		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, PAuthKey: f.pauthKey()}
+		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, PAuthKey: f.pauthKey(), Signal: f.signal()}
 		if !f.EmptyFDE {
 			out[i].Rows = append([]sframe.Row(nil), f.Rows...)
 		}
@@ -239,7 +239,7 @@ func (p *Program) RuleRegs() []int {
 func (p *Program) Symbols() []image.Symbol {
 	out := make([]image.Symbol, len(p.Funcs))
 	for i, f := range p.Funcs {
-		out[i] = image.Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size, PartOf: f.PartOf}
+		out[i] = image.Symbol{Name: f.Name, Addr: f.Addr, Size: f.Size, PartOf: f.PartOf, Kind: f.Kind}
 	}
 	// Far functions come after the rest in address order, not in Funcs.
 	slices.SortStableFunc(out, func(a, b image.Symbol) int { return cmp.Compare(a.Addr, b.Addr) })
@@ -357,7 +357,9 @@ func (t *isa) cfiDiff(prev, next sframe.Row) []string {
 				esc = append(esc, fmt.Sprintf("%#x", x))
 			}
 			out = append(out, ".cfi_escape "+strings.Join(esc, ","))
-		case prev.CFA.Kind == sframe.RuleExpr && !prev.CFA.Deref && prev.CFA.Offset == next.CFA.Offset:
+		case prev.CFA.Kind == sframe.RuleExpr && !prev.CFA.Deref && prev.CFA.Offset == next.CFA.Offset && !next.Signal:
+			// (A signal trampoline's CFI says the CFA in full, as the
+			// kernel's and glibc's trampolines write it.)
 			out = append(out, fmt.Sprintf(".cfi_def_cfa_register %s", t.regName(next.CFA.Reg)))
 		case prev.CFA.Kind == sframe.RuleExpr && !prev.CFA.Deref && prev.CFA.Reg == next.CFA.Reg:
 			out = append(out, fmt.Sprintf(".cfi_def_cfa_offset %d", next.CFA.Offset))
@@ -410,6 +412,10 @@ func sleb128(v int64) []byte {
 		out = append(out, c|0x80)
 	}
 }
+
+// signal is the function's signal flag: function-wide (builder.signal), so
+// every row carries it.
+func (f *Func) signal() bool { return len(f.Rows) > 0 && f.Rows[0].Signal }
 
 // pauthKey is the key that signs the function's RA: function-wide
 // (builder.key), so every row carries it.

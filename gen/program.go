@@ -69,6 +69,10 @@ type Program struct {
 	far map[string]bool
 	// stacks are the fresh stacks new-stack functions switch to.
 	stacks []image.Symbol
+	// sigs are the paths' signals and tramp the signal trampoline's index
+	// in Funcs (skel_signal.go).
+	sigs  []sigSpec
+	tramp int
 }
 
 // Func is one function of a Program: one symbol, one FDE (but see
@@ -95,6 +99,8 @@ type Func struct {
 	// has no rows, which SFrame version 3 reads as an outermost frame;
 	// Rows still say what holds (RA undefined).
 	EmptyFDE bool
+	// Kind is the image symbol kind: a signal handler or trampoline.
+	Kind string
 
 	ops []*op
 }
@@ -260,6 +266,7 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 		}
 	}
 	p.Funcs = append(p.Funcs, atEnd...)
+	addSignals(t, p, plans, paths)
 	if err := p.Layout(DefaultBase); err != nil {
 		return nil, err
 	}
@@ -349,10 +356,11 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		deeper := f.level < depth
 		// The deepest function of the chain is near: every tail call and
 		// stub jump then has a near target (a jump cannot reach far code).
+		// A signal handler is never called: not on the depth chain.
 		nearOnly := i == depth-1
 		ok := func(p *pattern) bool {
 			return (p.calls || !mustCall) && (!p.needsDeeper() || deeper) && (!p.far || !nearOnly) &&
-				(p.name != "new-stack" || f.level <= maxAltStacks)
+				(p.name != "new-stack" || f.level <= maxAltStacks) && !(p.signal && i < depth)
 		}
 		j := slices.IndexFunc(deck, ok)
 		if j >= 0 {
@@ -370,7 +378,7 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	deeperThan := func(f *plan) []*plan {
 		var out []*plan
 		for _, q := range plans {
-			if q.level > f.level && q.pat != noreturnCallee {
+			if q.level > f.level && q.pat != noreturnCallee && !q.pat.signal {
 				out = append(out, q)
 			}
 		}
@@ -424,6 +432,9 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	// Every other function gets a caller one level up; every stub of a
 	// PLT block gets one.
 	for i := depth; i < n; i++ {
+		if plans[i].pat.signal {
+			continue
+		}
 		var parents []*plan
 		for _, q := range plans {
 			if q.level == plans[i].level-1 && q.pat.calls {
@@ -488,7 +499,14 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 			memo[f] = c + most
 			return c + most
 		}
-		return cost(plans[0])
+		// A path runs one signal handler at most.
+		h := 0
+		for _, f := range plans {
+			if f.pat.signal {
+				h = max(h, cost(f))
+			}
+		}
+		return cost(plans[0]) + h
 	}
 	// Extra calls while the run stays within budget.
 	for _, f := range plans {

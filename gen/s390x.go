@@ -132,6 +132,8 @@ func s390xTarget() *isa {
 		pltStub: zPLTStub, pad: zPad,
 		farCall:  zFarCall,
 		newStack: zNewStack,
+
+		sigTrampoline: zSigTrampoline,
 	}
 	t.own = zarchPatterns()
 	return t

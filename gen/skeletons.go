@@ -28,6 +28,8 @@ package gen
 //	                (skel2_newstack.go)
 //	empty-fde       the entry stub gets an FDE with no rows
 //	                (skel2_emptyfde.go; v3 only)
+//	signal          a signal handler (one of the above) nothing calls,
+//	                and the trampoline it returns to (skel_signal.go)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
 	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
@@ -42,6 +44,7 @@ var skeletons = []*pattern{
 	farCodeSkeleton,
 	newStackSkeleton,
 	emptyFDESkeleton,
+	signalPattern,
 }
 
 func leafSkeleton(b *builder, f *plan) {

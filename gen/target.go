@@ -106,6 +106,10 @@ type prims struct {
 	// there on (becomeOutermost) and clears the frame pointer, as a
 	// thread start or a clone child does.
 	newStack func(b *builder, top uint64)
+	// sigTrampoline emits the function a signal handler returns to: a
+	// leading nop inside its FDE, then the rt_sigreturn call, with the
+	// CFI the system's own trampoline has (skel_signal.go).
+	sigTrampoline func(b *builder)
 }
 
 // pattern is one catalog entry: a way to build a function. A skeleton is
@@ -120,6 +124,7 @@ type pattern struct {
 	earlyExit     bool // may return before its posBody calls
 	exits         bool // some paths end with a call to a deeper function that never returns
 	stubs         bool // a block of PLT-like stubs, each jumping to its own deeper function
+	signal        bool // a signal handler: entered by a signal, never called
 	// versions lists the SFrame versions that can express the pattern's
 	// rows; nil means every version the encoder writes (2 and 3).
 	versions []int

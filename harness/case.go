@@ -117,14 +117,15 @@ func firstInvalid(vs []verdict.Violation) verdict.Violation {
 }
 
 // BacktraceCBF stores a backtrace's PCs in the Compact Backtrace Format:
-// frame 0 as the exact PC, the others as return addresses. stopped marks a
-// backtrace that ended on an error before its outermost frame, which CBF
-// says with "trunc".
+// frame 0 and a frame a signal interrupted (the one after a signal frame)
+// as exact PCs, the others as return addresses. stopped marks a backtrace
+// that ended on an error before its outermost frame, which CBF says with
+// "trunc".
 func BacktraceCBF(frames []frame.Frame, stopped bool) []byte {
 	bt := cbf.Backtrace{Size: cbf.Word64, Truncated: stopped}
 	for i, f := range frames {
 		k := cbf.KindRA
-		if i == 0 {
+		if i == 0 || frames[i-1].Signal {
 			k = cbf.KindPC
 		}
 		bt.Frames = append(bt.Frames, cbf.Frame{Kind: k, Addr: f.PC})

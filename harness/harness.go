@@ -148,10 +148,14 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 	for k, regs := range paths {
 		c.path = k
 		tr.Reset()
-		_, err = c.m.Execute(&emu.Run{
+		run := emu.Run{
 			Code: img.Code, CodeAddr: img.CodeAddr, Segments: c.segments(img), Entry: img.Entry, Exit: img.Exit,
 			Regs: regs, Budget: c.opt.Budget,
-		}, c.step)
+		}
+		if s, ok := img.SignalOf(k); ok {
+			run.Signal = &emu.Signal{At: s.At, Count: s.Count, Signo: s.Signo, Handler: s.Handler, Restorer: s.Restorer}
+		}
+		_, err = c.m.Execute(&run, c.step)
 		c.flush()
 		res.Paths++
 		res.PathSteps = append(res.PathSteps, res.Steps-sum(res.PathSteps))

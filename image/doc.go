@@ -1,8 +1,8 @@
 // Package image is what a producer hands to the rest of the pipeline: the
 // machine code of a program and where it lives, its entry and exit, its
 // function symbols (and the stacks it switches to), further code segments
-// placed apart, the initial argument registers, and the SFrame section
-// under test as bytes at an address.
+// placed apart, the initial argument registers, the signal each run
+// receives, and the SFrame section under test as bytes at an address.
 //
 // It is leaf vocabulary. The oracle reads only the code's symbols (to see
 // function entries); consumers read only the section; the emulator runs

@@ -20,13 +20,18 @@ type Symbol struct {
 	// compiler's hot/cold split: GCC's f.cold): its code runs in the
 	// owner's frame, so reaching its start is not a function entry.
 	PartOf string `json:"part_of,omitempty"`
-	Kind   string `json:"kind,omitempty"` // "" (KindFunc) or KindStack
+	Kind   string `json:"kind,omitempty"` // "" (KindFunc) or one of the kinds below
 }
 
 // Symbol kinds.
 const (
 	KindFunc  = ""      // a function: its start is an entry point
 	KindStack = "stack" // a stack region [Addr, End()): SP equals End() when it is empty
+	// The functions signals involve: the oracle learns of a signal at a
+	// handler's entry; a restorer (the trampoline a handler returns to) is
+	// never entered by a call.
+	KindSignalHandler  = "signal-handler"
+	KindSignalRestorer = "signal-restorer"
 )
 
 // IsStack reports whether the symbol is a stack rather than a function.
@@ -67,6 +72,8 @@ type Image struct {
 	// %r10, an RA kept in %f8): the emulator reads them at every step so a
 	// consumer finds them in the topmost frame's register file.
 	RuleRegs []int
+	// Signals are the signals the runs receive, at most one per path.
+	Signals []Signal
 
 	// Segments are further code, each at its own address (a function
 	// more than 4 GiB from the rest and from the SFrame section); most
@@ -75,6 +82,30 @@ type Image struct {
 
 	SFrame     []byte // the section's bytes
 	SFrameAddr uint64 // virtual address of SFrame[0]
+}
+
+// Signal is the signal a run receives: before the instruction at At
+// executes for the Count-th time in run Path, the kernel delivers signal
+// Signo to Handler, with Restorer as the handler's return address; the
+// restorer returns to the interrupted instruction through rt_sigreturn.
+// A run that never reaches At that often receives none.
+type Signal struct {
+	Path     int    `json:"path"`
+	At       uint64 `json:"at"`
+	Count    int    `json:"count"`
+	Signo    int    `json:"signo"`
+	Handler  uint64 `json:"handler"`
+	Restorer uint64 `json:"restorer"`
+}
+
+// SignalOf returns the signal of run path, if it has one.
+func (img *Image) SignalOf(path int) (Signal, bool) {
+	for _, s := range img.Signals {
+		if s.Path == path {
+			return s, true
+		}
+	}
+	return Signal{}, false
 }
 
 // SortSymbols orders the symbols by address, which SymbolAt relies on.

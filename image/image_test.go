@@ -61,3 +61,17 @@ func TestSegmentsAndStacks(t *testing.T) {
 		t.Error("Segment.End")
 	}
 }
+
+func TestSignalOf(t *testing.T) {
+	t.Parallel()
+	img := &Image{Signals: []Signal{{Path: 2, At: 0x10, Signo: 14}, {Path: 0, At: 0x20, Signo: 10}}}
+	if s, ok := img.SignalOf(0); !ok || s.At != 0x20 {
+		t.Errorf("SignalOf(0) = %+v, %v", s, ok)
+	}
+	if s, ok := img.SignalOf(2); !ok || s.Signo != 14 {
+		t.Errorf("SignalOf(2) = %+v, %v", s, ok)
+	}
+	if _, ok := img.SignalOf(1); ok {
+		t.Error("SignalOf(1) found a signal")
+	}
+}

@@ -29,6 +29,24 @@
 // The frames below it are dropped; calls it makes from there have their
 // CFAs on the new stack. The machine and the symbols say all of this: the
 // rows that mark the RA undefined there are what is judged.
+// # Signals
+//
+// A symbol of kind image.KindSignalHandler is entered by the kernel, not
+// by a call: at its first byte the oracle reads the signal frame the
+// kernel left at SP (package sigframe's layouts) and takes from it the
+// interrupted PC, SP, FP and link register. The interrupted instruction
+// has not been observed yet (it runs after the handler), so it is observed
+// first with those registers: a return it completes pops its callee, a
+// function entry it is pushes that function. Then come a frame for the
+// signal trampoline, marked frame.Frame.Signal, whose caller is the
+// interrupted context (its return address is the interrupted PC, exact),
+// and the handler's frame by the ordinary entry convention, its return
+// address the restorer, which must lie in a symbol of kind
+// image.KindSignalRestorer. The handler's frame pops at the restorer; the
+// trampoline's when rt_sigreturn brings the interrupted PC and SP back. A
+// restorer's start is never taken for a function entry. The trampoline's
+// CFA means nothing: the signal frame's address stands in for it, and
+// Compare does not compare it.
 //
 // Compare judges one consumer backtrace against the expected one. The
 // frames the consumer returned come first: a value that differs is WRONG.

@@ -6,6 +6,7 @@ import (
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/machine"
+	"github.com/sfconform/sfconform/sigframe"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -16,6 +17,10 @@ type call struct {
 	ra       uint64
 	callerSP uint64
 	callerFP uint64
+	// signal: a signal trampoline's frame, pushed when a signal handler is
+	// entered; ra, callerSP and callerFP are the interrupted PC, SP and
+	// FP, read from the signal frame.
+	signal bool
 }
 
 // Tracker follows calls and returns on the emulated machine.
@@ -30,6 +35,7 @@ type Tracker struct {
 	// as ranges (Addr, End]: SP is at End when a stack is empty, and a
 	// frame's CFA on it is above Addr.
 	stacks [][2]uint64
+	sig    *sigframe.Layout
 }
 
 // NewTracker prepares a tracker for an image whose run starts in the
@@ -45,15 +51,19 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 		symbols: symbols,
 		starts:  make(map[uint64]int, len(symbols)),
 		entry:   -1,
+		sig:     sigframe.Of(t),
 	}
 	for i, s := range symbols {
 		if s.IsStack() {
 			tr.stacks = append(tr.stacks, [2]uint64{s.Addr, s.End()})
 			continue
 		}
-		tr.starts[s.Addr] = i
 		if entry >= s.Addr && entry < s.End() {
 			tr.entry = i
+		}
+		// A restorer is returned to, never called.
+		if s.Kind != image.KindSignalRestorer {
+			tr.starts[s.Addr] = i
 		}
 	}
 	if tr.entry < 0 {
@@ -84,16 +94,23 @@ func (t *Tracker) Observe(regs *machine.Registers, mem machine.Memory) error {
 		t.calls = t.calls[:len(t.calls)-1]
 	}
 	// A part of a function (a cold part) is entered by a jump with its
-	// owner's frame live: neither a call nor a tail call.
+	// owner's frame live: neither a call nor a tail call. A signal
+	// handler is entered by the kernel.
 	if fn, ok := t.starts[pc]; ok && fn != t.entry && t.symbols[fn].PartOf == "" {
-		c, err := t.enter(fn, regs, mem)
-		if err != nil {
-			return err
-		}
-		if top := &t.calls[len(t.calls)-1]; len(t.calls) > 1 && top.cfa == c.cfa {
-			*top = c // tail call: the caller's frame is gone
+		if t.symbols[fn].Kind == image.KindSignalHandler {
+			if err := t.signal(fn, regs, mem); err != nil {
+				return err
+			}
 		} else {
-			t.calls = append(t.calls, c)
+			c, err := t.enter(fn, regs, mem)
+			if err != nil {
+				return err
+			}
+			if top := &t.calls[len(t.calls)-1]; len(t.calls) > 1 && top.cfa == c.cfa {
+				*top = c // tail call: the caller's frame is gone
+			} else {
+				t.calls = append(t.calls, c)
+			}
 		}
 	}
 	if len(t.stacks) > 0 {
@@ -146,6 +163,73 @@ func (t *Tracker) enter(fn int, regs *machine.Registers, mem machine.Memory) (ca
 	return c, nil
 }
 
+// signal records a signal handler's entry. The kernel left a signal frame
+// at SP with the interrupted context: the interrupted instruction has not
+// been observed (it runs after the handler), so it is observed first, from
+// the registers saved there; then comes the trampoline's frame, whose
+// caller is that context, and the handler's own frame by the ordinary
+// entry convention, its return address the restorer.
+func (t *Tracker) signal(fn int, regs *machine.Registers, mem machine.Memory) error {
+	l, name := t.sig, t.symbols[fn].Name
+	if l == nil {
+		return fmt.Errorf("oracle: signal handler %s entered on %v, which has no signal frame layout", name, t.target)
+	}
+	frameAt := regs.Regs[t.sp]
+	read := func(what string, off uint64) (uint64, error) {
+		v, ok := mem.ReadWord(frameAt + off)
+		if !ok {
+			return 0, fmt.Errorf("oracle: entry of signal handler %s: the interrupted %s at 0x%x is unreadable", name, what, frameAt+off)
+		}
+		return v, nil
+	}
+	var ctx machine.Registers
+	var err error
+	if ctx.PC, err = read("PC", l.PC); err != nil {
+		return err
+	}
+	saved := []int{t.sp, t.fp}
+	if t.target.HasLinkRegister() {
+		saved = append(saved, t.target.RA())
+	}
+	for _, r := range saved {
+		off, _ := l.Reg(r)
+		v, err := read(fmt.Sprintf("register %d", r), off)
+		if err != nil {
+			return err
+		}
+		ctx.Set(r, v)
+	}
+	if ctx.Regs[t.sp] <= frameAt {
+		return fmt.Errorf("oracle: entry of signal handler %s: the interrupted SP 0x%x in the frame at 0x%x is not above it", name, ctx.Regs[t.sp], frameAt)
+	}
+	if err := t.Observe(&ctx, mem); err != nil {
+		return err
+	}
+	h, err := t.enter(fn, regs, mem)
+	if err != nil {
+		return err
+	}
+	tramp := t.symbolAt(h.ra)
+	if tramp < 0 || t.symbols[tramp].Kind != image.KindSignalRestorer {
+		return fmt.Errorf("oracle: signal handler %s entered with return address 0x%x, not in a signal restorer: no signal delivered it", name, h.ra)
+	}
+	// The trampoline's CFA means nothing: the frame's address stands in.
+	t.calls = append(t.calls,
+		call{fn: tramp, cfa: frameAt, ra: ctx.PC, callerSP: ctx.Regs[t.sp], callerFP: ctx.Regs[t.fp], signal: true},
+		h)
+	return nil
+}
+
+// symbolAt returns the index of the symbol holding pc, or -1.
+func (t *Tracker) symbolAt(pc uint64) int {
+	for i, s := range t.symbols {
+		if pc >= s.Addr && pc < s.End() {
+			return i
+		}
+	}
+	return -1
+}
+
 // Function names the innermost active function.
 func (t *Tracker) Function() string { return t.symbols[t.calls[len(t.calls)-1].fn].Name }
 
@@ -158,7 +242,7 @@ func (t *Tracker) Expected(dst []frame.Frame, regs *machine.Registers) []frame.F
 		if i == 0 {
 			f.Outermost = true
 		} else {
-			f.CFA = c.cfa
+			f.CFA, f.Signal = c.cfa, c.signal
 		}
 		dst = append(dst, f)
 		f = frame.Frame{PC: c.ra, SP: c.callerSP, FP: c.callerFP}

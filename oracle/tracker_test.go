@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sfconform/sfconform/frame"
@@ -365,5 +366,53 @@ func TestTrackerNewStack(t *testing.T) {
 	}
 	if _, err := NewTracker(abi, syms, 0x5800); err == nil {
 		t.Error("an entry point inside a stack accepted: a stack is not code")
+	}
+}
+
+// TestCompareSignalFrame: a signal trampoline's CFA means nothing and is
+// not compared, whatever the consumer says it is; every other field of
+// it, and the CFA of every other frame, still is.
+func TestCompareSignalFrame(t *testing.T) {
+	t.Parallel()
+	exp := []frame.Frame{
+		{PC: 0x4000, CFA: 0x6f08, SP: 0x6f00, FP: 0x7ff0},               // the handler
+		{PC: 0x5001, CFA: 0x7000, SP: 0x6f08, FP: 0x7ff0, Signal: true}, // the trampoline
+		{PC: 0x3004, CFA: 0x7fe0, SP: 0x7fd0, FP: 0x7ff0},               // the interrupted function
+		{PC: 0x1005, SP: 0x8000, FP: 0xaaaa, Outermost: true},
+	}
+	mod := func(i int, f func(*frame.Frame)) []frame.Frame {
+		g := append([]frame.Frame(nil), exp...)
+		f(&g[i])
+		return g
+	}
+	for _, c := range []struct {
+		name  string
+		got   []frame.Frame
+		v     verdict.Verdict
+		frame int
+		field string
+	}{
+		{"equal", exp, verdict.OK, -1, ""},
+		{"the trampoline's CFA differs", mod(1, func(f *frame.Frame) { f.CFA = 0x1234 }), verdict.OK, -1, ""},
+		{"the consumer does not mark the trampoline", mod(1, func(f *frame.Frame) { f.Signal = false }), verdict.OK, -1, ""},
+		{"the trampoline's SP differs", mod(1, func(f *frame.Frame) { f.SP += 8 }), verdict.Wrong, 1, "sp"},
+		{"the interrupted PC is one off", mod(2, func(f *frame.Frame) { f.PC-- }), verdict.Wrong, 2, "pc"},
+		{"the interrupted frame's CFA differs", mod(2, func(f *frame.Frame) { f.CFA += 16 }), verdict.Wrong, 2, "cfa"},
+		{"the handler's CFA differs", mod(0, func(f *frame.Frame) { f.CFA = 0x6f10 }), verdict.Wrong, 0, "cfa"},
+	} {
+		j := Compare(exp, c.got, nil)
+		if j.Verdict != c.v || j.Frame != c.frame || j.Field != c.field {
+			t.Errorf("%s: got %v frame %d field %q (%s), want %v frame %d field %q", c.name, j.Verdict, j.Frame, j.Field, j.Detail, c.v, c.frame, c.field)
+		}
+	}
+	// The consumer's flag does not make a frame a signal frame: the
+	// expected backtrace decides.
+	got := append([]frame.Frame(nil), exp...)
+	got[2].Signal, got[2].CFA = true, 1
+	if j := Compare(exp, got, nil); j.Verdict != verdict.Wrong || j.Field != "cfa" {
+		t.Errorf("a frame the consumer calls a signal frame had its CFA skipped: %+v", j)
+	}
+	if s := exp[1].String(); !strings.Contains(s, "signal") {
+		t.Errorf("a signal frame prints as %q", s)
 	}
 }

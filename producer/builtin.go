@@ -64,6 +64,7 @@ func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Im
 		Exit:          p.Exit,
 		Symbols:       append(p.Symbols(), p.Stacks()...),
 		Paths:         p.PathRegs(),
+		Signals:       p.Signals(),
 		RuleRegs:      p.RuleRegs(),
 		Segments:      p.Segments(),
 	}

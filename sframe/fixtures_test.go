@@ -1178,8 +1178,13 @@ func TestFixturesStepMatchesObjdump(t *testing.T) {
 				rows++
 				switch {
 				case signal:
-					if !errors.Is(err, ErrSignalFrame) {
-						t.Errorf("%s: in a signal trampoline, got error %v", where, err)
+					// The caller is the context in the signal frame at SP:
+					// the PC, SP and FP slots of glibc's ucontext_t as the
+					// kernel's rt_sigframe places it.
+					off := map[ABI][3]uint64{ABIAMD64LE: {168, 160, 120}, ABIAArch64LE: {568, 560, 544},
+						ABIAArch64BE: {568, 560, 544}, ABIS390XBE: {344, 472, 440}}[abi]
+					if err != nil || !fr.Signal || gotPC != read(sp+off[0]) || gotSP != read(sp+off[1]) || gotFP != read(sp+off[2]) {
+						t.Errorf("%s: in a signal trampoline, got pc %#x sp %#x fp %#x signal %v, error %v", where, gotPC, gotSP, gotFP, fr.Signal, err)
 					}
 					continue
 				case wr.raUndefined:

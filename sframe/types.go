@@ -340,6 +340,8 @@ var (
 	ErrUnreadable  = errors.New("sframe: memory unreadable")
 	ErrCFANotAbove = errors.New("sframe: CFA not above the previous frame")
 	ErrBadRule     = errors.New("sframe: rule cannot be applied here")
+	// ErrSignalFrame is no longer returned: the Unwinder unwinds through
+	// signal trampolines from the signal frame (see Unwinder).
 	ErrSignalFrame = errors.New("sframe: signal frame")
 )
 

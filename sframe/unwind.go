@@ -37,7 +37,21 @@ type Frame struct {
 	// Outermost is set on the last frame of a complete backtrace: its row
 	// marks the return address as undefined.
 	Outermost bool
+	// Signal is set when the frame's function is a signal trampoline (its
+	// FDE has the signal flag): its caller is the context the signal
+	// interrupted, read from the signal frame at SP (SignalContext), not
+	// from its row, and CFA is the address of the saved registers.
+	Signal bool
+	// Interrupted is set on the frame that follows a signal frame: PC is
+	// where the signal interrupted it, looked up as is, and its registers
+	// are all known (read from the signal frame), so the rules that need
+	// the registers of the topmost frame apply to it too.
+	Interrupted bool
 }
+
+// exact reports whether the frame at depth index has its PC and register
+// file exactly: the topmost frame and an interrupted one.
+func (f *Frame) exact(index int) bool { return index == 0 || f.Interrupted }
 
 // Unwinder walks a stack with the rows of one Table.
 //
@@ -74,9 +88,19 @@ type Frame struct {
 //     PC-1 is inside the call instruction, in the caller's function, under
 //     the row that held when the call was made. The topmost PC is the
 //     instruction about to execute and is looked up as is.
-//   - A signal frame (FDE signal flag) stops the walk with ErrSignalFrame:
-//     the interrupted context lies in a signal frame whose layout is not
-//     described by SFrame.
+//   - A signal trampoline (FDE signal flag: version 3) is unwound from the
+//     signal frame the kernel left at its SP, not from its row: the next
+//     frame is the interrupted context, with every register the kernel
+//     saved (SignalContext). That frame is Interrupted: its PC is looked up
+//     as is, and the rules valid in the topmost frame only (an RA still in
+//     the link register, a rule based on another register) apply to it
+//     with the saved registers: a signal can strike anywhere, a leaf's
+//     prologue included. The trampoline's own row is only found: as any
+//     caller's, at its return address - 1, which the trampoline's leading
+//     nop keeps inside its FDE. The signal flag is looked at before
+//     anything else, as the Linux unwinder does: a version 3 signal FDE
+//     without FREs (GNU as 2.47 writes one for a trampoline whose CFI it
+//     cannot express) is a trampoline, not an outermost frame.
 //
 // An Unwinder is safe for concurrent use; Backtrace allocates nothing when
 // dst has room for the frames.
@@ -90,9 +114,9 @@ type Unwinder struct {
 }
 
 // UnwindError reports why a frame could not be unwound. It wraps one of
-// ErrNoFDE, ErrNoRow, ErrUnreadable, ErrCFANotAbove, ErrBadRule or
-// ErrSignalFrame (test with errors.Is), or the *FormatError of a malformed
-// FRE met while looking up the frame's row.
+// ErrNoFDE, ErrNoRow, ErrUnreadable, ErrCFANotAbove or ErrBadRule (test
+// with errors.Is), or the *FormatError of a malformed FRE met while looking
+// up the frame's row.
 type UnwindError struct {
 	Frame int    // index of the frame being unwound (0 = topmost)
 	PC    uint64 // that frame's PC
@@ -135,25 +159,41 @@ func (u *Unwinder) Backtrace(regs *RegisterFile, mem Memory, dst []Frame) ([]Fra
 	}
 	fp, _ := regs.Get(abi.FPRegister())
 	dst = append(dst, Frame{PC: regs.PC, SP: sp, FP: fp})
+	// cur is the register file of the frame being unwound when it is
+	// exact: the caller's for frame 0, a signal frame's context after one.
+	var ctx RegisterFile
+	cur := regs
 	for i := 0; ; i++ {
 		// The frame stays in dst even when Step fails: its PC, SP and FP
 		// are known; a caller that failed a check is never appended.
-		pc, sp, fp, err := u.Step(&dst[i], i, regs, mem)
+		pc, sp, fp, err := u.step(&dst[i], i, cur, mem, &ctx)
 		if err != nil || dst[i].Outermost || i+1 >= maxFrames {
 			return dst, err
 		}
-		dst = append(dst, Frame{PC: pc, SP: sp, FP: fp})
+		dst = append(dst, Frame{PC: pc, SP: sp, FP: fp, Interrupted: dst[i].Signal})
+		if dst[i].Signal {
+			cur = &ctx
+		}
 	}
 }
 
-// Step unwinds one frame. On entry f.PC, f.SP and f.FP are set and index
-// is the frame's depth (0 = topmost, whose registers regs holds). Step
-// fills f.FDE, f.Row, f.CFA and f.Outermost and, unless f is outermost,
-// returns the caller's PC, SP and FP. Errors are *UnwindError.
+// Step unwinds one frame. On entry f.PC, f.SP, f.FP and f.Interrupted
+// are set, index is the frame's depth (0 = topmost) and regs holds the
+// frame's registers if it is the topmost or an interrupted one (for the
+// latter, what SignalContext read from the signal frame before it). Step
+// fills f.FDE, f.Row, f.CFA, f.Outermost and f.Signal and, unless f is
+// outermost, returns the caller's PC, SP and FP; after a signal frame
+// the caller is the interrupted context (see SignalContext). Errors are
+// *UnwindError.
 func (u *Unwinder) Step(f *Frame, index int, regs *RegisterFile, mem Memory) (pc, sp, fp uint64, err error) {
-	top := index == 0
+	var ctx RegisterFile
+	return u.step(f, index, regs, mem, &ctx)
+}
+
+// step is Step that reads a signal frame's context into ctx.
+func (u *Unwinder) step(f *Frame, index int, regs *RegisterFile, mem Memory, ctx *RegisterFile) (pc, sp, fp uint64, err error) {
 	lookup := f.PC
-	if !top {
+	if !f.exact(index) {
 		// See the type documentation: a return address may lie past the
 		// end of the calling function.
 		lookup--
@@ -161,16 +201,29 @@ func (u *Unwinder) Step(f *Frame, index int, regs *RegisterFile, mem Memory) (pc
 	if err := u.Table.findRow(lookup, &f.FDE, &f.Row); err != nil {
 		return 0, 0, 0, &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf("looking up %#x", lookup), Err: err}
 	}
+	if f.Row.Signal {
+		return u.signalStep(f, index, mem, ctx)
+	}
 	return u.applyRow(f, index, regs, mem)
+}
+
+// signalStep unwinds a signal trampoline's frame f: its caller is the
+// interrupted context of the signal frame at f.SP, which it reads into
+// ctx.
+func (u *Unwinder) signalStep(f *Frame, index int, mem Memory, ctx *RegisterFile) (pc, sp, fp uint64, err error) {
+	f.Signal = true
+	if err := u.SignalContext(f, index, mem, ctx); err != nil {
+		return 0, 0, 0, err
+	}
+	abi := u.Table.ABI
+	f.CFA = f.SP + sigContexts[abi].mcontext
+	return ctx.PC, ctx.Regs[abi.SPRegister()], ctx.Regs[abi.FPRegister()], nil
 }
 
 // applyRow unwinds frame f by its row f.Row (see Step).
 func (u *Unwinder) applyRow(f *Frame, index int, regs *RegisterFile, mem Memory) (pc, sp, fp uint64, err error) {
-	top := index == 0
+	top := f.exact(index)
 	row := &f.Row
-	if row.Signal {
-		return 0, 0, 0, unwindErr(f, index, ErrSignalFrame, "the function at %#x is a signal trampoline; its caller's registers are in a signal frame SFrame does not describe", f.FDE.Start)
-	}
 	if row.RA.Kind == RuleUndefined {
 		f.Outermost = true
 		return 0, 0, 0, nil
@@ -214,7 +267,7 @@ func (u *Unwinder) applyRow(f *Frame, index int, regs *RegisterFile, mem Memory)
 			return 0, 0, 0, unwindErr(f, index, ErrBadRule, "%s has no link register to hold the return address", abi)
 		}
 		if !top {
-			return 0, 0, 0, unwindErr(f, index, ErrBadRule, "return address in the link register (DWARF %d) is known in the topmost frame only", lr)
+			return 0, 0, 0, unwindErr(f, index, ErrBadRule, "return address in the link register (DWARF %d) is known in the topmost frame only (or one a signal interrupted)", lr)
 		}
 		v, ok := regs.Get(lr)
 		if !ok {
@@ -277,7 +330,7 @@ func (u *Unwinder) regValue(f *Frame, index int, regs *RegisterFile, reg int, wh
 	case abi.FPRegister():
 		return f.FP, nil
 	}
-	if index != 0 {
+	if !f.exact(index) {
 		return 0, unwindErr(f, index, ErrBadRule, "%s rule based on register %d is usable in the topmost frame only", what, reg)
 	}
 	v, ok := regs.Get(reg)

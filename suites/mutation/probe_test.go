@@ -96,6 +96,11 @@ func evaluate(abi target.Target, t *frameTable, regs *machine.Registers, mem mac
 	if !ok {
 		return "no row"
 	}
+	if row.signal {
+		// The rows of a signal trampoline are not what unwinds it: its
+		// caller is the interrupted context in the signal frame.
+		return "signal frame"
+	}
 	if row.outermost {
 		return "outermost"
 	}
@@ -159,10 +164,11 @@ func tableFromRows(abi target.Target, v sframe.Version, fdes []sframe.FDE) *fram
 		return rule{kind: undefined}
 	}
 	for _, f := range fdes {
-		fn := function{start: f.Start, size: f.Size, mask: f.PCType == sframe.PCMask, rep: f.RepSize, flex: f.Type == sframe.FDETypeFlex}
+		fn := function{start: f.Start, size: f.Size, mask: f.PCType == sframe.PCMask, rep: f.RepSize, flex: f.Type == sframe.FDETypeFlex,
+			signal: f.Signal && v == sframe.Version3}
 		for _, r := range f.Rows {
 			fn.rows = append(fn.rows, row{start: r.Start, outermost: r.RA.Kind == sframe.RuleUndefined, mangled: r.MangledRA,
-				cfa: conv(r.CFA), ra: conv(r.RA), fp: conv(r.FP)})
+				cfa: conv(r.CFA), ra: conv(r.RA), fp: conv(r.FP), signal: fn.signal})
 		}
 		t.fns = append(t.fns, fn)
 	}

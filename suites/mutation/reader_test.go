@@ -60,6 +60,9 @@ type row struct {
 	outermost   bool   // no data words: the RA is undefined
 	mangled     bool   // AArch64: the saved RA is signed
 	cfa, ra, fp rule
+	// signal: the function is a signal trampoline (version 3 FDE info
+	// bit 7), whose caller an unwinder reads from the signal frame.
+	signal bool
 }
 
 // function is one function descriptor with its rows.
@@ -70,6 +73,8 @@ type function struct {
 	rep   uint8 // repeated block size for MASK
 	flex  bool  // version 3 FLEX FDE
 	rows  []row
+	// signal: version 3 signal trampoline (info bit 7).
+	signal bool
 }
 
 // frameTable is what a section says, function by function in index order.
@@ -136,6 +141,7 @@ func readSFrame(b []byte, addr uint64) (*frameTable, error) {
 			f.start += uint64(at)
 		}
 		f.mask = info>>4&1 == 1
+		f.signal = t.version == 3 && info&0x80 != 0
 		switch info2 & 0x1f {
 		case 0:
 		case 1:
@@ -170,6 +176,7 @@ func readSFrame(b []byte, addr uint64) (*frameTable, error) {
 				return nil, fmt.Errorf("FDE %d FRE %d: %w", i, k, err)
 			}
 			row.start = uint32(r.unsigned(s, addrSize))
+			row.signal = f.signal
 			f.rows = append(f.rows, row)
 			freAt += addrSize + 1 + n*size
 		}
@@ -274,7 +281,13 @@ func (t *frameTable) find(pc uint64) (*row, bool) {
 			continue
 		}
 		if len(f.rows) == 0 && t.version == 3 && !f.flex {
-			return &outermostRow, true // version 3: a DEFAULT FDE without FREs marks an outermost frame
+			// Version 3: a DEFAULT FDE without FREs marks an outermost
+			// frame, unless it is a signal trampoline's: its rows are not
+			// used, the Linux unwinder looks at the signal flag first.
+			if f.signal {
+				return &signalRow, true
+			}
+			return &outermostRow, true
 		}
 		off := pc - f.start
 		if f.mask {
@@ -295,7 +308,10 @@ func (t *frameTable) find(pc uint64) (*row, bool) {
 	return nil, false
 }
 
-var outermostRow = row{outermost: true}
+var (
+	outermostRow = row{outermost: true}
+	signalRow    = row{signal: true}
+)
 
 // byteReader reads fields of a section in its byte order, checking bounds.
 type byteReader struct {

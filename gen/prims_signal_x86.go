@@ -1,0 +1,33 @@
+package gen
+
+import (
+	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
+)
+
+// glibc's __restore_rt (sysdeps/unix/sysv/linux/x86_64/libc_sigaction.c)
+// describes the signal context to DWARF unwinders with hand-written CFI:
+// the handler returned through the frame's pretcode, so %rsp points at
+// the ucontext, and the CFA is the interrupted %rsp loaded from it
+// (DW_CFA_def_cfa_expression: DW_OP_breg7 oRSP; DW_OP_deref), every
+// register is saved at %rsp + its offset (DW_CFA_expression), %rip among
+// them as the return address. The offsets into ucontext_t:
+const (
+	x86ORSP = 160 // offsetof(ucontext_t, uc_mcontext.gregs[REG_RSP])
+	x86ORIP = 168 // ... gregs[REG_RIP]
+	x86ORBP = 120 // ... gregs[REG_RBP]
+)
+
+// x86SigTrampoline is __restore_rt: a nop the FDE starts at (so that an
+// unwinder looking up the return address - 1 finds this FDE), then
+// mov $__NR_rt_sigreturn,%eax; syscall. Its rows are glibc's CFI, as far
+// as SFrame goes: CFA, RA and FP, all in a version 3 FLEX FDE.
+func x86SigTrampoline(b *builder) {
+	b.signal = true
+	b.cfaLoadedFrom(target.RegX86SP, x86ORSP)
+	b.st.ra = sframe.Rule{Kind: sframe.RuleExpr, Reg: target.RegX86SP, Offset: x86ORIP, Deref: true}
+	b.st.fp = sframe.Rule{Kind: sframe.RuleExpr, Reg: target.RegX86SP, Offset: x86ORBP, Deref: true}
+	b.insn([]byte{0x90}, "nop")
+	x86MovImm(b, xRAX, 15)
+	b.insn([]byte{0x0f, 0x05}, "syscall")
+}

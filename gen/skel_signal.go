@@ -1,0 +1,200 @@
+package gen
+
+import (
+	"math/rand/v2"
+
+	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// signalPattern makes a function a signal handler: an ordinary function
+// (one of the shared skeletons, possibly calling deeper functions) that
+// nothing calls, entered when the kernel delivers a signal, which it
+// returns from to the program's signal trampoline. The program then gets
+// the trampoline (the target's sigTrampoline prim, after every other
+// function) and, per path, a signal at some instruction: the emulator
+// delivers it there as the kernel does.
+var signalPattern = &pattern{
+	name: "signal",
+	doc:  "a signal handler, entered by a signal at an arbitrary instruction; returns through a trampoline whose FDE is a signal frame's",
+	// The handler's calls: it may call deeper functions like any other.
+	calls:    true,
+	signal:   true,
+	versions: []int{3},
+	cannot: "version 2 has no signal flag: an unwinder cannot know that the trampoline's caller is an interrupted " +
+		"context in a signal frame, to be read from there (its PC exact, every register saved), and not a caller " +
+		"found by the trampoline's rows",
+	build: signalSkeleton,
+}
+
+// handlerBodies are the skeletons a handler is built from: every one of
+// them is an ordinary function whose entry is the ABI's.
+var handlerBodies = []func(b *builder, f *plan){fpFrameSkeleton, spFrameSkeleton, calleeSavedSkeleton, multiEpilogueSkeleton}
+
+func signalSkeleton(b *builder, f *plan) {
+	bodies := handlerBodies
+	if len(f.calls) == 0 {
+		bodies = append(bodies[:len(bodies):len(bodies)], leafSkeleton)
+	}
+	bodies[b.rng.IntN(len(bodies))](b, f)
+}
+
+// sigSpec is one path's signal, before layout: the interrupted
+// instruction as a function and op index.
+type sigSpec struct {
+	path          int
+	fn, op, count int
+	signo         int
+	handler       int // function index
+}
+
+// Signal numbers a handler receives; the same on x86-64, AArch64 and
+// s390x: SIGUSR1, SIGUSR2, SIGALRM, SIGPROF.
+var signalNumbers = []int{10, 12, 14, 27}
+
+// addSignals completes a program whose plans include signal handlers:
+// it marks the handlers, appends the trampoline, and chooses each path's
+// signal. It runs before Layout.
+func addSignals(t *isa, p *Program, plans []*plan, paths int) {
+	var handlers []int
+	for _, f := range plans {
+		if f.pat.signal {
+			fi := p.funcIndex(f.name)
+			handlers = append(handlers, fi)
+			p.Funcs[fi].Kind = image.KindSignalHandler
+		}
+	}
+	if len(handlers) == 0 {
+		return
+	}
+	b := newBuilder(t, "sigreturn_trampoline", nil, p)
+	t.prims.sigTrampoline(b)
+	p.Funcs = append(p.Funcs, &Func{Name: b.name, Pattern: signalPattern.name, Kind: image.KindSignalRestorer, ops: b.ops})
+	p.tramp = len(p.Funcs) - 1
+
+	// Where a signal may strike, by how sure it is to strike on every
+	// path and by shape. The choices depend on nothing but the program,
+	// the seed and the path.
+	sure := reachedOnEveryPath(p, plans)
+	var lrOrEdge, edge, any [][2]int
+	for fi, f := range p.Funcs {
+		if f.Kind != "" {
+			continue // not in a handler, not in the trampoline
+		}
+		for oi, o := range f.ops {
+			if o.exit {
+				continue
+			}
+			at := [2]int{fi, oi}
+			any = append(any, at)
+			if fi == 0 {
+				continue
+			}
+			// The instructions where the rule changes: prologues,
+			// epilogues, around a call's frame adjustments.
+			changes := oi == 0 || !sameRule(f.ops[oi-1].row, o.row) || oi+1 < len(f.ops) && !sameRule(f.ops[oi+1].row, o.row)
+			if changes {
+				edge = append(edge, at)
+			}
+			// The RA still in the link register (a leaf, a prologue before
+			// the RA is saved): legal only because a signal frame follows.
+			// On x86-64, where a call pushes it, the function's entry and
+			// exit stand in.
+			if t.abi.HasLinkRegister() && o.row.RA.Kind == sframe.RuleSame ||
+				!t.abi.HasLinkRegister() && o.row.CFA.Reg == t.sp && !o.row.CFA.Deref && o.row.CFA.Offset == t.entrySPOff {
+				lrOrEdge = append(lrOrEdge, at)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(p.Seed), 0x9e37_79b9_7f4a_7c15^uint64(t.abi)))
+	pick := func(c [][2]int) [2]int { return c[rng.IntN(len(c))] }
+	for path := 0; path < paths; path++ {
+		s := sigSpec{path: path, count: 1, handler: handlers[rng.IntN(len(handlers))], signo: signalNumbers[rng.IntN(len(signalNumbers))]}
+		var at [2]int
+		switch k := rng.IntN(10); {
+		case k < 3 || len(lrOrEdge) == 0 && k < 6:
+			at = pick(sure)
+		case k < 6:
+			at = pick(lrOrEdge)
+		case k < 8 && len(edge) > 0:
+			at = pick(edge)
+		default:
+			at = pick(any)
+			if rng.IntN(4) == 0 {
+				s.count = 2 // a loop's, a function called twice
+			}
+		}
+		s.fn, s.op = at[0], at[1]
+		p.sigs = append(p.sigs, s)
+	}
+}
+
+// reachedOnEveryPath lists instructions every run executes: the entry
+// stub's up to its exit, and those of the functions on the depth chain
+// (each called unconditionally, before any early return) up to their
+// first branch.
+func reachedOnEveryPath(p *Program, plans []*plan) [][2]int {
+	var out [][2]int
+	for oi, o := range p.Funcs[0].ops {
+		if !o.exit {
+			out = append(out, [2]int{0, oi})
+		}
+	}
+	index := map[string]int{}
+	for i, f := range plans {
+		index[f.name] = i
+	}
+	for i, ok := 0, true; ok; {
+		fi := p.funcIndex(plans[i].name)
+		for oi, o := range p.Funcs[fi].ops {
+			out = append(out, [2]int{fi, oi})
+			if o.br != nil && !o.call {
+				break
+			}
+		}
+		ok = false
+		for _, c := range plans[i].calls {
+			if c.fixed {
+				i, ok = index[c.target], true
+			}
+		}
+	}
+	return out
+}
+
+// Signals returns, per path, the signal the program's runs receive: none
+// when it has no signal handler. The program must be laid out.
+func (p *Program) Signals() []image.Signal {
+	if len(p.sigs) == 0 {
+		return nil
+	}
+	tramp := p.Funcs[p.tramp]
+	restorer := tramp.Addr + uint64(tramp.Insns[1].Off) // after the leading nop
+	out := make([]image.Signal, len(p.sigs))
+	for i, s := range p.sigs {
+		f := p.Funcs[s.fn]
+		out[i] = image.Signal{Path: s.path, At: f.Addr + uint64(f.Insns[s.op].Off), Count: s.count, Signo: s.signo,
+			Handler: p.Funcs[s.handler].Addr, Restorer: restorer}
+	}
+	return out
+}
+
+// SignalTrampoline returns the program's signal trampoline, nil when it
+// has none.
+func (p *Program) SignalTrampoline() *Func {
+	if len(p.sigs) == 0 {
+		return nil
+	}
+	return p.Funcs[p.tramp]
+}
+
+// funcIndex is the index in Funcs of the function named name (a plan's
+// function: parts, stubs and helper functions lie between them).
+func (p *Program) funcIndex(name string) int {
+	for i, f := range p.Funcs {
+		if f.Name == name {
+			return i
+		}
+	}
+	panic("gen: no function " + name)
+}
