@@ -163,8 +163,7 @@ func parseFrame(line string) (frame.Frame, error) {
 			case "partial":
 				fr.Partial = true
 			case "signal":
-				// A signal trampoline frame (protocol flag; frame.Frame
-				// gets a field for it with signal frame support).
+				fr.Signal = true
 			default:
 				return fr, protoErr("frame line %q: unknown flag %q", truncate(line), kv)
 			}
@@ -309,6 +308,9 @@ func writeResult(w *bufio.Writer, index int, r *Result) {
 		}
 		if f.Partial {
 			w.WriteString(" partial")
+		}
+		if f.Signal {
+			w.WriteString(" signal")
 		}
 		w.WriteByte('\n')
 	}
