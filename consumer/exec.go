@@ -198,10 +198,31 @@ func (e *Exec) fail(err error) error {
 	if p != nil {
 		x.stderr = strings.TrimSpace(p.stderr.String())
 		if p.exit != nil {
-			x.err = fmt.Errorf("%s: %w (process %v)", e.name, err, p.exit)
+			x.err = fmt.Errorf("%s: %w (process %s)", e.name, err, exitReport(p.exit))
 		}
 	}
 	return x
+}
+
+// exitReport says how the process ended, naming the signal of a crash:
+// also when /bin/sh ran the command as a child and reports its death by
+// signal N as exit status 128+N.
+func exitReport(err error) string {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return err.Error()
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	switch {
+	case !ok:
+		return err.Error()
+	case ws.Signaled():
+		return fmt.Sprintf("killed by signal %d, %s", int(ws.Signal()), ws.Signal())
+	case ws.ExitStatus() > 128 && ws.ExitStatus() < 128+65:
+		sig := syscall.Signal(ws.ExitStatus() - 128)
+		return fmt.Sprintf("exit status %d: a shell's report of a command killed by signal %d, %s", ws.ExitStatus(), int(sig), sig)
+	}
+	return err.Error()
 }
 
 func (e *Exec) stop() {
