@@ -15,6 +15,9 @@
 #      $SFCONFORM_CACHE/toolchains/binutils-<version>/bin/<triple>-{as,ld,objdump,readelf}
 #      plus toolchain.conf (read by the toolchain package)
 #   5. sid's newest llvm-mc: $SFCONFORM_CACHE/toolchains/llvm-<major>/bin/llvm-mc
+#   6. the libsframe consumer: consumer/libsframe compiled with the host gcc
+#      against sid's libsframe-dev (libsframe.a, unpacked into sid's root),
+#      into $SFCONFORM_CACHE/consumers/libsframe-<source hash>/
 #
 # A suite's toolchain, once provisioned, stays as it is: setup does not
 # follow sid. To take sid's current binutils, remove
@@ -554,6 +557,70 @@ setup_llvm() {
 	note "llvm-mc (sid): $version in $dir"
 }
 
+# --- 6. the libsframe consumer ---------------------------------------------
+
+# consumer_hash DIR prints the content hash of a C consumer's sources (DIR
+# and the shared cprotocol), as consumer.SourceHash computes it: the built
+# binary's directory is named after it, so branches sharing this cache never
+# run each other's builds.
+consumer_hash() {
+	(cd "$REPO/consumer" && find cprotocol "$1" -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
+}
+
+# consumer_works BINARY TARGET VERSION: the built consumer says hello and
+# reads SFrame VERSION sections of TARGET.
+consumer_works() {
+	local out
+	out=$(printf 'hello sfconform-unwind 1\nsupports %s %s\nquit\n' "$2" "$3" | "$1" 2>&1) || true
+	[[ $(sed -n 2p <<<"$out") == yes ]] || {
+		printf '%s\n' "$out" >&2
+		return 1
+	}
+}
+
+setup_libsframe_consumer() {
+	local hash dir bin=sfconform-libsframe
+	hash=$(consumer_hash libsframe)
+	dir="$CACHE/consumers/libsframe-$hash"
+	if [[ -x $dir/$bin && -f $dir/consumer.conf ]]; then
+		note "libsframe consumer: $dir (present)"
+		return
+	fi
+	[[ -w $CACHE ]] || need_root "the libsframe consumer"
+	local root="$CACHE/roots/sid" ver
+	[[ -d $root ]] || die "sid's root $root is missing: provision sid's binutils first (step 4)"
+	local lib="$root/usr/lib/x86_64-linux-gnu/libsframe.a" stamp="$CACHE/stamps/libsframe-dev-sid"
+	if [[ ! -f $lib || ! -f $root/usr/include/sframe-api.h || ! -f $stamp ]]; then
+		ver=$(suite_version sid libsframe-dev)
+		[[ -n $ver ]] || die "package 'libsframe-dev' is not in Debian 'sid' (mirror $(debian_mirror))"
+		log "unpacking libsframe-dev $ver from Debian sid into $root"
+		NODEPS=1 extract_root sid "$root" libsframe-dev
+		[[ -f $lib ]] || die "libsframe-dev $ver from Debian sid has no ${lib#"$root"/}"
+		[[ -f $root/usr/include/sframe-api.h ]] || die "libsframe-dev $ver from Debian sid has no usr/include/sframe-api.h"
+		mkdir -p "$CACHE/stamps"
+		echo "version=$ver" >"$stamp"
+	fi
+	ver=$(sed -n 's/^version=//p' "$stamp")
+	log "building the libsframe consumer against libsframe-dev $ver"
+	local staging="$CACHE/consumers/.staging-libsframe-$$"
+	rm -rf "$staging"
+	mkdir -p "$staging"
+	# -idirafter: sid's root may hold headers of other packages; the host's
+	# own C library headers come first.
+	gcc -O2 -g -Wall -Wextra -std=gnu11 \
+		-I "$REPO/consumer/libsframe/include" -idirafter "$root/usr/include" \
+		-DLIBSFRAME_VERSION="\"$ver\"" \
+		"$REPO/consumer/libsframe/libsframe.c" "$REPO/consumer/cprotocol/protocol.c" "$lib" \
+		-o "$staging/$bin" 2>"$staging/build.log" ||
+		die "building the libsframe consumer against sid's libsframe-dev $ver failed: $(tail -n5 "$staging/build.log")"
+	consumer_works "$staging/$bin" x86-64 3 ||
+		die "the libsframe consumer built in $staging does not answer 'supports x86-64 3' with yes"
+	printf '# Written by ci/setup.sh.\nname=libsframe\nversion=%s\nsuite=sid\npackage=libsframe-dev\nsource=%s\n' "$ver" "$hash" >"$staging/consumer.conf"
+	rm -rf "$dir"
+	mv "$staging" "$dir"
+	note "libsframe consumer: libsframe $ver, in $dir"
+}
+
 # --- main -------------------------------------------------------------------
 
 main() {
@@ -566,6 +633,7 @@ main() {
 	setup_binutils trixie
 	setup_binutils sid
 	setup_llvm
+	setup_libsframe_consumer
 	printf 'setup: done in %ds\n' $((SECONDS - start)) >&2
 	printf '  %s\n' "${SUMMARY[@]}" >&2
 }

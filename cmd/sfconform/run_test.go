@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 )
@@ -118,5 +121,45 @@ func TestReplay(t *testing.T) {
 	}
 	if code := replayCase(filepath.Join(t.TempDir(), "missing.json"), "builtin", &out, io.Discard); code != exitSetup {
 		t.Fatalf("missing case: exit %d", code)
+	}
+}
+
+// The C consumers run through the main job like any other: every target
+// and SFrame version they read, sections from the builtin producer, every
+// step judged OK. A consumer setup has not built skips (or fails once setup
+// has run).
+func TestRunCConsumers(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"libsframe"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, err := consumer.New(name)
+			var nb *consumer.NotBuiltError
+			if errors.As(err, &nb) {
+				testenv.Missing(t, testenv.Step(nb.Step), "%v", err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			var stdout, stderr bytes.Buffer
+			code := cmdRun([]string{"--programs", "4", "--consumer", name, "--seed", "11", "-q", "--json", "--out", t.TempDir()}, &stdout, &stderr)
+			if code != exitOK {
+				t.Fatalf("exit %d:\n%s\n%s", code, stdout.String(), stderr.String())
+			}
+			var s summary
+			if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, c := range s.Cells {
+				if c.Status == "clean" {
+					checked++
+				}
+			}
+			if checked == 0 {
+				t.Fatalf("%s checked no cell:\n%s", name, stdout.String())
+			}
+		})
 	}
 }
