@@ -146,14 +146,25 @@ func (e *Exec) Unwind(steps []Step, out []Result) error {
 			return err
 		}
 	}
-	if err := writeSteps(e.proc.in, steps); err != nil {
-		return e.fail(fmt.Errorf("sending steps: %w", err))
-	}
+	// The steps go out while the answers come in: a consumer answers
+	// each step as it reads it, and when its answers fill the pipe
+	// before the batch has been sent, a writer that waited for the whole
+	// batch to go out first would wait forever on a consumer waiting for
+	// its answers to be read. Killing the process (fail, on a read error
+	// or the deadline) ends a writer that is stuck.
+	written := make(chan error, 1)
+	in := e.proc.in
+	go func() { written <- writeSteps(in, steps) }()
 	deadline := time.Now().Add(e.timeout)
 	for i := range steps {
 		if err := e.readResult(deadline, steps[i].Index, &out[i]); err != nil {
-			return e.fail(err)
+			err = e.fail(err)
+			<-written
+			return err
 		}
+	}
+	if err := <-written; err != nil {
+		return e.fail(fmt.Errorf("sending steps: %w", err))
 	}
 	return nil
 }
