@@ -19,7 +19,7 @@ import (
 // built from other sources (another branch sharing the cache) is never
 // taken for this one.
 //
-//go:embed cprotocol libsframe
+//go:embed cprotocol libsframe glibc
 var cSources embed.FS
 
 // ErrNotBuilt is wrapped by the error of a C consumer whose binary setup

@@ -441,3 +441,59 @@ func TestLibsframeRefuses(t *testing.T) {
 		}
 	}
 }
+
+func newGlibcConsumer() (Consumer, error) { return NewGlibc(false) }
+
+// glibc reads SFrame v2 in the host's byte order only.
+func TestGlibcSupports(t *testing.T) {
+	t.Parallel()
+	c := builtC(t, newGlibcConsumer)
+	for _, tg := range target.All {
+		for v := 1; v <= 3; v++ {
+			err := c.Supports(tg, v)
+			want := v == 2 && tg.ByteOrder() == binary.LittleEndian
+			if want != (err == nil) {
+				t.Errorf("%s v%d: %v, want supported %v", tg, v, err, want)
+			}
+		}
+	}
+}
+
+// glibc reads the section and the stack at their emulated addresses: a
+// range the consumer process already uses is refused, naming the mapping
+// that holds it (here the stack copy of the step before); the next load
+// works.
+func TestGlibcRefusesATakenAddress(t *testing.T) {
+	t.Parallel()
+	c := builtC(t, newGlibcConsumer)
+	good := diffImageV2(t)
+	if err := c.Load(good); err != nil {
+		t.Fatal(err)
+	}
+	snap := &machine.Snapshot{StackAddr: 0x70000000, Stack: make([]byte, 64)}
+	snap.Regs.PC = 0x10000004
+	snap.Regs.Set(target.RegX86SP, 0x70000000)
+	out := make([]Result, 1)
+	if err := c.Unwind([]Step{{Regs: &snap.Regs, Mem: snap, Snapshot: snap}}, out); err != nil {
+		t.Fatal(err)
+	}
+	taken := *good
+	taken.SFrameAddr = 0x70000100
+	err := c.Load(&taken)
+	var x *execError
+	if err == nil || errors.As(err, &x) || !strings.Contains(err.Error(), "cannot map [0x70000000, 0x70001000) at its emulated address") ||
+		!strings.Contains(err.Error(), "held by: 70000000-70001000") {
+		t.Fatalf("section over the stack copy: %v, want a refusal naming the range and its holder", err)
+	}
+	t.Logf("refused: %v", err)
+	if err := c.Load(good); err != nil {
+		t.Fatalf("the next load: %v", err)
+	}
+}
+
+// diffImageV2 is a small x86-64 v2 section, PCREL as gas 2.45 writes it.
+func diffImageV2(t *testing.T) *image.Image {
+	t.Helper()
+	img, _ := diffTable(t, target.X86_64, 2, rand.New(rand.NewSource(1)))
+	return img
+}

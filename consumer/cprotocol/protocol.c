@@ -218,9 +218,12 @@ on_fatal (int sig, siginfo_t *info, void *uctx)
   sfc_crash (sig, info ? info->si_addr : NULL);
 }
 
+static int crash_reporting;
+
 void
 sfc_report_crashes (void)
 {
+  crash_reporting = 1;
   static char altstack[64 * 1024];
   stack_t ss = {.ss_sp = altstack,.ss_size = sizeof altstack };
   sigaltstack (&ss, NULL);
@@ -420,7 +423,8 @@ int
 sfc_serve (const struct sfc_consumer *c)
 {
   program = c->name;
-  sfc_report_crashes ();
+  if (!crash_reporting)
+    sfc_report_crashes ();
   size_t len;
   char *l = read_line (&len);
   if (!l)

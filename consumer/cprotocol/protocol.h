@@ -132,8 +132,8 @@ void sfc_stop (struct sfc_result *out, enum sfc_end end, const char *fmt, ...)
 void sfc_phase (const char *what, uint64_t value);
 
 /* Installs the crash reporter for SIGSEGV, SIGBUS, SIGILL, SIGFPE and
-   SIGABRT (sfc_serve does it; a consumer that installs its own handler
-   for one of them can call sfc_crash from it).  */
+   SIGABRT (sfc_serve does it unless the consumer did; a consumer that then
+   installs its own handler for one of them can call sfc_crash from it).  */
 void sfc_report_crashes (void);
 void sfc_crash (int sig, const void *fault_addr);
 

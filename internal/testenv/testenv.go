@@ -25,6 +25,9 @@ const (
 	// LibsframeConsumer builds the libsframe consumer under
 	// $SFCONFORM_CACHE/consumers (consumer.LibsframeSetupStep).
 	LibsframeConsumer Step = 6
+	// GlibcConsumer builds the glibc consumer from sid's glibc source
+	// package (consumer.GlibcSetupStep).
+	GlibcConsumer Step = 7
 )
 
 var stepText = map[Step]string{
@@ -34,6 +37,7 @@ var stepText = map[Step]string{
 	Binutils:          "GNU binutils of Debian bookworm, trixie and sid for x86-64, aarch64, s390x",
 	LLVM:              "sid's llvm-mc",
 	LibsframeConsumer: "the libsframe consumer, built against sid's libsframe-dev",
+	GlibcConsumer:     "the glibc consumer, built from sid's glibc source package",
 }
 
 // String names the step as ci/setup.sh numbers it, with what it provides.

@@ -84,6 +84,7 @@ func TestStepNames(t *testing.T) {
 		Binutils:          "ci/setup.sh step 4, GNU binutils",
 		LLVM:              "ci/setup.sh step 5, sid's llvm-mc",
 		LibsframeConsumer: "ci/setup.sh step 6, the libsframe consumer",
+		GlibcConsumer:     "ci/setup.sh step 7, the glibc consumer",
 		Step(9):           "ci/setup.sh step 9",
 	} {
 		if got := step.String(); !strings.HasPrefix(got, want) {
@@ -103,6 +104,7 @@ func TestStepsAreSetupsOwn(t *testing.T) {
 	for step, word := range map[Step]string{
 		HostPackages: "host packages", Unicorn: "Unicorn 2.1", Ginkgo: "Ginkgo CLI",
 		Binutils: "GNU binutils", LLVM: "llvm-mc", LibsframeConsumer: "libsframe consumer",
+		GlibcConsumer: "glibc consumer",
 	} {
 		line := fmt.Sprintf("#   %d. ", int(step))
 		i := strings.Index(string(data), line)
