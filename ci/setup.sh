@@ -15,6 +15,12 @@
 #      $SFCONFORM_CACHE/toolchains/binutils-<version>/bin/<triple>-{as,ld,objdump,readelf}
 #      plus toolchain.conf (read by the toolchain package)
 #   5. sid's newest llvm-mc: $SFCONFORM_CACHE/toolchains/llvm-<major>/bin/llvm-mc
+#   6. the libsframe consumer: consumer/libsframe compiled with the host gcc
+#      against sid's libsframe-dev (libsframe.a, unpacked into sid's root),
+#      into $SFCONFORM_CACHE/consumers/libsframe-<source hash>/
+#   7. the glibc consumer: glibc's SFrame reader and walker from sid's glibc
+#      source package (apt-get source), compiled unmodified with the host gcc
+#      and consumer/glibc, into $SFCONFORM_CACHE/consumers/glibc-<source hash>/
 #
 # A suite's toolchain, once provisioned, stays as it is: setup does not
 # follow sid. To take sid's current binutils, remove
@@ -156,15 +162,21 @@ debian_keyring() {
 # apt_for SUITE prepares a private apt configuration for SUITE and prints the
 # path of its config file. Nothing under /etc/apt or /var/lib/apt is used for
 # state: lists, caches and the dpkg status are all private.
+#
+# apt_for SUITE src does the same for SUITE's source packages (a deb-src
+# list, for apt-get source), in a directory of its own.
 apt_for() {
-	local suite=$1 d="$CACHE/apt/$1"
+	local suite=$1 d="$CACHE/apt/$1" kind=deb index='*_Packages*'
+	if [[ ${2:-} == src ]]; then
+		d="$CACHE/apt/$1-src" kind=deb-src index='*_Sources*'
+	fi
 	if [[ ! -f $d/apt.conf ]]; then
 		local mirror keyring
 		mirror=$(debian_mirror)
 		keyring=$(debian_keyring)
 		mkdir -p "$d/lists/partial" "$d/archives/partial" "$d/sources.list.d" "$d/preferences.d" "$d/debs"
 		: >"$d/status"
-		echo "deb [signed-by=$keyring] $mirror $suite main" >"$d/sources.list"
+		echo "$kind [signed-by=$keyring] $mirror $suite main" >"$d/sources.list"
 		cat >"$d/apt.conf" <<EOF
 Dir::Etc::sourcelist "$d/sources.list";
 Dir::Etc::sourceparts "$d/sources.list.d";
@@ -188,13 +200,13 @@ EOF
 	# Lists older than six hours are fetched again: sid moves daily, and
 	# an old list names .debs the archive no longer has. This only runs
 	# when something is missing, never on a warm setup.
-	if [[ -z $(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -360 -print -quit) ]]; then
-		log "fetching the package lists of Debian $suite (private apt state in $d)"
+	if [[ -z $(find "$d/lists" -maxdepth 1 -name "$index" -mmin -360 -print -quit) ]]; then
+		log "fetching the $kind lists of Debian $suite (private apt state in $d)"
 		# apt-get update exits 0 when an index fails to download: look at
 		# its messages and at what it left.
 		if ! APT_CONFIG="$d/apt.conf" apt-get update -qq >"$d/update.log" 2>&1 ||
 			grep -q -E '^(E:|W: Failed)' "$d/update.log" ||
-			[[ -z $(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -360 -print -quit) ]]; then
+			[[ -z $(find "$d/lists" -maxdepth 1 -name "$index" -mmin -360 -print -quit) ]]; then
 			die "cannot fetch the package lists of Debian '$suite' from $(debian_mirror): $(grep -E '^(E|W):' "$d/update.log" | head -n3)"
 		fi
 	fi
@@ -554,6 +566,166 @@ setup_llvm() {
 	note "llvm-mc (sid): $version in $dir"
 }
 
+# --- 6. the libsframe consumer ---------------------------------------------
+
+# consumer_hash DIR prints the content hash of a C consumer's sources (DIR
+# and the shared cprotocol), as consumer.SourceHash computes it: the built
+# binary's directory is named after it, so branches sharing this cache never
+# run each other's builds.
+consumer_hash() {
+	(cd "$REPO/consumer" && find cprotocol "$1" -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
+}
+
+# consumer_works BINARY TARGET VERSION: the built consumer says hello and
+# reads SFrame VERSION sections of TARGET.
+consumer_works() {
+	local out
+	out=$(printf 'hello sfconform-unwind 1\nsupports %s %s\nquit\n' "$2" "$3" | "$1" 2>&1) || true
+	[[ $(sed -n 2p <<<"$out") == yes ]] || {
+		printf '%s\n' "$out" >&2
+		return 1
+	}
+}
+
+setup_libsframe_consumer() {
+	local hash dir bin=sfconform-libsframe
+	hash=$(consumer_hash libsframe)
+	dir="$CACHE/consumers/libsframe-$hash"
+	if [[ -x $dir/$bin && -f $dir/consumer.conf ]]; then
+		note "libsframe consumer: $dir (present)"
+		return
+	fi
+	[[ -w $CACHE ]] || need_root "the libsframe consumer"
+	local root="$CACHE/roots/sid" ver
+	[[ -d $root ]] || die "sid's root $root is missing: provision sid's binutils first (step 4)"
+	local lib="$root/usr/lib/x86_64-linux-gnu/libsframe.a" stamp="$CACHE/stamps/libsframe-dev-sid"
+	if [[ ! -f $lib || ! -f $root/usr/include/sframe-api.h || ! -f $stamp ]]; then
+		ver=$(suite_version sid libsframe-dev)
+		[[ -n $ver ]] || die "package 'libsframe-dev' is not in Debian 'sid' (mirror $(debian_mirror))"
+		log "unpacking libsframe-dev $ver from Debian sid into $root"
+		NODEPS=1 extract_root sid "$root" libsframe-dev
+		[[ -f $lib ]] || die "libsframe-dev $ver from Debian sid has no ${lib#"$root"/}"
+		[[ -f $root/usr/include/sframe-api.h ]] || die "libsframe-dev $ver from Debian sid has no usr/include/sframe-api.h"
+		mkdir -p "$CACHE/stamps"
+		echo "version=$ver" >"$stamp"
+	fi
+	ver=$(sed -n 's/^version=//p' "$stamp")
+	log "building the libsframe consumer against libsframe-dev $ver"
+	local staging="$CACHE/consumers/.staging-libsframe-$$"
+	rm -rf "$staging"
+	mkdir -p "$staging"
+	# -idirafter: sid's root may hold headers of other packages; the host's
+	# own C library headers come first.
+	gcc -O2 -g -Wall -Wextra -std=gnu11 \
+		-I "$REPO/consumer/libsframe/include" -idirafter "$root/usr/include" \
+		-DLIBSFRAME_VERSION="\"$ver\"" \
+		"$REPO/consumer/libsframe/libsframe.c" "$REPO/consumer/cprotocol/protocol.c" "$lib" \
+		-o "$staging/$bin" 2>"$staging/build.log" ||
+		die "building the libsframe consumer against sid's libsframe-dev $ver failed: $(tail -n5 "$staging/build.log")"
+	consumer_works "$staging/$bin" x86-64 3 ||
+		die "the libsframe consumer built in $staging does not answer 'supports x86-64 3' with yes"
+	printf '# Written by ci/setup.sh.\nname=libsframe\nversion=%s\nsuite=sid\npackage=libsframe-dev\nsource=%s\n' "$ver" "$hash" >"$staging/consumer.conf"
+	rm -rf "$dir"
+	mv "$staging" "$dir"
+	note "libsframe consumer: libsframe $ver, in $dir"
+}
+
+# --- 7. the glibc consumer -------------------------------------------------
+
+# glibc's files the consumer compiles, as paths in its source tree.
+GLIBC_FILES=(sysdeps/generic/sframe-read.c sysdeps/generic/sframe-read.h sysdeps/generic/sframe.c
+	sysdeps/generic/sframe.h sysdeps/generic/uw-sigframe.h sysdeps/unix/sysv/linux/x86_64/uw-sigframe.h)
+
+# glibc_sources prints a directory holding GLIBC_FILES from sid's newest
+# glibc source package that the archive still serves: when the newest
+# revision's files are gone from the pool (sid moves faster than a list
+# six hours old), the one before it, and so on, down to 2.42, the first
+# with an SFrame reader.
+glibc_sources() {
+	local stamp="$CACHE/stamps/glibc-src-sid" dir f
+	if [[ -f $stamp ]]; then
+		dir=$(sed -n 's/^dir=//p' "$stamp")
+		for f in "${GLIBC_FILES[@]}"; do
+			[[ -f $dir/$f ]] || dir=
+		done
+		if [[ -n $dir ]]; then
+			echo "$dir"
+			return
+		fi
+	fi
+	command -v dpkg-source >/dev/null || die "dpkg-source is missing (package dpkg-dev)"
+	local conf versions v tmp got="" tried=()
+	conf=$(apt_for sid src)
+	versions=$(APT_CONFIG=$conf apt-cache showsrc glibc 2>/dev/null | awk '/^Version:/ { print $2 }' |
+		while read -r v; do dpkg --compare-versions "$v" ge 2.42 && echo "$v"; done | sort -u -r -V)
+	[[ -n $versions ]] || die "Debian 'sid' serves no glibc source package of version 2.42 or later (mirror $(debian_mirror))"
+	tmp=$(mktemp -d "$CACHE/.glibc-src.XXXXXX")
+	for v in $versions; do
+		tried+=("$v")
+		log "fetching glibc $v's source package from Debian sid"
+		if (cd "$tmp" && APT_CONFIG=$conf apt-get source --download-only -qq "glibc=$v" >"$tmp/download.log" 2>&1) &&
+			[[ -f $tmp/glibc_${v#*:}.dsc ]]; then
+			got=$v
+			break
+		fi
+		log "glibc $v: $(grep -m1 -E '^(E|W):' "$tmp/download.log" || echo 'no .dsc'); trying the revision before it"
+		rm -f "$tmp"/glibc_*
+		((${#tried[@]} < 4)) || break
+	done
+	[[ -n $got ]] || die "cannot download glibc's source package from Debian 'sid' (tried ${tried[*]}; mirror $(debian_mirror))"
+	log "unpacking glibc $got (Debian's patches applied)"
+	(cd "$tmp" && dpkg-source -x "glibc_${got#*:}.dsc" tree >"$tmp/unpack.log" 2>&1) ||
+		die "dpkg-source cannot unpack glibc $got from Debian sid: $(tail -n3 "$tmp/unpack.log")"
+	dir="$CACHE/sources/glibc-$got"
+	rm -rf "$dir"
+	for f in "${GLIBC_FILES[@]}"; do
+		[[ -f $tmp/tree/$f ]] || die "glibc $got from Debian sid has no $f"
+		mkdir -p "$dir/$(dirname "$f")"
+		cp "$tmp/tree/$f" "$dir/$f"
+	done
+	rm -rf "$tmp"
+	mkdir -p "$CACHE/stamps"
+	printf 'version=%s\ndir=%s\n' "$got" "$dir" >"$stamp"
+	echo "$dir"
+}
+
+setup_glibc_consumer() {
+	local hash dir bin=sfconform-glibc
+	hash=$(consumer_hash glibc)
+	dir="$CACHE/consumers/glibc-$hash"
+	if [[ -x $dir/$bin && -f $dir/consumer.conf ]]; then
+		note "glibc consumer: $dir (present)"
+		return
+	fi
+	[[ -w $CACHE ]] || need_root "the glibc consumer"
+	local src ver
+	src=$(glibc_sources)
+	ver=$(sed -n 's/^version=//p' "$CACHE/stamps/glibc-src-sid")
+	log "building the glibc consumer from glibc $ver"
+	local staging="$CACHE/consumers/.staging-glibc-$$" c="$REPO/consumer"
+	rm -rf "$staging"
+	mkdir -p "$staging"
+	# glibc's files unmodified; our shim headers come first, x86-64's
+	# uw-sigframe.h before the generic one.
+	local cflags=(-O2 -g -Wall -std=gnu11 -include "$c/glibc/shim/prelude.h" -I "$c/glibc/shim"
+		-I "$src/sysdeps/unix/sysv/linux/x86_64" -I "$src/sysdeps/generic")
+	{
+		gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe-read.c" -o "$staging/sframe-read.o" &&
+			gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe.c" -o "$staging/sframe.o" &&
+			gcc "${cflags[@]}" -DGLIBC_VERSION="\"$ver\"" -c "$c/glibc/glibc.c" -o "$staging/glibc.o" &&
+			gcc -O2 -g -Wall -std=gnu11 -c "$c/cprotocol/protocol.c" -o "$staging/protocol.o" &&
+			gcc "$staging"/*.o -o "$staging/$bin"
+	} 2>"$staging/build.log" ||
+		die "building the glibc consumer from sid's glibc $ver failed: $(tail -n5 "$staging/build.log")"
+	rm -f "$staging"/*.o
+	consumer_works "$staging/$bin" x86-64 2 ||
+		die "the glibc consumer built in $staging does not answer 'supports x86-64 2' with yes"
+	printf '# Written by ci/setup.sh.\nname=glibc\nversion=%s\nsuite=sid\npackage=glibc (source)\nsource=%s\n' "$ver" "$hash" >"$staging/consumer.conf"
+	rm -rf "$dir"
+	mv "$staging" "$dir"
+	note "glibc consumer: glibc $ver, in $dir"
+}
+
 # --- main -------------------------------------------------------------------
 
 main() {
@@ -566,6 +738,8 @@ main() {
 	setup_binutils trixie
 	setup_binutils sid
 	setup_llvm
+	setup_libsframe_consumer
+	setup_glibc_consumer
 	printf 'setup: done in %ds\n' $((SECONDS - start)) >&2
 	printf '  %s\n' "${SUMMARY[@]}" >&2
 }

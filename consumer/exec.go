@@ -146,14 +146,25 @@ func (e *Exec) Unwind(steps []Step, out []Result) error {
 			return err
 		}
 	}
-	if err := writeSteps(e.proc.in, steps); err != nil {
-		return e.fail(fmt.Errorf("sending steps: %w", err))
-	}
+	// The steps go out while the answers come in: a consumer answers
+	// each step as it reads it, and when its answers fill the pipe
+	// before the batch has been sent, a writer that waited for the whole
+	// batch to go out first would wait forever on a consumer waiting for
+	// its answers to be read. Killing the process (fail, on a read error
+	// or the deadline) ends a writer that is stuck.
+	written := make(chan error, 1)
+	in := e.proc.in
+	go func() { written <- writeSteps(in, steps) }()
 	deadline := time.Now().Add(e.timeout)
 	for i := range steps {
 		if err := e.readResult(deadline, steps[i].Index, &out[i]); err != nil {
-			return e.fail(err)
+			err = e.fail(err)
+			<-written
+			return err
 		}
+	}
+	if err := <-written; err != nil {
+		return e.fail(fmt.Errorf("sending steps: %w", err))
 	}
 	return nil
 }
@@ -198,10 +209,31 @@ func (e *Exec) fail(err error) error {
 	if p != nil {
 		x.stderr = strings.TrimSpace(p.stderr.String())
 		if p.exit != nil {
-			x.err = fmt.Errorf("%s: %w (process %v)", e.name, err, p.exit)
+			x.err = fmt.Errorf("%s: %w (process %s)", e.name, err, exitReport(p.exit))
 		}
 	}
 	return x
+}
+
+// exitReport says how the process ended, naming the signal of a crash:
+// also when /bin/sh ran the command as a child and reports its death by
+// signal N as exit status 128+N.
+func exitReport(err error) string {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return err.Error()
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	switch {
+	case !ok:
+		return err.Error()
+	case ws.Signaled():
+		return fmt.Sprintf("killed by signal %d, %s", int(ws.Signal()), ws.Signal())
+	case ws.ExitStatus() > 128 && ws.ExitStatus() < 128+65:
+		sig := syscall.Signal(ws.ExitStatus() - 128)
+		return fmt.Sprintf("exit status %d: a shell's report of a command killed by signal %d, %s", ws.ExitStatus(), int(sig), sig)
+	}
+	return err.Error()
 }
 
 func (e *Exec) stop() {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -130,6 +131,7 @@ func TestExecFailures(t *testing.T) {
 		name, bad, want string
 	}{
 		{"crash", `echo "hello sfconform-unwind 1 crashy"; read l; read l; echo ok; read l; echo "segfault at 0x0" >&2; exit 139`, "closed its output"},
+		{"killed", `echo "hello sfconform-unwind 1 killed"; read l; read l; echo ok; read l; echo "about to die" >&2; exec kill -SEGV $$`, "closed its output"},
 		{"hang", `echo "hello sfconform-unwind 1 sleepy"; read l; read l; echo ok; read l; echo "stuck" >&2; exec sleep 60`, "no answer within"},
 		{"garbage", `echo "hello sfconform-unwind 1 noisy"; read l; read l; echo ok; read l; echo "lorem ipsum"; echo "oops" >&2; sleep 1`, "want \"result INDEX NFRAMES\""},
 		{"wrong index", `echo "hello sfconform-unwind 1 off"; read l; read l; echo ok; read l; read l; echo "result 77 0"; sleep 1`, "asked for step"},
@@ -158,6 +160,12 @@ func TestExecFailures(t *testing.T) {
 			if c.name == "crash" && !strings.Contains(err.Error(), "segfault at 0x0") {
 				t.Errorf("standard error not attached: %v", err)
 			}
+			if c.name == "crash" && !strings.Contains(err.Error(), "signal 11, segmentation fault") {
+				t.Errorf("exit status 139 not reported as signal 11: %v", err)
+			}
+			if c.name == "killed" && !strings.Contains(err.Error(), "killed by signal 11, segmentation fault") {
+				t.Errorf("death by SIGSEGV not reported: %v", err)
+			}
 			// The run goes on: a restarted consumer answers the next batch.
 			if err := e.Load(img); err != nil {
 				t.Fatalf("reload after the failure: %v", err)
@@ -181,5 +189,49 @@ func TestExecNeedsACommand(t *testing.T) {
 	defer c.Close()
 	if err := c.Supports(target.X86_64, 3); err == nil {
 		t.Fatal("a consumer that cannot start supports SFrame v3")
+	}
+}
+
+// A consumer whose answers to a batch fill the pipe before the batch has
+// been sent (long messages, large stack copies) is read while it is still
+// being written to.
+func TestExecLongAnswersDoNotDeadlock(t *testing.T) {
+	t.Parallel()
+	cmd := script(t, `echo "hello sfconform-unwind 1 verbose"
+while read cmd rest; do
+	case $cmd in
+	load) echo ok ;;
+	step) set -- $rest; echo "result $1 0 failed $(printf '%02000d' 0)" ;;
+	quit) exit 0 ;;
+	esac
+done
+`)
+	e := NewExec("exec:verbose", cmd)
+	defer e.Close()
+	if err := e.Load(x86Image(t)); err != nil {
+		t.Fatal(err)
+	}
+	steps := make([]Step, ExecBatch)
+	for i := range steps {
+		snap := &machine.Snapshot{StackAddr: 0x7000, Stack: make([]byte, 8192)}
+		snap.Regs.PC = 0x1004
+		snap.Regs.Set(target.RegX86SP, 0x7ff8)
+		steps[i] = Step{Index: i, Regs: &snap.Regs, Mem: snap, Snapshot: snap}
+	}
+	out := make([]Result, len(steps))
+	done := make(chan error, 1)
+	go func() { done <- e.Unwind(steps, out) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		// Not e.stop: it waits for a reader that is stuck too.
+		syscall.Kill(-e.proc.cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatal("a batch of long answers deadlocked the exec consumer")
+	}
+	if out[ExecBatch-1].Err == nil || len(out[ExecBatch-1].Err.Error()) < 2000 {
+		t.Fatalf("last answer: %v", out[ExecBatch-1].Err)
 	}
 }

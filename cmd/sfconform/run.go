@@ -261,18 +261,27 @@ func listPlugins(w io.Writer) int {
 		fmt.Fprintf(tw, "\t%s", t.Name())
 	}
 	fmt.Fprintln(tw)
+	var notes []string // why a consumer does not read some target and version
 	for _, n := range consumer.Names() {
 		c, err := consumer.New(n)
 		if err != nil {
-			fmt.Fprintf(tw, "%s\t(takes an argument: %v)\n", n, err)
+			// Below the table: a line of its own would split the columns.
+			notes = append(notes, fmt.Sprintf("%s: %v", n, err))
 			continue
 		}
 		fmt.Fprint(tw, n)
+		var reasons []string
+		unread := map[string][]string{}
 		for _, t := range target.All {
 			var vs []string
 			for v := 1; v <= 3; v++ {
-				if c.Supports(t, v) == nil {
+				if err := c.Supports(t, v); err == nil {
 					vs = append(vs, "v"+strconv.Itoa(v))
+				} else {
+					if _, seen := unread[err.Error()]; !seen {
+						reasons = append(reasons, err.Error())
+					}
+					unread[err.Error()] = append(unread[err.Error()], fmt.Sprintf("%s v%d", t.Name(), v))
 				}
 			}
 			if len(vs) == 0 {
@@ -282,8 +291,14 @@ func listPlugins(w io.Writer) int {
 		}
 		fmt.Fprintln(tw)
 		c.Close()
+		for _, r := range reasons {
+			notes = append(notes, fmt.Sprintf("%s does not read %s: %s", n, strings.Join(unread[r], ", "), r))
+		}
 	}
 	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
 	return exitOK
 }
 

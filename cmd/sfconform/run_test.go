@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 )
@@ -136,5 +139,65 @@ func TestReplay(t *testing.T) {
 	}
 	if code := replayCase(filepath.Join(t.TempDir(), "missing.json"), "builtin", &out, io.Discard); code != exitSetup {
 		t.Fatalf("missing case: exit %d", code)
+	}
+}
+
+// The C consumers run through the main job like any other: every target
+// and SFrame version they read, sections from the builtin producer, every
+// step judged OK. A consumer setup has not built skips (or fails once setup
+// has run).
+func TestRunCConsumers(t *testing.T) {
+	t.Parallel()
+	for name, args := range map[string][]string{
+		"libsframe": nil,
+		// On AArch64 glibc cannot unwind a frame whose RA is still in
+		// the link register: a declared limitation, not checked here.
+		"glibc":        {"--producer", "builtin-v2", "--targets", "x86-64"},
+		"glibc:strict": {"--producer", "builtin-v2", "--targets", "x86-64"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, err := consumer.New(name)
+			var nb *consumer.NotBuiltError
+			if errors.As(err, &nb) {
+				testenv.Missing(t, testenv.Step(nb.Step), "%v", err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			var stdout, stderr bytes.Buffer
+			code := cmdRun(append([]string{"--programs", "4", "--consumer", name, "--seed", "11", "-q", "--json", "--out", t.TempDir()}, args...), &stdout, &stderr)
+			if name == "glibc:strict" {
+				// backtrace() drops every trace that reaches the
+				// outermost row: every step is NOINFO.
+				var s summary
+				if err := json.Unmarshal(stdout.Bytes(), &s); err != nil || code != exitFailure {
+					t.Fatalf("exit %d, %v:\n%s", code, err, stderr.String())
+				}
+				for _, c := range s.Cells {
+					if c.Instructions == 0 || c.Verdicts["NOINFO"] != c.Instructions {
+						t.Errorf("%s %s: %v of %d instructions, want all NOINFO", c.Target, c.Producer, c.Verdicts, c.Instructions)
+					}
+				}
+				return
+			}
+			if code != exitOK {
+				t.Fatalf("exit %d:\n%s\n%s", code, stdout.String(), stderr.String())
+			}
+			var s summary
+			if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, c := range s.Cells {
+				if c.Status == "clean" {
+					checked++
+				}
+			}
+			if checked == 0 {
+				t.Fatalf("%s checked no cell:\n%s", name, stdout.String())
+			}
+		})
 	}
 }

@@ -22,14 +22,22 @@ const (
 	Ginkgo       Step = 3 // the Ginkgo CLI pinned in go.mod
 	Binutils     Step = 4 // GNU binutils 2.40, 2.44 and sid's under $SFCONFORM_CACHE/toolchains
 	LLVM         Step = 5 // sid's llvm-mc under $SFCONFORM_CACHE/toolchains
+	// LibsframeConsumer builds the libsframe consumer under
+	// $SFCONFORM_CACHE/consumers (consumer.LibsframeSetupStep).
+	LibsframeConsumer Step = 6
+	// GlibcConsumer builds the glibc consumer from sid's glibc source
+	// package (consumer.GlibcSetupStep).
+	GlibcConsumer Step = 7
 )
 
 var stepText = map[Step]string{
-	HostPackages: "host packages: gcc, make, binutils, the cross binutils for x86-64, aarch64, s390x and the gcc cross compilers for aarch64 and s390x",
-	Unicorn:      "Unicorn 2.1",
-	Ginkgo:       "the Ginkgo CLI",
-	Binutils:     "GNU binutils of Debian bookworm, trixie and sid for x86-64, aarch64, s390x",
-	LLVM:         "sid's llvm-mc",
+	HostPackages:      "host packages: gcc, make, binutils, the cross binutils for x86-64, aarch64, s390x and the gcc cross compilers for aarch64 and s390x",
+	Unicorn:           "Unicorn 2.1",
+	Ginkgo:            "the Ginkgo CLI",
+	Binutils:          "GNU binutils of Debian bookworm, trixie and sid for x86-64, aarch64, s390x",
+	LLVM:              "sid's llvm-mc",
+	LibsframeConsumer: "the libsframe consumer, built against sid's libsframe-dev",
+	GlibcConsumer:     "the glibc consumer, built from sid's glibc source package",
 }
 
 // String names the step as ci/setup.sh numbers it, with what it provides.

@@ -1,0 +1,63 @@
+package consumer
+
+import "fmt"
+
+// GlibcSetupStep is the ci/setup.sh step that builds the glibc consumer.
+const GlibcSetupStep = 7
+
+func init() {
+	Register("glibc", func(name, arg string) (Consumer, error) {
+		switch arg {
+		case "":
+			return NewGlibc(false)
+		case "strict":
+			return NewGlibc(true)
+		}
+		return nil, fmt.Errorf("consumer %q: glibc takes no argument or \"strict\"", name)
+	})
+}
+
+// Glibc is the SFrame stack tracer of the GNU C library (2.42 and later,
+// behind backtrace() when built with --enable-sframe): glibc's own
+// sysdeps/generic/sframe-read.c, sframe.c and x86-64's uw-sigframe.h from
+// Debian sid's glibc source package, compiled unmodified by ci/setup.sh
+// step 7 with the driver in consumer/glibc and run as an exec consumer.
+//
+// glibc decides whether it reads a section (SFrame version 2 in the host's
+// byte order only: x86-64 and AArch64 little-endian, v2; Supports says why
+// not otherwise) and every step of the walk: __stacktrace_sframe is
+// called for one frame at a time and returns the caller's PC, SP (which is
+// this frame's CFA) and FP. It reads memory through raw pointers, so the
+// driver maps the section and each step's stack copy at their emulated
+// addresses in its own process; a range the process already uses makes the
+// load or the step fail, naming the mapping that holds it.
+//
+// glibc looks caller frames up at the return address itself, not RA-1,
+// never strips a pointer authentication code, never reads the link
+// register (an AArch64 frame whose RA is still in x30 cannot be unwound),
+// and has no CFA-above check. Where it stops, backtrace() drops the whole
+// trace and falls back to the DWARF unwinder, except at a frame without
+// an FRE whose FP is 0, which ends the trace. The driver maps a stop to
+// the protocol by asking glibc's reader why: no FRE is "noinfo"; an FRE
+// with no data words (RA undefined, the outermost frame by the SFrame v2
+// erratum 2, which glibc does not know) is taken as the outermost frame
+// under the name "glibc", and as "noinfo" under "glibc:strict", which
+// judges what backtrace() would really return; any other FRE is "failed".
+// The C file's header comment has the details.
+type Glibc struct {
+	*Exec
+}
+
+// NewGlibc finds the built consumer; a *NotBuiltError when setup has not
+// built it.
+func NewGlibc(strict bool) (*Glibc, error) {
+	bin, err := builtBinary("glibc", "glibc", "sfconform-glibc", GlibcSetupStep)
+	if err != nil {
+		return nil, err
+	}
+	name, cmd := "glibc", "exec "+shellQuote(bin)
+	if strict {
+		name, cmd = "glibc:strict", cmd+" --strict"
+	}
+	return &Glibc{NewExec(name, cmd)}, nil
+}

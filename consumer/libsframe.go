@@ -1,0 +1,59 @@
+package consumer
+
+import "fmt"
+
+// LibsframeSetupStep is the ci/setup.sh step that builds the libsframe
+// consumer.
+const LibsframeSetupStep = 6
+
+func init() {
+	Register("libsframe", func(name, arg string) (Consumer, error) {
+		if arg != "" {
+			return nil, fmt.Errorf("consumer libsframe takes no argument (got %q)", name)
+		}
+		return NewLibsframe()
+	})
+}
+
+// Libsframe is GNU libsframe (Debian sid's libsframe-dev, linked
+// statically) behind the unwind protocol: the C program in
+// consumer/libsframe, which ci/setup.sh step 6 builds into
+// $SFCONFORM_CACHE/consumers/libsframe-HASH, run as an exec consumer.
+//
+// libsframe decides whether it reads a section (sframe_decode; Supports
+// asks it with a header-only section, and it refuses SFrame version 1),
+// which FRE covers a PC (sframe_find_fre) and every value of that FRE: the
+// CFA base register, the CFA, RA and FP offsets with the header's fixed
+// ones and the s390x CFA decoding, the v3 flexible FDE's control words and
+// displacements, RA undefined and RA mangled.
+//
+// sfconform's C code decides the walk, after the SFrame v3
+// specification's appendix "Generating Stack Traces using SFrame": caller
+// frames are looked up at RA-1; an RA-undefined row is the outermost
+// frame; the caller's SP is the CFA (s390x: CFA-160) and must lie above
+// the frame's SP, as the builtin unwinder and the Linux unwinder require;
+// an RA that no row
+// offset locates is in the link register, topmost frame only, as are
+// rules based on registers other than SP and FP; a mangled RA has bits
+// 48-63 cleared; the FDE type and signal flag come from our own search of
+// the FDE index (libsframe's API does not say which FDE sframe_find_fre
+// used). No FRE from sframe_find_fre is "noinfo", anything else that stops
+// the walk "failed". The C file's header comment has the details.
+//
+// libsframe's native-endian path trusts its input, so a malformed section
+// can crash it: the crash is reported on standard error with the signal
+// and what libsframe was asked, and Exec turns it into ERROR and starts
+// the program again.
+type Libsframe struct {
+	*Exec
+}
+
+// NewLibsframe finds the built consumer; a *NotBuiltError when setup has
+// not built it.
+func NewLibsframe() (*Libsframe, error) {
+	bin, err := builtBinary("libsframe", "libsframe", "sfconform-libsframe", LibsframeSetupStep)
+	if err != nil {
+		return nil, err
+	}
+	return &Libsframe{NewExec("libsframe", "exec "+shellQuote(bin))}, nil
+}
