@@ -180,3 +180,26 @@ func TestExecServeMatchesBuiltin(t *testing.T) {
 		}
 	}
 }
+
+// --patterns builds programs from the patterns named; a cell whose target
+// lacks them, or whose SFrame version cannot express them, is unsupported.
+func TestRunPatterns(t *testing.T) {
+	out, errOut, code := runCLI("run", "--json", "--seed", "3", "--programs", "2", "--targets", "x86-64,aarch64",
+		"--producer", "builtin-v2,builtin-v3", "--patterns", "drap", "-q", "--out", t.TempDir())
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Cells {
+		want := "unsupported"
+		if c.Target == "x86-64" && c.Producer == "builtin-v3" {
+			want = "clean" // drap is x86-64's and needs v3
+		}
+		if c.Status != want {
+			t.Errorf("%s %s: status %s (%s), want %s", c.Target, c.Producer, c.Status, c.Reason, want)
+		}
+	}
+}

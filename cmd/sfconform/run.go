@@ -58,6 +58,7 @@ usage or setup.
 type runConfig struct {
 	programs  int
 	paths     int
+	patterns  []string // nil: the default mix
 	targets   []target.Target
 	producers []string
 	consumers []string
@@ -106,6 +107,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	cfg := runConfig{}
 	fs.IntVar(&cfg.programs, "programs", defaultPrograms, "programs per cell")
 	fs.IntVar(&cfg.paths, "paths", gen.DefaultPaths, "runs per program, each with its own argument vector (its own branches)")
+	patterns := fs.String("patterns", "", "comma-separated patterns to build programs from (default: every pattern each cell's SFrame version expresses; see 'sfconform patterns')")
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	producers := fs.String("producer", defaultProducers, "comma-separated producers (see --list)")
 	consumers := fs.String("consumer", defaultConsumers, "comma-separated consumers (see --list)")
@@ -147,6 +149,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		cfg.seed = time.Now().UnixNano() & 0x7fffffff
 	} else if cfg.seed, err = strconv.ParseInt(*seedText, 0, 64); err != nil {
 		return fail(fmt.Errorf("--seed %q: not an integer", *seedText))
+	}
+	if *patterns != "" {
+		cfg.patterns = strings.Split(*patterns, ",")
+		for _, p := range cfg.patterns {
+			if !slices.ContainsFunc(gen.Catalog(), func(i gen.PatternInfo) bool { return i.Name == p }) {
+				return fail(fmt.Errorf("--patterns: no pattern %q (see 'sfconform patterns')", p))
+			}
+		}
 	}
 	if cfg.programs < 1 || cfg.workers < 1 || cfg.paths < 1 {
 		return fail(errors.New("--programs, --paths and -j must be at least 1"))
@@ -366,6 +376,11 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	}
 	c.SFrameVersion, _ = prod.SFrameVersion(c.target)
 	c.Unexpressed = unexpressed(c.target, c.SFrameVersion)
+	patterns, why := cellPatterns(cfg.patterns, c.target, c.Unexpressed)
+	if why != "" {
+		c.Status, c.Reason = "unsupported", why
+		return
+	}
 	chk, err := checkers.Get(c.target)
 	if err != nil {
 		setupErr(err)
@@ -376,7 +391,7 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	name := fmt.Sprintf("%s %s x %s", c.Target, c.Producer, c.Consumer)
 	for i := 0; i < cfg.programs; i++ {
 		seed := cfg.seed + int64(i)
-		img, prog, err := harness.Produce(prod, c.target, seed, gen.Options{Paths: cfg.paths})
+		img, prog, err := harness.Produce(prod, c.target, seed, gen.Options{Paths: cfg.paths, Patterns: patterns})
 		if err != nil {
 			setupErr(fmt.Errorf("seed %d: %w", seed, err))
 			return
@@ -465,6 +480,25 @@ func printSummary(w io.Writer, cells []*cell) {
 }
 
 // unexpressed lists the patterns of t that SFrame version v cannot express.
+// cellPatterns keeps of the patterns asked for (nil: the default mix)
+// those the cell's target has and its version expresses; when none is
+// left, why says so.
+func cellPatterns(asked []string, t target.Target, unexpressed []string) (patterns []string, why string) {
+	if asked == nil {
+		return nil, ""
+	}
+	have := gen.Patterns(t)
+	for _, p := range asked {
+		if slices.Contains(have, p) && !slices.Contains(unexpressed, p) {
+			patterns = append(patterns, p)
+		}
+	}
+	if len(patterns) == 0 {
+		return nil, fmt.Sprintf("none of the patterns %s exists on %s in an SFrame version the producer writes", strings.Join(asked, ","), t.Name())
+	}
+	return patterns, ""
+}
+
 func unexpressed(t target.Target, v int) []string {
 	var out []string
 	for _, p := range gen.Catalog() {
