@@ -7,14 +7,28 @@ import (
 	"github.com/sfconform/sfconform/sframe"
 )
 
-// Table makes the listing's rows look-up-able: it encodes them with
-// sframe.Encode as a section of the listing's version at address base
-// (function starts PC-relative where the version allows) and decodes that
-// with sframe.Decode, so that sframe's FindRow and Unwinder walk exactly
-// the rows the dumper printed.
+// Table makes the listing's rows look-up-able: it encodes them (Encode)
+// and decodes that with sframe.Decode, so that sframe's FindRow and
+// Unwinder walk exactly the rows the dumper printed.
+func (l *Listing) Table(base uint64) (*sframe.Table, error) {
+	sec, err := l.Encode(base)
+	if err != nil {
+		return nil, err
+	}
+	t, err := sframe.Decode(sec, base)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the rows encode to a section that does not decode: %v", ErrNotRepresentable, err)
+	}
+	return t, nil
+}
+
+// Encode writes the listing's rows with sframe.Encode as a section of the
+// listing's version, for address base, in the byte order of its ABI, with
+// the listing's fixed offsets and, where the version has them,
+// PC-relative function starts.
 //
-// Version 1, which Encode does not write, is encoded as version 2 and
-// rewritten into the version 1 layout (17-byte FDEs without the
+// Version 1, which sframe.Encode does not write, is encoded as version 2
+// and rewritten into the version 1 layout (17-byte FDEs without the
 // repetition size; the FREs are the same), so that its PCMASK rows keep
 // the version 1 lookup rule.
 //
@@ -23,7 +37,7 @@ import (
 // Rows that no section of the version can hold (a CFA rule a default FDE
 // cannot express, rows out of order) are an error wrapping
 // ErrNotRepresentable.
-func (l *Listing) Table(base uint64) (*sframe.Table, error) {
+func (l *Listing) Encode(base uint64) ([]byte, error) {
 	for i := range l.Funcs {
 		f := &l.Funcs[i]
 		if f.PCType == sframe.PCMask && f.RepSize == 0 && l.Version != sframe.Version1 {
@@ -57,11 +71,7 @@ func (l *Listing) Table(base uint64) (*sframe.Table, error) {
 	if l.Version == sframe.Version1 {
 		sec = asVersion1(sec, opt.Order)
 	}
-	t, err := sframe.Decode(sec, base)
-	if err != nil {
-		return nil, fmt.Errorf("%w: the rows encode to a section that does not decode: %v", ErrNotRepresentable, err)
-	}
-	return t, nil
+	return sec, nil
 }
 
 // asVersion1 rewrites a version 2 section without PC-relative starts and
