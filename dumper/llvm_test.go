@@ -95,6 +95,16 @@ func TestParseLLVM(t *testing.T) {
 		}
 	}
 
+	// An object's start is a relocation: LLVM prints it as a block.
+	obj := strings.Replace(llvmListing("PCInc (0x0)", "Start Address: 0x1000; Return Address Signed: No; Offset Size: B1 (0x0); Base Register: SP (0x1); CFA Offset: 8; RA Offset: -8"),
+		"      PC: 0x1000\n", "      PC {\n        Relocation: R_X86_64_PC32\n        Symbol Name: .text\n        Start Address: 0x1000\n      }\n", 1)
+	if !strings.Contains(obj, "Relocation:") {
+		t.Fatal("the object listing was not made")
+	}
+	if lo, err := ParseLLVM(obj, sframe.ABIAMD64LE); err != nil || lo.Funcs[0].Start != 0x1000 {
+		t.Errorf("an object's listing: %v", err)
+	}
+
 	text = llvmListing("PCMask (0x1)",
 		"Start Address: 0x0; Return Address Signed: Yes; Offset Size: B1 (0x0); Base Register: SP (0x1); CFA Offset: 8; RA Offset: -8",
 		"Start Address: 0xB; Return Address Signed: No; Offset Size: B1 (0x0); Base Register: SP (0x1); CFA Offset: 16; RA Offset: -8")
