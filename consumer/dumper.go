@@ -60,7 +60,6 @@ type Dumper struct {
 	version string // as the tool reports it: 2.47.50.20261021, 23.1.4
 	paths   map[target.Target]string
 	timeout time.Duration
-	dir     string // temporary directory for the ELF files, made on first Load
 
 	listing *dumper.Listing
 	output  []byte // the dumper's standard output of the last Load
@@ -195,15 +194,8 @@ func (d *Dumper) Version() string { return d.version }
 func (d *Dumper) Listing() *dumper.Listing { return d.listing }
 func (d *Dumper) Output() []byte           { return d.output }
 
-// Close removes the temporary directory.
-func (d *Dumper) Close() error {
-	if d.dir == "" {
-		return nil
-	}
-	err := os.RemoveAll(d.dir)
-	d.dir = ""
-	return err
-}
+// Close does nothing: Load removes its file before it returns.
+func (d *Dumper) Close() error { return nil }
 
 // Supports says what each dumper prints, as measured on binutils 2.40,
 // 2.44 and 2.47.50 and LLVM 23 (dumper/dumper_ext_test.go keeps the
@@ -311,12 +303,14 @@ func (d *Dumper) load(img *image.Image) error {
 	if err != nil {
 		return err
 	}
-	if d.dir == "" {
-		if d.dir, err = os.MkdirTemp("", "sfconform-"+d.name+"-"); err != nil {
-			return err
-		}
+	// A directory per Load, gone before Load returns: a run killed
+	// between images leaves nothing behind.
+	dir, err := os.MkdirTemp("", "sfconform-"+d.name+"-")
+	if err != nil {
+		return err
 	}
-	elfPath := filepath.Join(d.dir, "sframe.elf")
+	defer os.RemoveAll(dir)
+	elfPath := filepath.Join(dir, "sframe.elf")
 	if err := os.WriteFile(elfPath, file, 0o644); err != nil {
 		return err
 	}
