@@ -14,7 +14,8 @@
 #      trixie, sid), each behind wrapper scripts with one layout:
 #      $SFCONFORM_CACHE/toolchains/binutils-<version>/bin/<triple>-{as,ld,objdump,readelf}
 #      plus toolchain.conf (read by the toolchain package)
-#   5. sid's newest llvm-mc: $SFCONFORM_CACHE/toolchains/llvm-<major>/bin/llvm-mc
+#   5. sid's newest llvm-mc and llvm-readobj:
+#      $SFCONFORM_CACHE/toolchains/llvm-<major>/bin/{llvm-mc,llvm-readobj}
 #   6. the libsframe consumer: consumer/libsframe compiled with the host gcc
 #      against sid's libsframe-dev (libsframe.a, unpacked into sid's root),
 #      into $SFCONFORM_CACHE/consumers/libsframe-<source hash>/
@@ -34,7 +35,7 @@
 # Environment:
 #   SFCONFORM_CACHE          cache and toolchain root (default /var/cache/sfconform)
 #   SFCONFORM_DEBIAN_MIRROR  Debian archive URI to use for trixie and sid
-#   SFCONFORM_SKIP_LLVM=1    do not provision sid's llvm-mc
+#   SFCONFORM_SKIP_LLVM=1    do not provision sid's llvm-mc and llvm-readobj
 set -euo pipefail
 # Fail inside $(...) too: a helper that dies must stop the whole setup.
 shopt -s inherit_errexit
@@ -518,21 +519,41 @@ setup_binutils() {
 	install_toolchain "$suite" "$pkgver" "$root"
 }
 
-# --- 5. sid's llvm-mc (optional) -------------------------------------------
+# --- 5. sid's llvm-mc and llvm-readobj (optional) --------------------------
 
-# LLVM's assembler also emits SFrame (llvm-mc --gsframe). The newest LLVM sid
-# serves goes into sid's private root, behind
-# $CACHE/toolchains/llvm-<major>/bin/llvm-mc.
+# LLVM's assembler also emits SFrame (llvm-mc --gsframe), and its
+# llvm-readobj --sframe dumps it. The newest LLVM sid serves goes into sid's
+# private root, behind $CACHE/toolchains/llvm-<major>/bin/llvm-{mc,readobj}.
+LLVM_TOOLS=(llvm-mc llvm-readobj)
+
+# llvm_wrappers DIR BINDIR ROOT writes a wrapper in DIR/bin for each of
+# LLVM_TOOLS that BINDIR has and DIR lacks; it fails naming a tool BINDIR
+# does not have.
+llvm_wrappers() {
+	local dir=$1 bindir=$2 root=$3 x
+	for x in "${LLVM_TOOLS[@]}"; do
+		[[ -x $dir/bin/$x ]] && continue
+		[[ -x $bindir/$x ]] || die "llvm from Debian sid has no bin/$x in $bindir"
+		check_libs sid "$root" "$bindir/$x"
+		write_wrapper "$dir/bin/$x" "$bindir/$x" "$root"
+		note "$x (sid): wrapper written in $dir/bin"
+	done
+}
+
 setup_llvm() {
 	if [[ ${SFCONFORM_SKIP_LLVM:-} == 1 ]]; then
-		note "llvm-mc: skipped (SFCONFORM_SKIP_LLVM=1)"
+		note "llvm-mc, llvm-readobj: skipped (SFCONFORM_SKIP_LLVM=1)"
 		return
 	fi
-	local stamp="$CACHE/stamps/llvm-sid" dir
+	local stamp="$CACHE/stamps/llvm-sid" dir mc
 	if [[ -f $stamp ]]; then
 		dir=$(sed -n 's/^dir=//p' "$stamp")
-		if [[ -x $dir/bin/llvm-mc && -x $(sed -n 's/^mc=//p' "$stamp") ]]; then
-			note "llvm-mc (sid): $dir (present)"
+		mc=$(sed -n 's/^mc=//p' "$stamp")
+		if [[ -x $dir/bin/llvm-mc && -x $mc ]]; then
+			# Caches from before llvm-readobj was wrapped: the package
+			# unpacked for llvm-mc has it already.
+			llvm_wrappers "$dir" "$(dirname "$mc")" "$(sed -n 's/^root=//p' "$dir/llvm.conf")"
+			note "llvm-mc, llvm-readobj (sid): $dir (present)"
 			return
 		fi
 	fi
@@ -551,13 +572,12 @@ setup_llvm() {
 	# tools it depends on: llvm-mc needs libllvm$major alone.
 	extract_root sid "$root" "libllvm$major"
 	NODEPS=1 extract_root sid "$root" "llvm-$major"
-	local mc="$root/usr/lib/llvm-$major/bin/llvm-mc"
+	mc="$root/usr/lib/llvm-$major/bin/llvm-mc"
 	[[ -x $mc ]] || die "llvm-$major from Debian sid has no bin/llvm-mc"
-	check_libs sid "$root" "$mc"
 	dir="$CACHE/toolchains/llvm-$major"
 	rm -rf "$dir"
 	mkdir -p "$dir/bin"
-	write_wrapper "$dir/bin/llvm-mc" "$mc" "$root"
+	llvm_wrappers "$dir" "$(dirname "$mc")" "$root"
 	local version
 	version=$("$dir/bin/llvm-mc" --version | awk '/LLVM version/ { print $NF; exit }')
 	[[ -n $version ]] || die "llvm-mc from Debian sid does not run: $dir/bin/llvm-mc --version"

@@ -66,12 +66,19 @@ func (b *Builtin) Unwind(steps []Step, out []Result) error {
 	if b.table == nil {
 		return fmt.Errorf("builtin: no section loaded: %v", b.loadErr)
 	}
+	b.frames = backtraces(&b.u, b.frames, steps, out)
+	return nil
+}
+
+// backtraces unwinds every step with u, the walk of every consumer built
+// on the sframe package's unwinder, and returns frames for reuse.
+func backtraces(u *sframe.Unwinder, frames []sframe.Frame, steps []Step, out []Result) []sframe.Frame {
 	for i := range steps {
 		var err error
-		b.frames, err = b.u.Backtrace(registers(steps[i].Regs), steps[i].Mem, b.frames[:0])
+		frames, err = u.Backtrace(registers(steps[i].Regs), steps[i].Mem, frames[:0])
 		r := &out[i]
 		r.Frames = r.Frames[:0]
-		for _, f := range b.frames {
+		for _, f := range frames {
 			r.Frames = append(r.Frames, frame.Frame{PC: f.PC, CFA: f.CFA, SP: f.SP, FP: f.FP, Outermost: f.Outermost, Signal: f.Signal})
 		}
 		r.Err = nil
@@ -85,7 +92,7 @@ func (b *Builtin) Unwind(steps []Step, out []Result) error {
 			r.Err = classify(err)
 		}
 	}
-	return nil
+	return frames
 }
 
 // classify maps the sframe package's lookup errors to the consumer-neutral

@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,6 +64,14 @@ type Constructor func(name, arg string) (Consumer, error)
 // its own file and adds itself with Register from init.
 var registry = map[string]Constructor{}
 
+// families are the consumer kinds found at run time (RegisterFamily).
+var families = map[string]family{}
+
+type family struct {
+	list func() []string
+	mk   Constructor
+}
+
 // Register adds a consumer kind. It panics on a duplicate: two files
 // claiming one name is a programming error.
 func Register(kind string, mk Constructor) {
@@ -72,23 +81,62 @@ func Register(kind string, mk Constructor) {
 	registry[kind] = mk
 }
 
-// New makes a consumer from its name: "builtin", or "kind:argument" for
-// consumers that take one.
-func New(name string) (Consumer, error) {
-	kind, arg, _ := strings.Cut(name, ":")
-	mk, ok := registry[kind]
-	if !ok {
-		return nil, fmt.Errorf("unknown consumer %q (known: %s)", name, strings.Join(Names(), ", "))
+// RegisterFamily adds a family of consumer kinds that exist only when a
+// tool is provisioned, one kind per tool, e.g. "objdump-2.47": list names
+// the kinds there are now. It is called when a name is looked up or the
+// kinds are listed, never at init, so that importing the package touches
+// no file system. Static kinds (Register) win over family members of the
+// same name. It panics on a duplicate family name.
+func RegisterFamily(name string, list func() []string, mk Constructor) {
+	if _, dup := families[name]; dup {
+		panic("consumer: family " + name + " registered twice")
 	}
-	return mk(name, arg)
+	families[name] = family{list: list, mk: mk}
 }
 
-// Names lists the registered consumer kinds.
+// New makes a consumer from its name: "builtin", "kind:argument" for
+// consumers that take one, or a family member's name ("objdump-2.47").
+func New(name string) (Consumer, error) {
+	kind, arg, _ := strings.Cut(name, ":")
+	if mk, ok := registry[kind]; ok {
+		return mk(name, arg)
+	}
+	for _, f := range families {
+		if slices.Contains(f.list(), kind) {
+			return f.mk(name, arg)
+		}
+	}
+	return nil, fmt.Errorf("unknown consumer %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names lists the consumer kinds: the registered ones and every family's
+// current members.
 func Names() []string {
 	n := make([]string, 0, len(registry))
 	for k := range registry {
 		n = append(n, k)
 	}
+	for _, f := range families {
+		for _, k := range f.list() {
+			if _, static := registry[k]; !static && !slices.Contains(n, k) {
+				n = append(n, k)
+			}
+		}
+	}
 	sort.Strings(n)
 	return n
+}
+
+// InFamily reports whether kind is a member of a family (a consumer that
+// runs a provisioned tool) rather than a registered kind.
+func InFamily(kind string) bool {
+	if _, static := registry[kind]; static {
+		return false
+	}
+	for _, f := range families {
+		if slices.Contains(f.list(), kind) {
+			return true
+		}
+	}
+	return false
 }

@@ -20,6 +20,13 @@
 // the oracle knows nothing of the sframe package. Consumers never import
 // the oracle.
 //
+// The dumper consumers (dumper.go) are a family: one per provisioned
+// SFrame dumper, objdump-<series> and readelf-<series> for each binutils
+// release series and llvm-readobj-<major>, found when a name is looked up
+// (RegisterFamily). Each runs its dumper once per image and unwinds with
+// the sframe package's unwinder over the rows the dumper printed, so that
+// a dumper's misreading of a section is a consumer failure.
+//
 // Out-of-process consumers speak the unwind protocol
 // (docs/consumer-protocol.md): exec:COMMAND runs any program that does
 // (exec.go); Serve is the protocol's consumer side around an in-process

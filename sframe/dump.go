@@ -237,8 +237,9 @@ func rowNotation(h *Header, fde *FDE, r *Row, st dumpStyle) (cfa, fp, ra string)
 
 	if r.RA.Kind == RuleUndefined {
 		// The pre-v3 tools know no outermost FREs: an FRE without data
-		// words reads as base register id 0 (fp) with offset 0.
-		cfa = "fp+0"
+		// words reads as base register id 0 (fp), and its missing CFA
+		// offset prints as -1 (objdump 2.40 and 2.44, measured).
+		cfa = "fp+-1"
 	} else {
 		base := "sp"
 		if r.CFA.Reg == abi.FPRegister() {

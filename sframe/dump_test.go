@@ -180,6 +180,42 @@ func withStart(r Row, start uint32) Row {
 // TestDumpV2X86 is the x86-64 program as a version 2 section. The expected
 // text follows the format strings of binutils 2.41-2.44 (libsframe
 // sframe-dump.c): fixed offsets in the header and "f" for the fixed RA.
+// TestDumpOutermostBeforeV3 compares with GNU objdump 2.40 (version 1)
+// and 2.44 (version 2) on an FRE without data words, an outermost row
+// those releases know nothing of: they print its CFA as "fp+-1".
+func TestDumpOutermostBeforeV3(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		v      Version
+		header string
+		ra     string
+	}{
+		{Version1, "", "u"},
+		{Version2, "    CFA fixed RA offset: -8$\n", "f"},
+	} {
+		tab := tableOfHeader(t, Header{Version: c.v, Flags: FlagFDESorted, ABI: ABIAMD64LE, CFAFixedRA: -8},
+			mkFDE(0x401000, 8,
+				Row{Start: 0, CFA: ruleUndef, RA: ruleUndef, FP: ruleSame},
+				Row{Start: 4, CFA: ruleCFA(RegAMD64SP, 8), RA: ruleSaved(-8), FP: ruleSame}))
+		checkDump(t, tab, dollarText(`
+Contents of the SFrame section .sframe:$
+  Header :$
+$
+    Version: SFRAME_VERSION_`+strconv.Itoa(int(c.v))+`$
+    Flags: SFRAME_F_FDE_SORTED$
+`+c.header+`    Num FDEs: 1$
+    Num FREs: 2$
+$
+  Function Index :$
+$
+    func idx [0]: pc = 0x401000, size = 8 bytes$
+    STARTPC         CFA       FP        RA           $
+    0000000000401000  fp+-1     u         `+c.ra+`            $
+    0000000000401004  sp+8      u         `+c.ra+`            $
+`))
+	}
+}
+
 func TestDumpV2X86(t *testing.T) {
 	t.Parallel()
 	tab := x86V1Table(t, Version2)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/sfconform/sfconform/dumper"
 	"github.com/sfconform/sfconform/sframe"
 )
 
@@ -15,6 +16,7 @@ func init() {
 
 const dumpUsage = `usage: sfconform dump [--json] FILE
        sfconform dump --raw --base ADDR [--json] FILE
+       sfconform dump --raw --base ADDR --elf OUT FILE
 
 FILE "-" reads standard input.
 
@@ -25,6 +27,12 @@ version), from the line "Contents of the SFrame section" on.
 With --raw, FILE holds the bare section bytes (as objcopy -O binary
 --only-section=.sframe writes them) whose first byte is at address ADDR;
 the target comes from the section header.
+
+With --elf, the bare section is not printed but written to OUT wrapped in
+the minimal ELF file the dumper consumers hand to objdump, readelf and
+llvm-readobj (an executable of the header's ABI, in that ABI's byte order,
+with .sframe at ADDR), to run a dumper on it by hand:
+objdump --sframe=.sframe OUT. The section need not decode.
 `
 
 func runDump(args []string, stdout, stderr io.Writer) int {
@@ -32,6 +40,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	raw := fs.Bool("raw", false, "FILE is a bare .sframe section, not an ELF file")
 	baseText := fs.String("base", "", "with --raw: the address of the section's first byte (decimal or 0x hex)")
 	asJSON := fs.Bool("json", false, "print JSON (fields documented in the sframe package's DumpJSON)")
+	elfOut := fs.String("elf", "", "with --raw: write the section wrapped in a minimal ELF file to this path instead")
 	files, err := parseArgs(fs, args, 1, 1, stdout)
 	if err != nil {
 		return parseExit(err)
@@ -39,6 +48,10 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	path := files[0]
 	if *baseText != "" && !*raw {
 		fmt.Fprintln(stderr, "sfconform dump: --base needs --raw (an ELF file gives the section address)")
+		return exitSetup
+	}
+	if *elfOut != "" && (!*raw || *asJSON) {
+		fmt.Fprintln(stderr, "sfconform dump: --elf needs --raw and prints nothing (no --json)")
 		return exitSetup
 	}
 
@@ -57,6 +70,9 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "sfconform dump: %v\n", err)
 			return exitSetup
+		}
+		if *elfOut != "" {
+			return writeELF(*elfOut, path, buf, base, stderr)
 		}
 		t, err = sframe.Decode(buf, base)
 		if err != nil {
@@ -81,6 +97,25 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sfconform dump: writing: %v\n", err)
+		return exitSetup
+	}
+	return exitOK
+}
+
+// writeELF wraps a bare section in the dumper consumers' ELF file.
+func writeELF(out, path string, section []byte, base uint64, stderr io.Writer) int {
+	if len(section) < 5 {
+		fmt.Fprintf(stderr, "sfconform dump: %s: %d bytes, no SFrame header to take the ABI from\n", path, len(section))
+		return exitSetup
+	}
+	abi := sframe.ABI(section[4])
+	file, err := dumper.ELF(abi, abi.ByteOrder(), section, base)
+	if err != nil {
+		fmt.Fprintf(stderr, "sfconform dump: %s: %v\n", path, err)
+		return exitSetup
+	}
+	if err := os.WriteFile(out, file, 0o644); err != nil {
+		fmt.Fprintf(stderr, "sfconform dump: %v\n", err)
 		return exitSetup
 	}
 	return exitOK

@@ -138,3 +138,37 @@ func TestDumpErrors(t *testing.T) {
 		}
 	}
 }
+
+// dump --elf wraps a bare section in the dumper consumers' ELF file: it
+// reads back as the same section at the same address, and dumps as the
+// bare section does.
+func TestDumpWritesELF(t *testing.T) {
+	t.Parallel()
+	for _, sec := range []string{"../../sframe/testdata/gas-2.47.50/s390x/prologues.sframe", "../../sframe/testdata/gas-2.44/x86-64/plt.sframe"} {
+		addr, err := os.ReadFile(strings.TrimSuffix(sec, ".sframe") + ".sframe.addr")
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := strings.TrimSpace(string(addr))
+		out := filepath.Join(t.TempDir(), "s.elf")
+		if _, stderr, code := runDumpCmd("--raw", "--base", base, "--elf", out, sec); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", sec, code, stderr)
+		}
+		fromELF, stderr, code := runDumpCmd(out)
+		if code != exitOK {
+			t.Fatalf("dump of the written ELF file: exit %d: %s", code, stderr)
+		}
+		fromRaw, _, _ := runDumpCmd("--raw", "--base", base, sec)
+		if fromELF != fromRaw || !strings.Contains(fromELF, "func idx [0]") {
+			t.Errorf("%s: the ELF file dumps as\n%s\nthe bare section as\n%s", sec, fromELF, fromRaw)
+		}
+	}
+	for _, args := range [][]string{
+		{"--elf", "x.elf", "f"},                                   // no --raw
+		{"--raw", "--base", "0", "--elf", "x.elf", "--json", "f"}, // nothing to print JSON of
+	} {
+		if _, _, code := runDumpCmd(args...); code != exitSetup {
+			t.Errorf("dump %v: exit %d, want %d", args, code, exitSetup)
+		}
+	}
+}

@@ -21,7 +21,7 @@ const (
 	Unicorn      Step = 2 // Unicorn 2.1 under /usr/local
 	Ginkgo       Step = 3 // the Ginkgo CLI pinned in go.mod
 	Binutils     Step = 4 // GNU binutils 2.40, 2.44 and sid's under $SFCONFORM_CACHE/toolchains
-	LLVM         Step = 5 // sid's llvm-mc under $SFCONFORM_CACHE/toolchains
+	LLVM         Step = 5 // sid's llvm-mc and llvm-readobj under $SFCONFORM_CACHE/toolchains
 	// LibsframeConsumer builds the libsframe consumer under
 	// $SFCONFORM_CACHE/consumers (consumer.LibsframeSetupStep).
 	LibsframeConsumer Step = 6
@@ -35,7 +35,7 @@ var stepText = map[Step]string{
 	Unicorn:           "Unicorn 2.1",
 	Ginkgo:            "the Ginkgo CLI",
 	Binutils:          "GNU binutils of Debian bookworm, trixie and sid for x86-64, aarch64, s390x",
-	LLVM:              "sid's llvm-mc",
+	LLVM:              "sid's llvm-mc and llvm-readobj",
 	LibsframeConsumer: "the libsframe consumer, built against sid's libsframe-dev",
 	GlibcConsumer:     "the glibc consumer, built from sid's glibc source package",
 }

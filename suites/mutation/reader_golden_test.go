@@ -1,7 +1,6 @@
 package mutation_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sfconform/sfconform/dumper"
+	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -38,9 +39,13 @@ var _ = Describe("the suite's own SFrame reader", Label("reader"), func() {
 			Expect(err).NotTo(HaveOccurred())
 			addr, err := strconv.ParseUint(strings.TrimSpace(string(addrText)), 0, 64)
 			Expect(err).NotTo(HaveOccurred(), base+".sframe.addr")
-			want, err := parseObjdump(string(text))
+			abi, err := target.Parse(filepath.Base(filepath.Dir(p)))
 			Expect(err).NotTo(HaveOccurred(), p)
-			if want.version == 1 {
+			// The production parser gives the text's structure; the
+			// suite reads each column's notation itself (notation).
+			want, err := dumper.ParseGNU(string(text), sframe.ABI(abi))
+			Expect(err).NotTo(HaveOccurred(), p)
+			if want.Version == 1 {
 				v1++ // objdump 2.40's version 1: the reader reads 2 and 3 only
 				continue
 			}
@@ -70,47 +75,48 @@ var _ = Describe("the suite's own SFrame reader", Label("reader"), func() {
 // difference: function starts, sizes, PC and FDE types, each row's start,
 // its CFA, FP and RA rules and its signed-RA mark, and that find returns
 // the row at its first byte and at its last.
-func compareWithObjdump(t *frameTable, want *objdumpText) (int, []string) {
+func compareWithObjdump(t *frameTable, want *dumper.Listing) (int, []string) {
 	var diffs []string
 	bad := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
-	if len(t.fns) != len(want.funcs) {
-		bad("%d functions, objdump lists %d", len(t.fns), len(want.funcs))
+	if len(t.fns) != len(want.Funcs) {
+		bad("%d functions, objdump lists %d", len(t.fns), len(want.Funcs))
 		return 0, diffs
 	}
 	n := 0
-	for i, wf := range want.funcs {
+	for i, wf := range want.Funcs {
 		f := &t.fns[i]
 		at := fmt.Sprintf("func idx [%d]", i)
-		if f.start != wf.pc || uint64(f.size) != wf.size || f.mask != wf.mask || f.flex != wf.flex {
+		wmask, wflex := wf.PCType == sframe.PCMask, strings.Contains(wf.Attrs, "F")
+		if f.start != wf.Start || f.size != wf.Size || f.mask != wmask || f.flex != wflex {
 			bad("%s: pc %#x size %d mask %v flex %v; objdump: pc %#x size %d mask %v flex %v",
-				at, f.start, f.size, f.mask, f.flex, wf.pc, wf.size, wf.mask, wf.flex)
+				at, f.start, f.size, f.mask, f.flex, wf.Start, wf.Size, wmask, wflex)
 			continue
 		}
-		if len(f.rows) != len(wf.rows) {
-			bad("%s: %d rows, objdump %d", at, len(f.rows), len(wf.rows))
+		if len(f.rows) != len(wf.Rows) {
+			bad("%s: %d rows, objdump %d", at, len(f.rows), len(wf.Rows))
 			continue
 		}
-		for j, wr := range wf.rows {
+		for j, wr := range wf.Rows {
 			n++
 			r := &f.rows[j]
-			at := fmt.Sprintf("%s row %d (STARTPC %016x)", at, j, wr.startPC)
-			first, wantFirst := f.start+uint64(r.start), wr.startPC // objdump prints absolute starts,
+			at := fmt.Sprintf("%s row %d (STARTPC %016x)", at, j, wr.StartPC)
+			first, wantFirst := f.start+uint64(r.start), wr.StartPC // objdump prints absolute starts,
 			if f.mask {
 				wantFirst += f.start // and the offset in the block for MASK
 			}
 			if first != wantFirst {
 				bad("%s: start +%#x", at, r.start)
 			}
-			if r.outermost != wr.undefined || r.mangled != wr.mangled {
-				bad("%s: outermost %v signed RA %v; objdump: RA undefined %v [s] %v", at, r.outermost, r.mangled, wr.undefined, wr.mangled)
+			if r.outermost != wr.Outermost || r.mangled != wr.Mangled {
+				bad("%s: outermost %v signed RA %v; objdump: RA undefined %v [s] %v", at, r.outermost, r.mangled, wr.Outermost, wr.Mangled)
 			}
-			if !wr.undefined {
+			if !wr.Outermost {
 				for _, c := range []struct {
 					name string
 					got  rule
 					text string
-				}{{"CFA", r.cfa, wr.cfa}, {"FP", r.fp, wr.fp}, {"RA", r.ra, wr.ra}} {
-					w, err := notation(c.text, c.name, t.abi, want.fixedRA)
+				}{{"CFA", r.cfa, wr.Text[0]}, {"FP", r.fp, wr.Text[1]}, {"RA", r.ra, wr.Text[2]}} {
+					w, err := notation(c.text, c.name, t.abi, int64(want.CFAFixedRA))
 					if err != nil {
 						bad("%s: %s column: %v", at, c.name, err)
 					} else if c.got != w {
@@ -174,7 +180,7 @@ func notation(text, column string, abi target.Target, fixedRA int64) (rule, erro
 	if m == nil || (m[1] == "") != (m[4] == "") {
 		return rule{}, fmt.Errorf("notation %q", text)
 	}
-	off, err := strconv.ParseInt(m[3], 10, 64)
+	off, err := strconv.ParseInt(strings.Replace(m[3], "+-", "-", 1), 10, 64)
 	if err != nil {
 		return rule{}, err
 	}
@@ -194,101 +200,5 @@ func notation(text, column string, abi target.Target, fixedRA int64) (rule, erro
 
 var (
 	reRegOnly  = regexp.MustCompile(`^r(\d+)$`)
-	reRuleText = regexp.MustCompile(`^(\()?(sp|fp|c|r\d+)([+-]\d+)(\))?$`)
+	reRuleText = regexp.MustCompile(`^(\()?(sp|fp|c|r\d+)(\+-?\d+|-\d+)(\))?$`)
 )
-
-// objdumpText is what objdump --sframe printed for one section (binutils
-// 2.40-2.47 layouts).
-type objdumpText struct {
-	version          int
-	numFDEs, numFREs int
-	fixedRA          int64 // 0 when objdump prints no "CFA fixed RA offset" line
-	funcs            []objdumpFunc
-}
-
-type objdumpFunc struct {
-	pc, size   uint64
-	mask, flex bool // STARTPC[m]; attr letter F
-	rows       []objdumpRow
-}
-
-type objdumpRow struct {
-	startPC     uint64 // absolute; the offset in the block for MASK
-	undefined   bool   // "RA undefined"
-	mangled     bool   // [s] after the RA column
-	cfa, fp, ra string
-}
-
-var (
-	reFunc = regexp.MustCompile(`^\s+func idx \[(\d+)\]: pc = 0x([0-9a-f]+), size = (\d+) bytes(.*)$`)
-	reRow  = regexp.MustCompile(`^\s+([0-9a-f]{16})\s+(.*?)\s*$`)
-	// One column; a value wider than its column runs into the next one
-	// ("sp+1048584u"), so columns are read as tokens, not by position.
-	reColumn = regexp.MustCompile(`(\(?(?:sp|fp|c|r\d+)[+-]\d+\)?|r\d+|[uUf])(\[s\])?`)
-)
-
-func parseObjdump(text string) (*objdumpText, error) {
-	out := &objdumpText{}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for line := 1; sc.Scan(); line++ {
-		l := sc.Text()
-		t := strings.TrimSpace(l)
-		var err error
-		switch {
-		case strings.HasPrefix(t, "Version: SFRAME_VERSION_"):
-			out.version, err = strconv.Atoi(strings.TrimPrefix(t, "Version: SFRAME_VERSION_"))
-		case strings.HasPrefix(t, "Num FDEs:"):
-			out.numFDEs, err = strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(t, "Num FDEs:")))
-		case strings.HasPrefix(t, "Num FREs:"):
-			out.numFREs, err = strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(t, "Num FREs:")))
-		case strings.HasPrefix(t, "CFA fixed RA offset:"):
-			out.fixedRA, err = strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(t, "CFA fixed RA offset:")), 10, 64)
-		case reFunc.MatchString(l):
-			m := reFunc.FindStringSubmatch(l)
-			f := objdumpFunc{flex: regexp.MustCompile(`attr = "[A-Z]*F`).MatchString(m[4])}
-			f.pc, _ = strconv.ParseUint(m[2], 16, 64)
-			f.size, _ = strconv.ParseUint(m[3], 10, 64)
-			if idx, _ := strconv.Atoi(m[1]); idx != len(out.funcs) {
-				err = fmt.Errorf("func idx %d out of order", idx)
-			}
-			out.funcs = append(out.funcs, f)
-		case strings.HasPrefix(t, "STARTPC") && len(out.funcs) > 0:
-			out.funcs[len(out.funcs)-1].mask = strings.HasPrefix(t, "STARTPC[m]")
-		case reRow.MatchString(l) && len(out.funcs) > 0:
-			m := reRow.FindStringSubmatch(l)
-			r := objdumpRow{}
-			r.startPC, _ = strconv.ParseUint(m[1], 16, 64)
-			if m[2] == "RA undefined" {
-				r.undefined = true
-			} else {
-				cols := reColumn.FindAllStringSubmatch(m[2], -1)
-				var joined string
-				for _, c := range cols {
-					joined += c[0]
-				}
-				if len(cols) != 3 || joined != strings.Join(strings.Fields(m[2]), "") || cols[0][2] != "" || cols[1][2] != "" {
-					err = fmt.Errorf("want three columns CFA FP RA in %q", m[2])
-					break
-				}
-				r.cfa, r.fp, r.ra, r.mangled = cols[0][1], cols[1][1], cols[2][1], cols[2][2] != ""
-			}
-			f := &out.funcs[len(out.funcs)-1]
-			f.rows = append(f.rows, r)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("line %d %q: %v", line, l, err)
-		}
-	}
-	if out.version == 0 {
-		return nil, fmt.Errorf("no Version line")
-	}
-	// Every function and row objdump counted must have been parsed.
-	rows := 0
-	for _, f := range out.funcs {
-		rows += len(f.rows)
-	}
-	if len(out.funcs) != out.numFDEs || rows != out.numFREs {
-		return nil, fmt.Errorf("parsed %d functions and %d rows; objdump counts %d and %d", len(out.funcs), rows, out.numFDEs, out.numFREs)
-	}
-	return out, nil
-}
