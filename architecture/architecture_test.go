@@ -136,6 +136,12 @@ func violations(g graph) []string {
 			for d, chain := range deps {
 				out = append(out, "sframe depends on "+d+" ("+chain+"): the format library imports nothing of the project")
 			}
+		case p == "dumper":
+			for d, chain := range deps {
+				if d != "sframe" {
+					out = append(out, "dumper depends on "+d+" ("+chain+"): it reads dumpers' text into sframe types and nothing else")
+				}
+			}
 		case p == "corpus":
 			for d, chain := range deps {
 				if d == "gen" || d == "producer" || d == "oracle" || d == "emu" || d == "harness" || d == "consumer" {

@@ -7,7 +7,8 @@
 //   - consumers never depend on the oracle, nor on producers or the
 //     generator;
 //   - the leaf packages import only each other;
-//   - sframe imports nothing of the project (a third party can vendor it);
+//   - sframe imports nothing of the project (a third party can vendor it),
+//     and dumper (readers of GNU's and LLVM's dumper text) only sframe;
 //   - reproducers (corpus) read without the generator, producers, the
 //     oracle or the emulator;
 //   - only emu imports Unicorn.
