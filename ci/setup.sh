@@ -534,7 +534,10 @@ setup_llvm() {
 		fi
 	done
 	[[ -n $major ]] || die "Debian sid serves none of llvm-21 .. llvm-25"
-	log "provisioning llvm-mc $major from Debian sid"
+	# The exact package version extracted below: results record it.
+	local pkgver
+	pkgver=$(suite_version sid "llvm-$major")
+	log "provisioning llvm-mc $major ($pkgver) from Debian sid"
 	# Only the llvm-$major package itself, without the runtime and linker
 	# tools it depends on: llvm-mc needs libllvm$major alone.
 	extract_root sid "$root" "libllvm$major"
@@ -549,7 +552,7 @@ setup_llvm() {
 	local version
 	version=$("$dir/bin/llvm-mc" --version | awk '/LLVM version/ { print $NF; exit }')
 	[[ -n $version ]] || die "llvm-mc from Debian sid does not run: $dir/bin/llvm-mc --version"
-	printf '# Written by ci/setup.sh.\nname=llvm-mc-%s\nversion=%s\nsuite=sid\nroot=%s\n' "$major" "$version" "$root" >"$dir/llvm.conf"
+	printf '# Written by ci/setup.sh.\nname=llvm-mc-%s\nversion=%s\nsuite=sid\npackage=%s\nroot=%s\n' "$major" "$version" "$pkgver" "$root" >"$dir/llvm.conf"
 	printf 'layout=%s\ndir=%s\nmc=%s\n' "$LAYOUT" "$dir" "$mc" >"$stamp"
 	note "llvm-mc (sid): $version in $dir"
 }
