@@ -87,6 +87,12 @@ type Case struct {
 	ExpectedCBF Hex `json:"expected_cbf,omitempty"`
 	GotCBF      Hex `json:"got_cbf,omitempty"`
 
+	// Record is how a toolchain producer made the image: the tools' exact
+	// versions (and Debian packages), the commands, and the tools'
+	// warnings (an FDE it skipped, with the function and the line of
+	// Assembly it is about). Absent for sfconform's own encoder.
+	Record *image.Record `json:"producer_record,omitempty"`
+
 	Assembly string `json:"assembly,omitempty"` // the program as GNU as source with .cfi directives
 	Replay   string `json:"replay"`             // the command that replays this file
 }
@@ -109,7 +115,7 @@ func (c *Case) Image() (*image.Image, error) {
 	img := &image.Image{
 		Target: abi, Producer: c.Producer, SFrameVersion: c.Version,
 		Code: c.Code, CodeAddr: uint64(c.CodeAddr), Entry: uint64(c.Entry), Exit: uint64(c.Exit),
-		Symbols: c.Symbols, SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr),
+		Symbols: c.Symbols, SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr), Record: c.Record,
 	}
 	for _, s := range c.Segments {
 		img.Segments = append(img.Segments, image.Segment{Addr: uint64(s.Addr), Code: s.Code})
@@ -136,6 +142,7 @@ func (c *Case) SetImage(img *image.Image, path int) {
 		c.Segments = append(c.Segments, Segment{Addr: Addr(s.Addr), Code: s.Code})
 	}
 	c.Symbols, c.SFrame, c.SFrameAddr = img.Symbols, img.SFrame, Addr(img.SFrameAddr)
+	c.Record = img.Record
 	c.Regs, c.Path = map[string]Addr{}, path
 	if path >= 0 && path < len(img.Paths) {
 		for k, v := range img.Paths[path] {

@@ -24,6 +24,12 @@ func sampleImage() *image.Image {
 		Paths:      []map[int]uint64{{2: 0xfffffffffffffff0, 3: 7}, {2: 1}},
 		SFrame:     []byte{0xde, 0xe2, 3, 5},
 		SFrameAddr: 0x10001000,
+		Record: &image.Record{
+			Tools:    []image.Tool{{Name: "as", Path: "/x/as", Version: "GNU assembler 2.47.50.20261021", Package: "2.47.50.20261021-1", Suite: "sid"}},
+			Commands: []string{"/x/as --gsframe -o b.o b.s"},
+			Batch:    7,
+			Warnings: []image.Warning{{Tool: "as", Function: "f2_drap", Line: 31, Text: "skipping SFrame FDE"}},
+		},
 	}
 }
 
