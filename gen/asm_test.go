@@ -38,12 +38,15 @@ func TestAssemblyWithPrefix(t *testing.T) {
 			}
 			for i := range plain {
 				got := renamed[i]
-				if strings.Contains(got, CFISections) && !strings.HasPrefix(got, "#") {
+				if (strings.Contains(got, CFISections) || strings.Contains(got, ".note.GNU-stack")) && !strings.HasPrefix(got, "#") {
 					t.Errorf("%s seed %d line %d: %q in a text for a file that says it", abi.Name(), seed, i+1, got)
 				}
 				want := plain[i]
-				if want == "\t"+CFISections {
+				switch want {
+				case "\t" + CFISections:
 					want = "# " + CFISections + " (at the top of the file)"
+				case "\t" + p.NoExecStack():
+					want = "# " + p.NoExecStack() + " (at the end of the file)"
 				}
 				if strings.ReplaceAll(got, prefix, "") != want {
 					t.Fatalf("%s seed %d line %d: %q renders as %q", abi.Name(), seed, i+1, plain[i], got)

@@ -269,9 +269,9 @@ type AsmOptions struct {
 	// prefixes define no name twice.
 	Prefix string
 	// InFile: the text goes into a file that says .cfi_sections itself
-	// (it must come before any CFI of the file): a program with far code
-	// then renders its own .cfi_sections line as a comment, so that the
-	// text keeps the lines of Assembly.
+	// (it must come before any CFI of the file) and ends with
+	// NoExecStack: the program renders those lines as comments, so that
+	// the text keeps the lines of Assembly.
 	InFile bool
 }
 
@@ -358,9 +358,20 @@ func (p *Program) AssemblyWith(o AsmOptions) string {
 		sn := name(s.Name)
 		fmt.Fprintf(&sb, "\t.set %s, 0x%x\n\t.type %s, %cobject\n\t.size %s, %d\n", sn, s.Addr, sn, t.typeDirective[0], sn, s.Size)
 	}
-	// The code needs no executable stack; saying so keeps ld quiet.
-	fmt.Fprintf(&sb, "\t.section .note.GNU-stack,\"\",%cprogbits\n", t.typeDirective[0])
+	// The code needs no executable stack; saying so keeps ld quiet. A file
+	// says it once (GNU as warns about the section type the second time).
+	if o.InFile {
+		sb.WriteString("# " + p.NoExecStack() + " (at the end of the file)\n")
+	} else {
+		fmt.Fprintf(&sb, "\t%s\n", p.NoExecStack())
+	}
 	return sb.String()
+}
+
+// NoExecStack is the directive that says the code needs no executable
+// stack, in the target's syntax.
+func (p *Program) NoExecStack() string {
+	return fmt.Sprintf(".section .note.GNU-stack,\"\",%cprogbits", p.t.typeDirective[0])
 }
 
 // renameToken replaces the symbol old where it stands as a whole name in an
