@@ -69,17 +69,20 @@ type Case struct {
 	// rest); most cases have none.
 	Segments []Segment `json:"segments,omitempty"`
 
-	Step     int             `json:"step"` // 0-based index of the failing instruction
-	PC       Addr            `json:"pc"`
-	Insn     string          `json:"insn"`     // disassembly of the instruction at PC
-	Function string          `json:"function"` // symbol+offset of PC
-	Row      string          `json:"row,omitempty"`
-	Verdict  verdict.Verdict `json:"verdict"`
-	Frame    int             `json:"frame"`
-	Field    string          `json:"field,omitempty"`
-	Detail   string          `json:"detail"`
-	Expected []frame.Frame   `json:"expected"`
-	Got      []frame.Frame   `json:"got"`
+	Step     int    `json:"step"` // 0-based index of the failing instruction
+	PC       Addr   `json:"pc"`
+	Insn     string `json:"insn"`     // disassembly of the instruction at PC
+	Function string `json:"function"` // symbol+offset of PC
+	Row      string `json:"row,omitempty"`
+	// ReferenceRow is the row sfconform's own encoding of the same
+	// program has for PC, when it differs from Row (toolchain producers).
+	ReferenceRow string          `json:"reference_row,omitempty"`
+	Verdict      verdict.Verdict `json:"verdict"`
+	Frame        int             `json:"frame"`
+	Field        string          `json:"field,omitempty"`
+	Detail       string          `json:"detail"`
+	Expected     []frame.Frame   `json:"expected"`
+	Got          []frame.Frame   `json:"got"`
 	// Violations are the rules the section breaks, as validation found
 	// them when the case was saved (warnings included).
 	Violations []verdict.Violation `json:"violations,omitempty"`

@@ -25,13 +25,14 @@ const CodeBase = emu.CodeBase
 // producer's SFrame version can express: a pattern named in opt that it
 // cannot is a *gen.CannotExpressError, a property of the format to report
 // as such, not a failure.
+//
+// A producer of SFrame version 1 (GNU as 2.40) gets version 2's patterns:
+// version 1 lacks only what version 2's errata added (the PCREL flag, the
+// outermost-frame FRE), which the patterns do not depend on.
 func Produce(prod producer.Producer, t target.Target, seed int64, opt gen.Options) (*image.Image, *gen.Program, error) {
-	if opt.SFrameVersion == 0 {
-		v, err := prod.SFrameVersion(t)
-		if err != nil {
-			return nil, nil, fmt.Errorf("producer %s on %s: %w", prod.Name(), t.Name(), err)
-		}
-		opt.SFrameVersion = v
+	opt, err := genOptions(prod, t, opt)
+	if err != nil {
+		return nil, nil, err
 	}
 	prog, err := gen.Generate(t, seed, opt)
 	if err != nil {
@@ -46,6 +47,109 @@ func Produce(prod producer.Producer, t target.Target, seed int64, opt gen.Option
 	}
 	return img, prog, nil
 }
+
+// genOptions sets opt.SFrameVersion, unless set, to what the producer
+// emits for t (at least 2).
+func genOptions(prod producer.Producer, t target.Target, opt gen.Options) (gen.Options, error) {
+	if opt.SFrameVersion == 0 {
+		v, err := prod.SFrameVersion(t)
+		if err != nil {
+			return opt, fmt.Errorf("producer %s on %s: %w", prod.Name(), t.Name(), err)
+		}
+		opt.SFrameVersion = max(v, 2)
+	}
+	return opt, nil
+}
+
+// Produced is one program of ProduceBatch: its image, or the error that
+// left it without one.
+type Produced struct {
+	Seed int64
+	Img  *image.Image
+	Prog *gen.Program // nil when generation failed
+	Err  error
+}
+
+// batchAlign is where ProduceBatch starts each program's code and far
+// code: a boundary every target's code alignment divides.
+const batchAlign = 64
+
+// ProduceBatch is Produce for many seeds. A producer.BatchProducer gets
+// the programs laid out one after the other in the emulator's code region
+// (and far code in its far region), as many at once as fit, so that it
+// makes their images with one run of its tools; each image still runs
+// alone. Other producers get the programs one at a time at CodeBase, as
+// Produce lays them out. A generation or producer error is that seed's
+// only.
+func ProduceBatch(prod producer.Producer, t target.Target, seeds []int64, opt gen.Options) []Produced {
+	out := make([]Produced, len(seeds))
+	opt, err := genOptions(prod, t, opt)
+	if err != nil {
+		for i, s := range seeds {
+			out[i] = Produced{Seed: s, Err: err}
+		}
+		return out
+	}
+	bp, batch := prod.(producer.BatchProducer)
+	if !batch {
+		for i, s := range seeds {
+			img, prog, err := Produce(prod, t, s, opt)
+			out[i] = Produced{Seed: s, Img: img, Prog: prog, Err: err}
+		}
+		return out
+	}
+	var group []int // indexes into out waiting for the producer
+	flush := func() {
+		if len(group) == 0 {
+			return
+		}
+		progs := make([]*gen.Program, len(group))
+		for k, i := range group {
+			progs[k] = out[i].Prog
+		}
+		imgs, errs := bp.ProduceBatch(progs)
+		for k, i := range group {
+			out[i].Img, out[i].Err = imgs[k], errs[k]
+			if errs[k] != nil {
+				out[i].Err = fmt.Errorf("producer %s: %w", prod.Name(), errs[k])
+			}
+		}
+		group = group[:0]
+	}
+	near, far := uint64(CodeBase), uint64(emu.FarCodeBase)
+	for i, s := range seeds {
+		out[i].Seed = s
+		prog, err := gen.Generate(t, s, opt)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		out[i].Prog = prog
+		if err := prog.LayoutAt(near, far); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if prog.Base+uint64(len(prog.Code)) > emu.CodeBase+emu.CodeSize || len(prog.FarCode) > 0 && prog.FarBase+uint64(len(prog.FarCode)) > emu.FarCodeBase+emu.FarCodeSize {
+			// The regions are full: the programs so far make one batch,
+			// this one starts the next.
+			flush()
+			near, far = CodeBase, emu.FarCodeBase
+			if err := prog.LayoutAt(near, far); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
+		near = alignUp(prog.Base+uint64(len(prog.Code)), batchAlign)
+		if len(prog.FarCode) > 0 {
+			far = alignUp(prog.FarBase+uint64(len(prog.FarCode)), batchAlign)
+		}
+		group = append(group, i)
+	}
+	flush()
+	return out
+}
+
+func alignUp(v, a uint64) uint64 { return (v + a - 1) &^ (a - 1) }
 
 // UnsupportedError says why a producer and a consumer cannot meet on a
 // target: the producer emits no SFrame for it, or the consumer does not
@@ -97,6 +201,10 @@ func NewCase(img *image.Image, prog *gen.Program, seed int64, consumerName strin
 		c.ExpectedCBF = BacktraceCBF(f.Expected, false)
 		c.GotCBF = BacktraceCBF(f.Got, f.Err != nil)
 		c.Row = RowAt(img, f.PC)
+		c.ReferenceRow = f.ReferenceRow
+		for _, w := range f.Warnings {
+			c.Detail += "; the producer warned: " + w.String()
+		}
 	case res.Invalid():
 		c.Verdict, c.Detail = verdict.Invalid, firstInvalid(res.Violations).String()
 	case res.LoadErr != nil:

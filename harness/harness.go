@@ -38,6 +38,13 @@ type Failure struct {
 	Expected  []frame.Frame
 	Got       []frame.Frame
 	Err       error // what the consumer stopped with
+	// Warnings are the producer's warnings about the function the
+	// consumer stopped in, for a NOINFO: why the function has no FDE (an
+	// FDE GNU as skipped for CFI it cannot express).
+	Warnings []image.Warning
+	// ReferenceRow, under the differential, is the row sfconform's own
+	// encoding has for PC where the section's differs from it.
+	ReferenceRow string
 }
 
 // Result is the outcome of checking one image.
@@ -47,6 +54,10 @@ type Result struct {
 	PathSteps []int
 	Steps     int                // instructions executed and judged, all paths
 	Counts    [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
+	// WrongFields counts the WRONG steps by the field that first differed
+	// ("pc", "cfa", "outermost", ...): a table that never marks the
+	// outermost frame is WRONG at every step, but only there.
+	WrongFields map[string]int
 	// Violations are the rules the section breaks (validate.Section),
 	// warnings included.
 	Violations []verdict.Violation
@@ -54,6 +65,13 @@ type Result struct {
 	LoadErr    error     // the consumer refused the section (every step is then ERROR)
 	RunErr     error     // the emulation stopped early: fault, budget, oracle
 	Executed   []uint64  // PCs in execution order, when Trace asked for them
+
+	// The differential (CheckAgainst): Differs counts the steps whose row
+	// in the image's section differs from the reference's; Equivalent,
+	// those of them the step's verdict says did no harm (OK). FirstDiffs
+	// are the first differing steps (MaxFailures of them).
+	Differs, Equivalent int
+	FirstDiffs          []RowDiff
 }
 
 // Invalid reports whether the section breaks a rule (warnings aside).
@@ -79,6 +97,8 @@ type Checker struct {
 	res      *Result
 	expected []frame.Frame
 	batch    [][]frame.Frame // expected frames of the steps waiting for a batch consumer
+	diffs    []*rowPair      // their rows against the reference's (nil: no differential)
+	diff     *differ
 	steps    []consumer.Step
 	out      []consumer.Result
 	record   bool
@@ -119,6 +139,16 @@ func (c *Checker) Trace(img *image.Image, cons consumer.Consumer) *Result {
 	return c.check(img, cons, true)
 }
 
+// CheckAgainst is Check with the differential: at every step the row of
+// img's section for the PC is compared with ref's (Reference: sfconform's
+// own encoding of the same program), and Result counts the steps where
+// they differ, and of those the ones judged OK.
+func (c *Checker) CheckAgainst(img, ref *image.Image, cons consumer.Consumer) *Result {
+	c.diff = newDiffer(img, ref)
+	defer func() { c.diff = nil }()
+	return c.check(img, cons, false)
+}
+
 func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *Result {
 	res := &Result{}
 	if img.Target != c.target {
@@ -139,7 +169,7 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 		res.LoadErr = err
 	}
 	c.img, c.cons, c.tracker, c.res, c.record = img, cons, tr, res, record
-	c.batch, c.steps = c.batch[:0], c.steps[:0]
+	c.batch, c.steps, c.diffs = c.batch[:0], c.steps[:0], c.diffs[:0]
 	paths := img.Paths
 	if len(paths) == 0 {
 		paths = []map[int]uint64{nil}
@@ -182,8 +212,13 @@ func (c *Checker) step(s *emu.Step) error {
 		c.res.Executed = append(c.res.Executed, s.Regs.PC)
 	}
 	c.expected = c.tracker.Expected(c.expected[:0], s.Regs)
+	var d *rowPair
+	if c.diff != nil {
+		r := c.diff.at(s.Regs.PC)
+		d = &r
+	}
 	if c.res.LoadErr != nil {
-		c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: c.res.LoadErr})
+		c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: c.res.LoadErr}, d)
 		return nil
 	}
 	if c.cons.BatchSize() <= 1 {
@@ -192,13 +227,14 @@ func (c *Checker) step(s *emu.Step) error {
 			c.out = make([]consumer.Result, 1)
 		}
 		if err := c.cons.Unwind(c.steps, c.out[:1]); err != nil {
-			c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)})
+			c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}, d)
 			return nil
 		}
-		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0])
+		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0], d)
 		return nil
 	}
 	snap := takeSnapshot(s, c.target, c.img.Symbols)
+	c.diffs = append(c.diffs, d)
 	c.batch = append(c.batch, append([]frame.Frame(nil), c.expected...))
 	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.Regs, Mem: snap, Snapshot: snap})
 	if len(c.batch) >= c.cons.BatchSize() {
@@ -222,25 +258,59 @@ func (c *Checker) flush() {
 		if err != nil {
 			r = consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}
 		}
-		c.judge(c.steps[i].Index, c.steps[i].Regs.PC, expected, r)
+		c.judge(c.steps[i].Index, c.steps[i].Regs.PC, expected, r, c.diffs[i])
 	}
-	c.batch, c.steps = c.batch[:0], c.steps[:0]
+	c.batch, c.steps, c.diffs = c.batch[:0], c.steps[:0], c.diffs[:0]
 }
 
-func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer.Result) {
+// judge judges one step; d, when the differential runs, is the step's
+// row against the reference's.
+func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer.Result, d *rowPair) {
 	j := oracle.Compare(expected, r.Frames, r.Err)
 	res := c.res
 	res.Steps++
 	res.Counts[j.Verdict]++
+	if j.Verdict == verdict.Wrong {
+		if res.WrongFields == nil {
+			res.WrongFields = map[string]int{}
+		}
+		res.WrongFields[j.Field]++
+	}
+	if d != nil && !d.same {
+		res.Differs++
+		if j.Verdict == verdict.OK {
+			res.Equivalent++
+		}
+		if len(res.FirstDiffs) < c.opt.MaxFailures {
+			res.FirstDiffs = append(res.FirstDiffs, RowDiff{Path: c.path, Step: index, PC: pc, Function: c.img.Describe(pc),
+				Got: d.got, Want: d.want, Verdict: j.Verdict})
+		}
+	}
 	if j.Verdict == verdict.OK || len(res.Failures) >= c.opt.MaxFailures {
 		return
 	}
-	res.Failures = append(res.Failures, Failure{
+	f := Failure{
 		Path: c.path, Step: index, PC: pc, Insn: c.instruction(pc), Function: c.img.Describe(pc), Judgement: j,
 		Expected: append([]frame.Frame(nil), expected...),
 		Got:      append([]frame.Frame(nil), r.Frames...),
 		Err:      r.Err,
-	})
+	}
+	if d != nil && !d.same {
+		f.ReferenceRow = d.want
+	}
+	if j.Verdict == verdict.NoInfo && j.Frame >= 0 && j.Frame < len(expected) {
+		// The function the consumer found no row for: frame 0's PC, or
+		// a caller's return address (minus one: a call may be its last
+		// instruction).
+		at := expected[j.Frame].PC
+		if j.Frame > 0 {
+			at--
+		}
+		if s, ok := c.img.SymbolAt(at); ok {
+			f.Warnings = c.img.Record.FunctionWarnings(s.Name)
+		}
+	}
+	res.Failures = append(res.Failures, f)
 }
 
 // instruction disassembles the instruction at pc for a report.
