@@ -9,6 +9,7 @@ import (
 	"github.com/sfconform/sfconform/emu"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/oracle"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
@@ -163,6 +164,31 @@ func TestDifferential(t *testing.T) {
 		}
 		if d := res.FirstDiffs[0]; d.Verdict != verdict.OK || !strings.Contains(d.Want, "FP same") || strings.Contains(d.Got, "FP same") {
 			t.Errorf("%s: first difference %v", abi.Name(), d)
+		}
+	}
+}
+
+func TestRowHarmless(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		j    oracle.Judgement
+		want bool
+	}{
+		{oracle.Judgement{Verdict: verdict.OK, Frame: -1}, true},
+		{oracle.Judgement{Verdict: verdict.Wrong, Frame: 0, Field: "cfa"}, false},
+		{oracle.Judgement{Verdict: verdict.Wrong, Frame: 0, Field: "outermost"}, false},
+		{oracle.Judgement{Verdict: verdict.NoInfo, Frame: 0}, false},
+		{oracle.Judgement{Verdict: verdict.Wrong, Frame: 1, Field: "pc"}, false},
+		{oracle.Judgement{Verdict: verdict.Wrong, Frame: 1, Field: "fp"}, false},
+		{oracle.Judgement{Verdict: verdict.Wrong, Frame: 1, Field: "depth"}, false},
+		{oracle.Judgement{Verdict: verdict.Wrong, Frame: 1, Field: "cfa"}, true},
+		{oracle.Judgement{Verdict: verdict.Wrong, Frame: 1, Field: "outermost"}, true},
+		{oracle.Judgement{Verdict: verdict.NoInfo, Frame: 1}, true},
+		{oracle.Judgement{Verdict: verdict.Error, Frame: 1}, true},
+		{oracle.Judgement{Verdict: verdict.Wrong, Frame: 3, Field: "pc"}, true},
+	} {
+		if got := rowHarmless(c.j); got != c.want {
+			t.Errorf("rowHarmless(%+v) = %v, want %v", c.j, got, c.want)
 		}
 	}
 }

@@ -13,10 +13,13 @@ import (
 // The differential: a toolchain's table against sfconform's own encoding
 // of the same program, row against row at every executed PC. It lives
 // here, not in the oracle: the oracle judges from the machine alone and
-// never reads a section. A row that differs is only a fact; the verdict
-// of that step (the consumer's backtrace against the machine) says
-// whether the difference matters: OK makes it "differs, equivalent", any
-// other verdict is counted as that verdict already.
+// never reads a section. A row that differs is only a fact; the oracle's
+// judgement of that step (the consumer's backtrace against the machine)
+// says whether the difference matters. The row at the PC gives frame 0's
+// CFA and the caller's PC, SP and FP: when those match the machine (the
+// step is OK, or it went wrong further out, by another row) the
+// difference is "differs, equivalent"; otherwise the step is WRONG (or
+// NOINFO, ERROR) because of it, and counted as that verdict.
 
 // Reference is sfconform's own encoding of prog, the program img was made
 // from, laid out where prog is, so its rows are for the same PCs. It is

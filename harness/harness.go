@@ -58,6 +58,12 @@ type Result struct {
 	// ("pc", "cfa", "outermost", ...): a table that never marks the
 	// outermost frame is WRONG at every step, but only there.
 	WrongFields map[string]int
+	// AtOutermost counts, per verdict, the failing steps whose every frame
+	// is right up to the outermost one, which is where the backtrace went
+	// wrong: the consumer did not take it for the outermost frame (a table
+	// without an outermost row, SFrame before version 3 as GNU as writes
+	// it) and went on, or stopped there with an error.
+	AtOutermost [verdict.Count]int
 	// Violations are the rules the section breaks (validate.Section),
 	// warnings included.
 	Violations []verdict.Violation
@@ -68,8 +74,9 @@ type Result struct {
 
 	// The differential (CheckAgainst): Differs counts the steps whose row
 	// in the image's section differs from the reference's; Equivalent,
-	// those of them the step's verdict says did no harm (OK). FirstDiffs
-	// are the first differing steps (MaxFailures of them).
+	// those of them whose judgement clears that row (rowHarmless: the
+	// frames it gives match the machine). FirstDiffs are the first
+	// differing steps (MaxFailures of them).
 	Differs, Equivalent int
 	FirstDiffs          []RowDiff
 }
@@ -270,6 +277,9 @@ func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer
 	res := c.res
 	res.Steps++
 	res.Counts[j.Verdict]++
+	if j.Verdict != verdict.OK && len(expected) > 0 && expected[len(expected)-1].Outermost && j.Frame >= len(expected)-1 {
+		res.AtOutermost[j.Verdict]++
+	}
 	if j.Verdict == verdict.Wrong {
 		if res.WrongFields == nil {
 			res.WrongFields = map[string]int{}
@@ -278,7 +288,7 @@ func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer
 	}
 	if d != nil && !d.same {
 		res.Differs++
-		if j.Verdict == verdict.OK {
+		if rowHarmless(j) {
 			res.Equivalent++
 		}
 		if len(res.FirstDiffs) < c.opt.MaxFailures {
@@ -365,4 +375,21 @@ func sum(xs []int) int {
 		n += x
 	}
 	return n
+}
+
+// rowHarmless says whether a step's judgement clears the row used at its
+// PC: that row gives frame 0's CFA and frame 1's PC, SP and FP (or says
+// frame 0 is the outermost one). It is cleared when the step is OK, or
+// when the first frame that went wrong is further out and went wrong by
+// its own row: frame 1's CFA or outermost mark, frame 1 without a row
+// (NOINFO) or that the consumer failed to apply (ERROR), or any frame
+// beyond.
+func rowHarmless(j oracle.Judgement) bool {
+	switch {
+	case j.Verdict == verdict.OK, j.Frame >= 2:
+		return true
+	case j.Frame == 1:
+		return j.Verdict != verdict.Wrong || (j.Field != "pc" && j.Field != "sp" && j.Field != "fp" && j.Field != "depth")
+	}
+	return false
 }

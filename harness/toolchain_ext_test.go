@@ -44,8 +44,10 @@ func TestNoInfoCarriesTheWarning(t *testing.T) {
 		if res.Counts[verdict.NoInfo] == 0 || res.Differs == 0 {
 			t.Errorf("seed %d: %d NOINFO, %d rows differ; want some of both", p.Seed, res.Counts[verdict.NoInfo], res.Differs)
 		}
-		if res.WrongFields["outermost"] == 0 || sumValues(res.WrongFields) != res.Counts[verdict.Wrong] {
-			t.Errorf("seed %d: WRONG %d by field %v; gas 2.44 never marks the stub outermost", p.Seed, res.Counts[verdict.Wrong], res.WrongFields)
+		if res.WrongFields["outermost"] == 0 || sumValues(res.WrongFields) != res.Counts[verdict.Wrong] ||
+			res.AtOutermost[verdict.Wrong] != res.WrongFields["outermost"] || res.AtOutermost[verdict.NoInfo] != 0 {
+			t.Errorf("seed %d: WRONG %d by field %v, at the outermost frame %v; gas 2.44 never marks the stub outermost, and a DRAP function has no FDE",
+				p.Seed, res.Counts[verdict.Wrong], res.WrongFields, res.AtOutermost)
 		}
 		k := slices.IndexFunc(res.Failures, func(f Failure) bool { return f.Judgement.Verdict == verdict.NoInfo })
 		if k < 0 {

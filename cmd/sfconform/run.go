@@ -58,8 +58,9 @@ as a reproducer under --out.
 A toolchain producer (gas-2.47, llvm-mc-23, gas:DIR) assembles and links
 --batch programs at once. Its rows are also compared, at every executed
 instruction, with sfconform's own encoding of the same program: "differs"
-counts the steps where they differ, "equiv" those of them judged OK. The
-"version" column names the exact Debian packages the cell ran.
+counts the steps where they differ, "equiv" those of them where the frames
+that row gives (this frame's CFA, the caller's PC, SP and FP) match the
+machine. The "version" column names the exact Debian packages the cell ran.
 
 Program i of a cell uses seed S+i, S being --seed (default: from the
 clock, printed on stderr). Exit status: 0 all clean, 1 failures, 2 bad
@@ -108,9 +109,12 @@ type cell struct {
 	Packages        string `json:"producer_packages,omitempty"`
 	// WrongFields counts the WRONG steps by the field that first differed.
 	WrongFields map[string]int `json:"wrong_by_field,omitempty"`
+	// AtOutermost counts the failing steps (per verdict) whose frames are
+	// all right below the outermost one, where the backtrace went wrong.
+	AtOutermost map[string]int `json:"failing_at_outermost,omitempty"`
 	// The differential, for toolchain producers: steps whose row differs
 	// from sfconform's own encoding of the program, and of those the ones
-	// judged OK ("differs, equivalent").
+	// whose frames the oracle found right ("differs, equivalent").
 	Differs    *differs `json:"differs,omitempty"`
 	Warned     int      `json:"programs_with_warnings,omitempty"`   // programs the producer's tools warned about
 	ToolFailed int      `json:"producer_failed_programs,omitempty"` // programs the tools could not make an image of
@@ -493,6 +497,14 @@ func checkProgram(c *cell, chk *harness.Checker, cons consumer.Consumer, p harne
 	for v := range res.Counts {
 		c.counts[v] += res.Counts[v]
 	}
+	for v, n := range res.AtOutermost {
+		if n > 0 {
+			if c.AtOutermost == nil {
+				c.AtOutermost = map[string]int{}
+			}
+			c.AtOutermost[verdict.Verdict(v).String()] += n
+		}
+	}
 	for f, n := range res.WrongFields {
 		if c.WrongFields == nil {
 			c.WrongFields = map[string]int{}
@@ -628,6 +640,14 @@ func printSummary(w io.Writer, cells []*cell) {
 				by = append(by, fmt.Sprintf("%s %d", f, c.WrongFields[f]))
 			}
 			parts = append(parts, "WRONG at "+strings.Join(by, ", "))
+		}
+		if len(c.AtOutermost) > 0 {
+			failing, at := 0, 0
+			for v := verdict.Wrong; v < verdict.Invalid; v++ {
+				failing += c.counts[v]
+				at += c.AtOutermost[v.String()]
+			}
+			parts = append(parts, fmt.Sprintf("%d of %d failing steps right up to the outermost frame and wrong there", at, failing))
 		}
 		if c.Warned > 0 {
 			parts = append(parts, fmt.Sprintf("%d programs with producer warnings", c.Warned))
