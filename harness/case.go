@@ -151,6 +151,26 @@ func ProduceBatch(prod producer.Producer, t target.Target, seeds []int64, opt ge
 
 func alignUp(v, a uint64) uint64 { return (v + a - 1) &^ (a - 1) }
 
+// ProduceAhead runs ProduceBatch over seeds, size programs at a time, one
+// batch ahead of its consumer: while the caller checks a batch, the
+// toolchain assembles and links the next one. The channel closes after
+// the last batch; stop, when closed by the caller, makes it stop early.
+func ProduceAhead(prod producer.Producer, t target.Target, seeds []int64, size int, opt gen.Options, stop <-chan struct{}) <-chan []Produced {
+	out := make(chan []Produced, 1)
+	go func() {
+		defer close(out)
+		for i := 0; i < len(seeds); i += size {
+			batch := ProduceBatch(prod, t, seeds[i:min(i+size, len(seeds))], opt)
+			select {
+			case out <- batch:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return out
+}
+
 // UnsupportedError says why a producer and a consumer cannot meet on a
 // target: the producer emits no SFrame for it, or the consumer does not
 // read what the producer emits. It is reported as "unsupported (reason)",

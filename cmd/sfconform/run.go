@@ -421,12 +421,14 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 			mu.Unlock()
 		}
 	}
-	for i := 0; i < cfg.programs; i += cfg.batch {
-		seeds := make([]int64, 0, cfg.batch)
-		for k := i; k < min(i+cfg.batch, cfg.programs); k++ {
-			seeds = append(seeds, cfg.seed+int64(k))
-		}
-		for _, p := range harness.ProduceBatch(prod, c.target, seeds, gen.Options{Paths: cfg.paths}) {
+	seeds := make([]int64, cfg.programs)
+	for i := range seeds {
+		seeds[i] = cfg.seed + int64(i)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	for batch := range harness.ProduceAhead(prod, c.target, seeds, cfg.batch, gen.Options{Paths: cfg.paths}, stop) {
+		for _, p := range batch {
 			if p.Err != nil {
 				var be *producer.BatchError
 				if p.Prog == nil || !errors.As(p.Err, &be) {
@@ -446,9 +448,9 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 				continue
 			}
 			checkProgram(c, chk, cons, p, toolchain, cfg, name, report, stderr)
-		}
-		if (i+cfg.batch)/2500 != i/2500 {
-			report("%s: %d/%d programs, %d instructions\n", name, min(i+cfg.batch, cfg.programs), cfg.programs, c.Instructions)
+			if c.Programs%2500 == 0 {
+				report("%s: %d/%d programs, %d instructions\n", name, c.Programs, cfg.programs, c.Instructions)
+			}
 		}
 	}
 	if c.Differs != nil {
