@@ -187,7 +187,13 @@ EOF
 	fi
 	# Lists older than six hours are fetched again: sid moves daily, and
 	# an old list names .debs the archive no longer has. This only runs
-	# when something is missing, never on a warm setup.
+	# when something is missing, never on a warm setup. FRESH_LISTS=1
+	# fetches them whatever their age (fetch_debs, after a download the
+	# archive no longer serves).
+	if [[ ${FRESH_LISTS:-} == 1 ]]; then
+		# Whatever apt thinks of the lists it has: fetch them all.
+		rm -f "$d"/lists/*_Packages* "$d"/lists/*Release*
+	fi
 	if [[ -z $(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -360 -print -quit) ]]; then
 		log "fetching the package lists of Debian $suite (private apt state in $d)"
 		# apt-get update exits 0 when an index fails to download: look at
@@ -221,8 +227,15 @@ fetch_debs() {
 			die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
 	done
 	mkdir -p "$dir"
-	(cd "$dir" && APT_CONFIG=$conf apt-get download -qq "$@" >"$dir/download.log" 2>&1) ||
-		die "cannot download from Debian '$suite': $* ($(tail -n3 "$dir/download.log"))"
+	if ! (cd "$dir" && APT_CONFIG=$conf apt-get download -qq "$@" >"$dir/download.log" 2>&1); then
+		# The archive moved since the lists were fetched (sid publishes
+		# several times a day and drops the .debs it replaces): fetch the
+		# lists again and download what they name now.
+		log "Debian $suite moved since its lists were fetched; fetching them again"
+		conf=$(FRESH_LISTS=1 apt_for "$suite")
+		(cd "$dir" && APT_CONFIG=$conf apt-get download -qq "$@" >"$dir/download.log" 2>&1) ||
+			die "cannot download from Debian '$suite': $* ($(tail -n3 "$dir/download.log"))"
+	fi
 }
 
 # --- 2. Unicorn 2.1 ---------------------------------------------------------
@@ -359,8 +372,17 @@ extract_root() {
 		deb=$(find "$debs" -maxdepth 1 -name "${p}_*.deb" -print -quit)
 		[[ -n $deb ]] || die "download of '$p' from Debian '$suite' left no .deb"
 		dpkg-deb -x "$deb" "$root"
+		# The exact version unpacked, which results record: the archive
+		# may have moved since the version was first looked up.
+		printf '%s %s\n' "$p" "$(dpkg-deb -f "$deb" Version)" >>"$root/.sfconform-packages"
 	done
 	rm -rf "$debs"
+}
+
+# root_version ROOT PACKAGE prints the version of PACKAGE last unpacked
+# into ROOT.
+root_version() {
+	awk -v p="$2" '$1 == p { v = $2 } END { print v }' "$1/.sfconform-packages" 2>/dev/null || true
 }
 
 # root_loader ROOT prints the dynamic loader inside ROOT.
@@ -503,6 +525,7 @@ setup_binutils() {
 	extract_root "$suite" "$root" "${BINUTILS_PACKAGES[@]}"
 	check_libs "$suite" "$root" "$root/usr/bin/x86_64-linux-gnu-as"
 	check_libs "$suite" "$root" "$root/usr/bin/x86_64-linux-gnu-ld"
+	pkgver=$(root_version "$root" binutils-x86-64-linux-gnu)
 	install_toolchain "$suite" "$pkgver" "$root"
 }
 
@@ -534,15 +557,13 @@ setup_llvm() {
 		fi
 	done
 	[[ -n $major ]] || die "Debian sid serves none of llvm-21 .. llvm-25"
-	# The exact package version extracted below: results record it.
-	local pkgver
-	pkgver=$(suite_version sid "llvm-$major")
-	log "provisioning llvm-mc $major ($pkgver) from Debian sid"
+	log "provisioning llvm-mc $major from Debian sid"
 	# Only the llvm-$major package itself, without the runtime and linker
 	# tools it depends on: llvm-mc needs libllvm$major alone.
 	extract_root sid "$root" "libllvm$major"
 	NODEPS=1 extract_root sid "$root" "llvm-$major"
-	local mc="$root/usr/lib/llvm-$major/bin/llvm-mc"
+	local mc="$root/usr/lib/llvm-$major/bin/llvm-mc" pkgver
+	pkgver=$(root_version "$root" "llvm-$major")
 	[[ -x $mc ]] || die "llvm-$major from Debian sid has no bin/llvm-mc"
 	check_libs sid "$root" "$mc"
 	dir="$CACHE/toolchains/llvm-$major"
