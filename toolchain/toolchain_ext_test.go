@@ -269,6 +269,29 @@ func TestLLVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Measured afresh, past the cache, for every target: a version is
+	// claimed exactly when the probe's object has an FDE (LLVM 23 takes
+	// --gsframe for AArch64 but omits the plainest function's FDE).
+	for _, tg := range target.All {
+		flags := []string{"-triple=" + llvmTriples[tg], "-filetype=obj"}
+		r, err := measureSFrameVersion(all[0].AS, flags, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		src, obj := filepath.Join(dir, "p.s"), filepath.Join(dir, "p.o")
+		os.WriteFile(src, []byte(probeSource), 0o644)
+		if _, err := runTool(all[0].AS, append(flags, "--gsframe", "-o", obj, src)...); err != nil {
+			t.Fatal(err)
+		}
+		_, fdes, err := readSFrameVersion(obj, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (r.version > 0) != (fdes > 0) || (r.version == 0) == (r.reason == "") {
+			t.Errorf("llvm-mc for %s: probe says version %d (%q), the object has %d FDEs", tg.Name(), r.version, r.reason, fdes)
+		}
+	}
 	for _, tc := range all {
 		if !strings.HasPrefix(tc.Name, "llvm-mc-") || tc.Package == "" || !strings.Contains(tc.Package, tc.Version) {
 			t.Errorf("%s %s: version %q package %q", tc.Name, tc.Target.Name(), tc.Version, tc.Package)
