@@ -192,3 +192,22 @@ func TestRowHarmless(t *testing.T) {
 		}
 	}
 }
+
+// TestValidationFollowsTheSection: the checker remembers the last
+// section's validation (a batch's images share one), but a section whose
+// bytes changed in place is validated again.
+func TestValidationFollowsTheSection(t *testing.T) {
+	t.Parallel()
+	c := newChecker(t, target.X86_64)
+	img, _, err := Produce(producer.Builtin{Version: 3}, target.X86_64, 3, gen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := c.Check(img, consumer.NewBuiltin()); res.Invalid() {
+		t.Fatalf("a valid section: %v", res.Violations)
+	}
+	img.SFrame[4] = byte(sframe.ABIAArch64LE) // in place: the header names another ABI
+	if res := c.Check(img, consumer.NewBuiltin()); !res.Invalid() {
+		t.Fatal("a section changed in place kept its earlier validation")
+	}
+}

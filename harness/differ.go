@@ -52,9 +52,27 @@ type differ struct {
 	memo      map[uint64]rowPair
 }
 
+// rowPair is the two tables' rows for one PC.
 type rowPair struct {
 	same      bool
-	got, want string
+	got, want rowAt
+}
+
+// rowAt is a table's row for a PC, or none.
+type rowAt struct {
+	ok  bool
+	row sframe.Row
+	err error // the decoder's, for a table that does not decode
+}
+
+func (r rowAt) String() string {
+	switch {
+	case r.err != nil:
+		return r.err.Error()
+	case !r.ok:
+		return "no row"
+	}
+	return fmt.Sprintf("CFA %s, RA %s, FP %s%s", rule(r.row.CFA), rule(r.row.RA), rule(r.row.FP), flags(r.row))
 }
 
 func newDiffer(img, ref *image.Image) *differ {
@@ -76,23 +94,36 @@ func (d *differ) at(pc uint64) rowPair {
 	}
 	var r rowPair
 	if d.err != nil {
-		r = rowPair{got: d.err.Error(), want: "-"}
+		r.got.err = d.err
 	} else {
-		r.got, r.want = rowText(d.got, pc), rowText(d.want, pc)
-		r.same = r.got == r.want
+		r.got, r.want = lookupRow(d.got, pc), lookupRow(d.want, pc)
+		r.same = sameRule(r.got, r.want)
 	}
 	d.memo[pc] = r
 	return r
 }
 
-// rowText is the rule for pc in words: what a consumer would apply, with
-// the row's start and encoding left out, so that two tables saying the
-// same thing in different ways (one PCMASK FDE or one FDE per stub, a
-// FLEX or a DEFAULT FDE) compare equal.
-func rowText(t *sframe.Table, pc uint64) string {
+func lookupRow(t *sframe.Table, pc uint64) rowAt {
 	_, row, err := t.FindRow(pc)
-	if err != nil {
-		return "no row"
+	return rowAt{ok: err == nil, row: row}
+}
+
+// sameRule compares what a consumer would apply: the rules and flags, not
+// where the row starts or how the FDE holding it is encoded, so that two
+// tables saying the same thing in different ways (one PCMASK FDE or one
+// FDE per stub, a FLEX or a DEFAULT FDE) compare equal. The key signing
+// the RA matters only while the RA is signed.
+func sameRule(a, b rowAt) bool {
+	if !a.ok || !b.ok {
+		return a.ok == b.ok
 	}
-	return fmt.Sprintf("CFA %s, RA %s, FP %s%s", rule(row.CFA), rule(row.RA), rule(row.FP), flags(row))
+	x, y := a.row, b.row
+	x.Start, y.Start = 0, 0
+	if !x.MangledRA {
+		x.PAuthKey = 0
+	}
+	if !y.MangledRA {
+		y.PAuthKey = 0
+	}
+	return x == y
 }

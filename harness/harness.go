@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/disasm"
@@ -111,6 +113,26 @@ type Checker struct {
 	record   bool
 	path     int
 	segs     []emu.Segment
+
+	// The last section validated and what validation found: the images of
+	// a toolchain's batch share one section, holding all their functions.
+	validated struct {
+		target target.Target
+		addr   uint64
+		data   []byte
+		vs     []verdict.Violation
+	}
+}
+
+// validate is validate.Section, remembering the last section's result.
+func (c *Checker) validate(img *image.Image) []verdict.Violation {
+	v := &c.validated
+	if v.data != nil && v.target == img.Target && v.addr == img.SFrameAddr && bytes.Equal(v.data, img.SFrame) {
+		return slices.Clone(v.vs)
+	}
+	vs := validate.Section(img)
+	v.target, v.addr, v.data, v.vs = img.Target, img.SFrameAddr, append(v.data[:0], img.SFrame...), slices.Clone(vs)
+	return vs
 }
 
 // New makes a Checker with its own emulator instance.
@@ -162,7 +184,7 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 		res.RunErr = fmt.Errorf("harness: %s image on a %s checker", img.Target.Name(), c.target.Name())
 		return res
 	}
-	res.Violations = validate.Section(img)
+	res.Violations = c.validate(img)
 	// Registers beyond SP, FP and the link register that the program's
 	// rules name (a CFA on %r10, an RA in %f8): read at every step, for the
 	// consumer to find in the topmost frame.
@@ -293,7 +315,7 @@ func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer
 		}
 		if len(res.FirstDiffs) < c.opt.MaxFailures {
 			res.FirstDiffs = append(res.FirstDiffs, RowDiff{Path: c.path, Step: index, PC: pc, Function: c.img.Describe(pc),
-				Got: d.got, Want: d.want, Verdict: j.Verdict})
+				Got: d.got.String(), Want: d.want.String(), Verdict: j.Verdict})
 		}
 	}
 	if j.Verdict == verdict.OK || len(res.Failures) >= c.opt.MaxFailures {
@@ -306,7 +328,7 @@ func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer
 		Err:      r.Err,
 	}
 	if d != nil && !d.same {
-		f.ReferenceRow = d.want
+		f.ReferenceRow = d.want.String()
 	}
 	if j.Verdict == verdict.NoInfo && j.Frame >= 0 && j.Frame < len(expected) {
 		// The function the consumer found no row for: frame 0's PC, or
