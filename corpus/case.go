@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/image"
@@ -217,7 +218,7 @@ func Save(dir string, c *Case) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	base := fmt.Sprintf("%s-%s-%s-seed%d-step%d", c.Target, c.Producer, c.Consumer, c.Seed, c.Step)
+	base := fmt.Sprintf("%s-%s-%s-seed%d-step%d", c.Target, fileSafe(c.Producer), fileSafe(c.Consumer), c.Seed, c.Step)
 	for i := 0; ; i++ {
 		name := base + ".json"
 		if i > 0 {
@@ -241,4 +242,15 @@ func Save(dir string, c *Case) (string, error) {
 		}
 		return path, err
 	}
+}
+
+// fileSafe makes a plug-in's name usable in a file name: "gas:/opt/bu/bin"
+// and "exec:./unwind --flag" name a directory or a command line.
+func fileSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, name)
 }

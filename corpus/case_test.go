@@ -113,3 +113,23 @@ func TestLoadReportsFileAndOffset(t *testing.T) {
 		t.Error("register number 99 accepted")
 	}
 }
+
+// A producer named after a directory, a consumer after a command line:
+// the file still lands in dir, under a name of its coordinates.
+func TestSaveNamesWithPaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := &Case{Consumer: "exec:./unwind --fast", Seed: 3, Step: 9}
+	c.SetImage(sampleImage(), 0)
+	c.Producer = "gas:/opt/binutils/build"
+	path, err := Save(dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(path) != dir || filepath.Base(path) != "s390x-gas__opt_binutils_build-exec_._unwind_--fast-seed3-step9.json" {
+		t.Errorf("saved as %s", path)
+	}
+	if back, err := Load(path); err != nil || back.Producer != c.Producer {
+		t.Errorf("loaded %+v, %v", back, err)
+	}
+}
