@@ -719,7 +719,16 @@ func replayCase(path, consumers string, w, stderr io.Writer) int {
 	defer chk.Close()
 	res := chk.Check(img, cons)
 	fmt.Fprintf(w, "replay %s: %s, %s, producer %s, consumer %s, seed %d\n", path, c.Target, "SFrame v"+strconv.Itoa(c.Version), c.Producer, consName, c.Seed)
+	if r := c.Record; r != nil {
+		fmt.Fprintf(w, "made by:  %s (%d programs linked together)\n", r.Versions(), r.Batch)
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(w, "warning:  %s\n", wn)
+		}
+	}
 	fmt.Fprintf(w, "recorded: step %d at %s (%s): %s %s\n", c.Step, c.Function, c.Insn, c.Verdict, c.Detail)
+	if c.ReferenceRow != "" {
+		fmt.Fprintf(w, "row:      %s; sfconform's own encoding: %s\n", c.Row, c.ReferenceRow)
+	}
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "section:  %v\n", v)
 	}
