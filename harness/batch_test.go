@@ -211,3 +211,41 @@ func TestValidationFollowsTheSection(t *testing.T) {
 		t.Fatal("a section changed in place kept its earlier validation")
 	}
 }
+
+// TestToolchainMix: a toolchain of SFrame version 2 gets the patterns
+// version 2 cannot express too (DRAP: what it does with them is its
+// result), but not far code, which no linker can write a version 2 table
+// for; sfconform's own encoder gets only what its version expresses.
+func TestToolchainMix(t *testing.T) {
+	t.Parallel()
+	r := &recorder{Builtin: producer.Builtin{Version: 2}} // not producer.Builtin itself: a toolchain to IsToolchain
+	if !producer.IsToolchain(r) || producer.IsToolchain(producer.Builtin{Version: 2}) {
+		t.Fatal("IsToolchain does not tell the encoder from the others")
+	}
+	seeds := make([]int64, 40)
+	for i := range seeds {
+		seeds[i] = int64(i)
+	}
+	ProduceBatch(r, target.X86_64, seeds, gen.Options{})
+	pats := map[string]bool{}
+	for _, b := range r.batches {
+		for _, p := range b {
+			for _, f := range p.Funcs {
+				pats[f.Pattern] = true
+			}
+		}
+	}
+	if !pats["drap"] || !pats["empty-fde"] || pats["far-code"] {
+		t.Errorf("a version 2 toolchain's mix: %v; want drap and empty-fde, no far-code", pats)
+	}
+	if out := ProduceBatch(r, target.X86_64, []int64{1}, gen.Options{Patterns: []string{"far-code"}}); !errors.As(out[0].Err, new(*gen.CannotExpressError)) {
+		t.Errorf("far-code for a version 2 toolchain: %v", out[0].Err)
+	}
+	for _, p := range ProduceBatch(producer.Builtin{Version: 2}, target.X86_64, seeds[:10], gen.Options{}) {
+		for _, f := range p.Prog.Funcs {
+			if f.Pattern == "drap" || f.Pattern == "far-code" {
+				t.Errorf("the version 2 encoder got a %s function", f.Pattern)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/image"
@@ -22,13 +23,13 @@ const CodeBase = emu.CodeBase
 
 // Produce generates the program for (t, seed, opt), lays it out at
 // CodeBase and has prod make its image. The patterns are those the
-// producer's SFrame version can express: a pattern named in opt that it
-// cannot is a *gen.CannotExpressError, a property of the format to report
-// as such, not a failure.
+// producer's SFrame version can express (genOptions: a toolchain gets
+// more): a pattern named in opt that it cannot is a
+// *gen.CannotExpressError, a property of the format to report as such,
+// not a failure.
 //
-// A producer of SFrame version 1 (GNU as 2.40) gets version 2's patterns:
-// version 1 lacks only what version 2's errata added (the PCREL flag, the
-// outermost-frame FRE), which the patterns do not depend on.
+// sfconform's own encoder writes versions 2 and 3; GNU as 2.40 writes
+// version 1, and is given what version 2 expresses.
 func Produce(prod producer.Producer, t target.Target, seed int64, opt gen.Options) (*image.Image, *gen.Program, error) {
 	opt, err := genOptions(prod, t, opt)
 	if err != nil {
@@ -48,17 +49,66 @@ func Produce(prod producer.Producer, t target.Target, seed int64, opt gen.Option
 	return img, prog, nil
 }
 
-// genOptions sets opt.SFrameVersion, unless set, to what the producer
-// emits for t (at least 2).
+// genOptions chooses, unless opt.SFrameVersion says, the patterns a
+// producer gets for t. sfconform's own encoder gets those its version
+// expresses (at least version 2's). A toolchain gets them all, since what
+// it does with CFI its version cannot express (skip the function with a
+// warning, or silently, or write a wrong row) is part of its result; but
+// below version 3 not the patterns that place code more than 4 GiB from
+// .sframe (ToolchainMix), which no linker can write a table for.
 func genOptions(prod producer.Producer, t target.Target, opt gen.Options) (gen.Options, error) {
-	if opt.SFrameVersion == 0 {
-		v, err := prod.SFrameVersion(t)
-		if err != nil {
-			return opt, fmt.Errorf("producer %s on %s: %w", prod.Name(), t.Name(), err)
-		}
+	if opt.SFrameVersion != 0 {
+		return opt, nil
+	}
+	v, err := prod.SFrameVersion(t)
+	if err != nil {
+		return opt, fmt.Errorf("producer %s on %s: %w", prod.Name(), t.Name(), err)
+	}
+	if !producer.IsToolchain(prod) || v >= 3 {
 		opt.SFrameVersion = max(v, 2)
+		return opt, nil
+	}
+	left := LeftOut(t, v)
+	if opt.Patterns == nil {
+		opt.Patterns = ToolchainMix(t, v)
+		return opt, nil
+	}
+	for _, name := range opt.Patterns {
+		if slices.Contains(left, name) {
+			for _, p := range gen.Catalog() {
+				if p.Name == name {
+					return opt, &gen.CannotExpressError{Target: t, Pattern: name, Version: v, Reason: p.Cannot}
+				}
+			}
+		}
 	}
 	return opt, nil
+}
+
+// ToolchainMix is the patterns of t a toolchain producer of SFrame
+// version v gets by default: all but LeftOut.
+func ToolchainMix(t target.Target, v int) []string {
+	left := LeftOut(t, v)
+	var out []string
+	for _, name := range gen.Patterns(t) {
+		if !slices.Contains(left, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// LeftOut is the patterns of t a toolchain producer of SFrame version v
+// does not get: below version 3, those that place code too far from
+// .sframe for a 32-bit offset (the link fails).
+func LeftOut(t target.Target, v int) []string {
+	var out []string
+	for _, p := range gen.Catalog() {
+		if p.Far && slices.Contains(p.Targets, t) && !slices.Contains(p.Versions, v) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 // Produced is one program of ProduceBatch: its image, or the error that

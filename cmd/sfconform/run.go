@@ -101,6 +101,12 @@ type cell struct {
 	// cannot express: left out of its mix, unsupported rather than failed
 	// (the reasons: sfconform patterns).
 	Unexpressed []string `json:"unsupported_patterns,omitempty"`
+	// Beyond are the patterns a toolchain cell's version cannot express
+	// that are in its mix all the same: what the toolchain does with such
+	// CFI (skip the function, warn, write a wrong row) is its result.
+	Beyond []string `json:"patterns_beyond_version,omitempty"`
+	// unexpressedWhy says why the Unexpressed patterns are left out.
+	unexpressedWhy string
 
 	// ProducerVersion names the exact tools a toolchain producer ran
 	// ("as 2.47.50.20261021 (Debian sid 2.47.50.20261021-1), ld ...");
@@ -402,6 +408,13 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	}
 	c.SFrameVersion, _ = prod.SFrameVersion(c.target)
 	c.Unexpressed = unexpressed(c.target, max(c.SFrameVersion, 2))
+	c.unexpressedWhy = fmt.Sprintf("SFrame v%d cannot express them", c.SFrameVersion)
+	if producer.IsToolchain(prod) && c.SFrameVersion < 3 {
+		all := c.Unexpressed
+		c.Unexpressed = harness.LeftOut(c.target, c.SFrameVersion)
+		c.Beyond = slices.DeleteFunc(all, func(n string) bool { return slices.Contains(c.Unexpressed, n) })
+		c.unexpressedWhy = fmt.Sprintf("SFrame v%d cannot reach code more than 4 GiB from .sframe: no linker writes the table", c.SFrameVersion)
+	}
 	chk, err := checkers.Get(c.target)
 	if err != nil {
 		setupErr(err)
@@ -669,9 +682,16 @@ func printSummary(w io.Writer, cells []*cell) {
 		}
 	}
 	for _, c := range cells {
-		if len(c.Unexpressed) > 0 && c.Status != "unsupported" && c.Status != "error" {
-			fmt.Fprintf(w, "%s %s x %s: patterns %s unsupported (SFrame v%d cannot express them), not in the mix\n",
-				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.SFrameVersion)
+		if c.Status == "unsupported" || c.Status == "error" {
+			continue
+		}
+		if len(c.Unexpressed) > 0 {
+			fmt.Fprintf(w, "%s %s x %s: patterns %s unsupported (%s), not in the mix\n",
+				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.unexpressedWhy)
+		}
+		if len(c.Beyond) > 0 {
+			fmt.Fprintf(w, "%s %s x %s: patterns %s are beyond SFrame v%d, in the mix to see what the toolchain does with them\n",
+				c.Target, c.Producer, c.Consumer, strings.Join(c.Beyond, ", "), c.SFrameVersion)
 		}
 	}
 }
