@@ -146,6 +146,23 @@ type part struct {
 	first  int    // line number in the file of the program's first line, minus 1
 	lines  int
 	funcs  []funcLine // where each function's text starts, in the program's own lines
+	text   []string   // the program's lines
+}
+
+// funcText is the text of the function called name, from its .type line
+// to the next function's.
+func (pt *part) funcText(name string) []string {
+	for i, f := range pt.funcs {
+		if f.name != name {
+			continue
+		}
+		end := len(pt.text)
+		if i+1 < len(pt.funcs) {
+			end = pt.funcs[i+1].line - 1
+		}
+		return pt.text[f.line-1 : end]
+	}
+	return nil
 }
 
 type funcLine struct {
@@ -208,6 +225,7 @@ func (b *toolBuild) render(dir string, progs []*gen.Program) ([]*asmObject, erro
 			pt.first = line
 			pt.lines = strings.Count(text, "\n")
 			pt.funcs = functionLines(text, pt.prefix)
+			pt.text = strings.Split(text, "\n")
 			emit(text)
 			o.parts = append(o.parts, pt)
 			k++
@@ -312,21 +330,15 @@ func (b *toolBuild) buildOnce(progs []*gen.Program) ([]*image.Image, []error, er
 
 // placeSkips attributes an assembler's messages that name no line. GNU as
 // 2.44 writes its SFrame FDEs after reading the whole file and says
-// "<file>: Warning: skipping SFrame FDE; ..." once per function it leaves
-// out, in the order of the functions: when there are exactly as many such
-// messages as functions of the file without an FDE in the linked table,
-// the n-th message is about the n-th of them. Any other message that
-// names no line (or skips that cannot be paired) goes to every program of
-// the file.
+// "<file>: Warning: skipping SFrame FDE; non-SP/FP register 10 in
+// .cfi_def_cfa" once per function it leaves out, in the order of the
+// functions. Each such message goes to the next function of the file, in
+// order, that has no FDE in the linked table and whose text uses the
+// directive the message names; other functions without an FDE (left out
+// without a word: GNU as 2.40, or 2.44 for ".cfi_startproc simple") are
+// passed over. A message that finds no function, and any other message
+// that names no line, goes to every program of the file.
 func placeSkips(msgs []image.Warning, o *asmObject, tab *sframe.Table, per [][]image.Warning) {
-	var skips, rest []image.Warning
-	for _, m := range msgs {
-		if strings.Contains(m.Text, "SFrame FDE") {
-			skips = append(skips, m)
-		} else {
-			rest = append(rest, m)
-		}
-	}
 	type fn struct {
 		part int
 		name string
@@ -342,18 +354,41 @@ func placeSkips(msgs []image.Warning, o *asmObject, tab *sframe.Table, per [][]i
 			}
 		}
 	}
-	if len(skips) > 0 && len(skips) == len(missing) {
-		for k, m := range skips {
-			m.Function = missing[k].name
-			per[missing[k].part] = append(per[missing[k].part], m)
+	var rest []image.Warning
+	next := 0
+	for _, m := range msgs {
+		if !strings.Contains(m.Text, "SFrame FDE") {
+			rest = append(rest, m)
+			continue
 		}
-	} else {
-		rest = append(rest, skips...)
+		directive := ""
+		if d := skipDirectiveRE.FindStringSubmatch(m.Text); d != nil {
+			directive = d[1]
+		}
+		placed := false
+		for k := next; k < len(missing); k++ {
+			f := missing[k]
+			if directive != "" && !slices.ContainsFunc(o.parts[f.part].funcText(f.name), func(l string) bool {
+				return strings.HasPrefix(l, "\t"+directive+" ")
+			}) {
+				continue
+			}
+			m.Function = f.name
+			per[f.part] = append(per[f.part], m)
+			next, placed = k+1, true
+			break
+		}
+		if !placed {
+			rest = append(rest, m)
+		}
 	}
 	for i := range per {
 		per[i] = append(per[i], rest...)
 	}
 }
+
+// skipDirectiveRE finds the directive a skipped-FDE message names.
+var skipDirectiveRE = regexp.MustCompile(`in (\.cfi_[a-z_]+)`)
 
 // diagRE matches a diagnostic about a source file of a batch: GNU as
 // "b0.s:123: Warning: text", llvm-mc "/dir/b0.s:123:2: warning: text",

@@ -249,8 +249,10 @@ func rowsAt(tab *sframe.Table, pc uint64) string {
 func TestWarningsNameTheirFunction(t *testing.T) {
 	t.Parallel()
 	prod := toolchainProducers(t)["gas-2.44"]
-	// DRAP is a version 3 pattern (a CFA on %r10): gas 2.44 gets it anyway.
-	progs := packed(t, target.X86_64, 3, seedRange(1, 4), gen.Options{Patterns: []string{"drap", "fp-frame"}})
+	// DRAP and a CFA on %r10 or %r11 are version 3 patterns: gas 2.44
+	// gets them anyway, and an empty FDE, which it leaves out without a
+	// word.
+	progs := packed(t, target.X86_64, 3, seedRange(1, 6), gen.Options{Patterns: []string{"drap", "cfa-other-reg-ra-in-reg", "empty-fde", "fp-frame"}})
 	imgs, errs := prod.(BatchProducer).ProduceBatch(progs)
 	n := 0
 	for i, p := range progs {
@@ -272,9 +274,13 @@ func TestWarningsNameTheirFunction(t *testing.T) {
 				t.Errorf("seed %d: %v is about line %d %q", p.Seed, w, w.Line, lines[w.Line-1])
 			}
 			s, ok := symbolNamed(imgs[i], w.Function)
-			if !ok || !strings.HasSuffix(w.Function, "_drap") {
-				t.Errorf("seed %d: %v names %q, not a DRAP function of the program", p.Seed, w, w.Function)
+			if !ok || !strings.HasSuffix(w.Function, "_drap") && !strings.HasSuffix(w.Function, "_cfa_other_reg_ra_in_reg") {
+				t.Errorf("seed %d: %v names %q, not a DRAP or other-register function of the program", p.Seed, w, w.Function)
 				continue
+			}
+			directive := w.Text[strings.LastIndex(w.Text, " in ")+4:]
+			if _, after, ok := strings.Cut(p.Assembly(), "\n"+w.Function+":\n"); !ok || !strings.Contains(strings.SplitN(after, ".cfi_endproc", 2)[0], "\t"+directive+" ") {
+				t.Errorf("seed %d: %v, but %s has no %s", p.Seed, w, w.Function, directive)
 			}
 			if _, err := tab.FindFDE(s.Addr); err == nil {
 				t.Errorf("seed %d: %v, but %s has an FDE", p.Seed, w, s.Name)
