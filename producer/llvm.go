@@ -22,14 +22,8 @@ const llvmObjects = 3
 
 // The llvm-mc producers, one per provisioned LLVM (llvm-mc-23).
 func init() {
-	all, _ := toolchain.LLVM()
-	seen := map[string]bool{}
-	for _, tc := range all {
-		if seen[tc.Name] {
-			continue
-		}
-		seen[tc.Name] = true
-		name := tc.Name
+	for _, name := range toolchain.LLVMNames() {
+		name := name
 		Register(name, func(_, arg string) (Producer, error) {
 			if arg != "" {
 				return nil, fmt.Errorf("producer %s takes no argument", name)

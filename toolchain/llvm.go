@@ -87,6 +87,20 @@ func LLVM() ([]Toolchain, error) {
 	return out, errors.Join(errs...)
 }
 
+// LLVMNames lists the provisioned llvm-mc toolchains' names
+// (llvm-mc-<major>) without running anything: what a registry offers.
+func LLVMNames() []string {
+	confs, _ := filepath.Glob(filepath.Join(CacheDir(), "toolchains", "llvm-*", "llvm.conf"))
+	var out []string
+	for _, path := range confs {
+		if kv, err := readKeyValues(path); err == nil && kv["name"] != "" && !slices.Contains(out, kv["name"]) {
+			out = append(out, kv["name"])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // readKeyValues reads key=value lines, skipping blank lines and # comments.
 func readKeyValues(path string) (map[string]string, error) {
 	f, err := os.Open(path)
