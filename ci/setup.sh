@@ -200,7 +200,13 @@ EOF
 	fi
 	# Lists older than six hours are fetched again: sid moves daily, and
 	# an old list names .debs the archive no longer has. This only runs
-	# when something is missing, never on a warm setup.
+	# when something is missing, never on a warm setup. FRESH_LISTS=1
+	# fetches them whatever their age (fetch_debs, after a download the
+	# archive no longer serves).
+	if [[ ${FRESH_LISTS:-} == 1 ]]; then
+		# Whatever apt thinks of the lists it has: fetch them all.
+		rm -f "$d"/lists/$index "$d"/lists/*Release*
+	fi
 	if [[ -z $(find "$d/lists" -maxdepth 1 -name "$index" -mmin -360 -print -quit) ]]; then
 		log "fetching the $kind lists of Debian $suite (private apt state in $d)"
 		# apt-get update exits 0 when an index fails to download: look at
@@ -234,8 +240,15 @@ fetch_debs() {
 			die "package '$p' is not in Debian '$suite' (mirror $(debian_mirror))"
 	done
 	mkdir -p "$dir"
-	(cd "$dir" && APT_CONFIG=$conf apt-get download -qq "$@" >"$dir/download.log" 2>&1) ||
-		die "cannot download from Debian '$suite': $* ($(tail -n3 "$dir/download.log"))"
+	if ! (cd "$dir" && APT_CONFIG=$conf apt-get download -qq "$@" >"$dir/download.log" 2>&1); then
+		# The archive moved since the lists were fetched (sid publishes
+		# several times a day and drops the .debs it replaces): fetch the
+		# lists again and download what they name now.
+		log "Debian $suite moved since its lists were fetched; fetching them again"
+		conf=$(FRESH_LISTS=1 apt_for "$suite")
+		(cd "$dir" && APT_CONFIG=$conf apt-get download -qq "$@" >"$dir/download.log" 2>&1) ||
+			die "cannot download from Debian '$suite': $* ($(tail -n3 "$dir/download.log"))"
+	fi
 }
 
 # --- 2. Unicorn 2.1 ---------------------------------------------------------
@@ -372,8 +385,17 @@ extract_root() {
 		deb=$(find "$debs" -maxdepth 1 -name "${p}_*.deb" -print -quit)
 		[[ -n $deb ]] || die "download of '$p' from Debian '$suite' left no .deb"
 		dpkg-deb -x "$deb" "$root"
+		# The exact version unpacked, which results record: the archive
+		# may have moved since the version was first looked up.
+		printf '%s %s\n' "$p" "$(dpkg-deb -f "$deb" Version)" >>"$root/.sfconform-packages"
 	done
 	rm -rf "$debs"
+}
+
+# root_version ROOT PACKAGE prints the version of PACKAGE last unpacked
+# into ROOT.
+root_version() {
+	awk -v p="$2" '$1 == p { v = $2 } END { print v }' "$1/.sfconform-packages" 2>/dev/null || true
 }
 
 # root_loader ROOT prints the dynamic loader inside ROOT.
@@ -516,6 +538,7 @@ setup_binutils() {
 	extract_root "$suite" "$root" "${BINUTILS_PACKAGES[@]}"
 	check_libs "$suite" "$root" "$root/usr/bin/x86_64-linux-gnu-as"
 	check_libs "$suite" "$root" "$root/usr/bin/x86_64-linux-gnu-ld"
+	pkgver=$(root_version "$root" binutils-x86-64-linux-gnu)
 	install_toolchain "$suite" "$pkgver" "$root"
 }
 
@@ -573,6 +596,8 @@ setup_llvm() {
 	extract_root sid "$root" "libllvm$major"
 	NODEPS=1 extract_root sid "$root" "llvm-$major"
 	mc="$root/usr/lib/llvm-$major/bin/llvm-mc"
+	local pkgver
+	pkgver=$(root_version "$root" "llvm-$major")
 	[[ -x $mc ]] || die "llvm-$major from Debian sid has no bin/llvm-mc"
 	dir="$CACHE/toolchains/llvm-$major"
 	rm -rf "$dir"
@@ -581,7 +606,7 @@ setup_llvm() {
 	local version
 	version=$("$dir/bin/llvm-mc" --version | awk '/LLVM version/ { print $NF; exit }')
 	[[ -n $version ]] || die "llvm-mc from Debian sid does not run: $dir/bin/llvm-mc --version"
-	printf '# Written by ci/setup.sh.\nname=llvm-mc-%s\nversion=%s\nsuite=sid\nroot=%s\n' "$major" "$version" "$root" >"$dir/llvm.conf"
+	printf '# Written by ci/setup.sh.\nname=llvm-mc-%s\nversion=%s\nsuite=sid\npackage=%s\nroot=%s\n' "$major" "$version" "$pkgver" "$root" >"$dir/llvm.conf"
 	printf 'layout=%s\ndir=%s\nmc=%s\n' "$LAYOUT" "$dir" "$mc" >"$stamp"
 	note "llvm-mc (sid): $version in $dir"
 }

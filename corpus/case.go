@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/image"
@@ -72,23 +73,32 @@ type Case struct {
 	// rest); most cases have none.
 	Segments []Segment `json:"segments,omitempty"`
 
-	Step     int             `json:"step"` // 0-based index of the failing instruction
-	PC       Addr            `json:"pc"`
-	Insn     string          `json:"insn"`     // disassembly of the instruction at PC
-	Function string          `json:"function"` // symbol+offset of PC
-	Row      string          `json:"row,omitempty"`
-	Verdict  verdict.Verdict `json:"verdict"`
-	Frame    int             `json:"frame"`
-	Field    string          `json:"field,omitempty"`
-	Detail   string          `json:"detail"`
-	Expected []frame.Frame   `json:"expected"`
-	Got      []frame.Frame   `json:"got"`
+	Step     int    `json:"step"` // 0-based index of the failing instruction
+	PC       Addr   `json:"pc"`
+	Insn     string `json:"insn"`     // disassembly of the instruction at PC
+	Function string `json:"function"` // symbol+offset of PC
+	Row      string `json:"row,omitempty"`
+	// ReferenceRow is the row sfconform's own encoding of the same
+	// program has for PC, when it differs from Row (toolchain producers).
+	ReferenceRow string          `json:"reference_row,omitempty"`
+	Verdict      verdict.Verdict `json:"verdict"`
+	Frame        int             `json:"frame"`
+	Field        string          `json:"field,omitempty"`
+	Detail       string          `json:"detail"`
+	Expected     []frame.Frame   `json:"expected"`
+	Got          []frame.Frame   `json:"got"`
 	// Violations are the rules the section breaks, as validation found
 	// them when the case was saved (warnings included).
 	Violations []verdict.Violation `json:"violations,omitempty"`
 	// The same two backtraces in the Compact Backtrace Format.
 	ExpectedCBF Hex `json:"expected_cbf,omitempty"`
 	GotCBF      Hex `json:"got_cbf,omitempty"`
+
+	// Record is how a toolchain producer made the image: the tools' exact
+	// versions (and Debian packages), the commands, and the tools'
+	// warnings (an FDE it skipped, with the function and the line of
+	// Assembly it is about). Absent for sfconform's own encoder.
+	Record *image.Record `json:"producer_record,omitempty"`
 
 	Assembly string `json:"assembly,omitempty"` // the program as GNU as source with .cfi directives
 	Replay   string `json:"replay"`             // the command that replays this file
@@ -112,7 +122,7 @@ func (c *Case) Image() (*image.Image, error) {
 	img := &image.Image{
 		Target: abi, Producer: c.Producer, SFrameVersion: c.Version,
 		Code: c.Code, CodeAddr: uint64(c.CodeAddr), Entry: uint64(c.Entry), Exit: uint64(c.Exit),
-		Symbols: c.Symbols, SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr),
+		Symbols: c.Symbols, SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr), Record: c.Record,
 	}
 	for _, s := range c.Segments {
 		img.Segments = append(img.Segments, image.Segment{Addr: uint64(s.Addr), Code: s.Code})
@@ -144,6 +154,7 @@ func (c *Case) SetImage(img *image.Image, path int) {
 		c.Segments = append(c.Segments, Segment{Addr: Addr(s.Addr), Code: s.Code})
 	}
 	c.Symbols, c.SFrame, c.SFrameAddr = img.Symbols, img.SFrame, Addr(img.SFrameAddr)
+	c.Record = img.Record
 	c.Regs, c.Path = map[string]Addr{}, path
 	if path >= 0 && path < len(img.Paths) {
 		for k, v := range img.Paths[path] {
@@ -219,7 +230,7 @@ func Save(dir string, c *Case) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	base := fmt.Sprintf("%s-%s-%s-seed%d-step%d", c.Target, c.Producer, c.Consumer, c.Seed, c.Step)
+	base := fmt.Sprintf("%s-%s-%s-seed%d-step%d", c.Target, fileSafe(c.Producer), fileSafe(c.Consumer), c.Seed, c.Step)
 	for i := 0; ; i++ {
 		name := base + ".json"
 		if i > 0 {
@@ -243,4 +254,15 @@ func Save(dir string, c *Case) (string, error) {
 		}
 		return path, err
 	}
+}
+
+// fileSafe makes a plug-in's name usable in a file name: "gas:/opt/bu/bin"
+// and "exec:./unwind --flag" name a directory or a command line.
+func fileSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, name)
 }

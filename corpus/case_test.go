@@ -24,6 +24,12 @@ func sampleImage() *image.Image {
 		Paths:      []map[int]uint64{{2: 0xfffffffffffffff0, 3: 7}, {2: 1}},
 		SFrame:     []byte{0xde, 0xe2, 3, 5},
 		SFrameAddr: 0x10001000,
+		Record: &image.Record{
+			Tools:    []image.Tool{{Name: "as", Path: "/x/as", Version: "GNU assembler 2.47.50.20261021", Package: "2.47.50.20261021-1", Suite: "sid"}},
+			Commands: []string{"/x/as --gsframe -o b.o b.s"},
+			Batch:    7,
+			Warnings: []image.Warning{{Tool: "as", Function: "f2_drap", Line: 31, Text: "skipping SFrame FDE"}},
+		},
 	}
 }
 
@@ -142,5 +148,25 @@ func TestSignalRoundTrip(t *testing.T) {
 	c.SetImage(img, 5)
 	if c.Signal != nil {
 		t.Errorf("a path without a signal kept %+v", c.Signal)
+	}
+}
+
+// A producer named after a directory, a consumer after a command line:
+// the file still lands in dir, under a name of its coordinates.
+func TestSaveNamesWithPaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := &Case{Consumer: "exec:./unwind --fast", Seed: 3, Step: 9}
+	c.SetImage(sampleImage(), 0)
+	c.Producer = "gas:/opt/binutils/build"
+	path, err := Save(dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(path) != dir || filepath.Base(path) != "s390x-gas__opt_binutils_build-exec_._unwind_--fast-seed3-step9.json" {
+		t.Errorf("saved as %s", path)
+	}
+	if back, err := Load(path); err != nil || back.Producer != c.Producer {
+		t.Errorf("loaded %+v, %v", back, err)
 	}
 }

@@ -16,7 +16,7 @@ func init() {
 		gasCannot[gasCase{"gas-2.44", x86, p, false}] = "GNU as 2.44 (SFrame v2) writes no FDE for a function with " + dir +
 			" and warns `Warning: skipping SFrame FDE; non-SP/FP register 10 in .cfi_def_cfa` (or 11, .cfi_def_cfa_register)"
 	}
-	for _, tc := range []string{"gas-2.44", "gas-2.47.50"} {
+	for _, tc := range []string{"gas-2.44", "gas-2.47"} {
 		// DRAP realigns SP while the CFA is on %r10.
 		gasCannot[gasCase{tc, x86, "drap", true}] = tc + " --scfi=experimental refuses `lea 0x8(%rsp),%r10; and $-32,%rsp`: " +
 			"`Error: SCFI: unsupported stack manipulation pattern` at the and, then `Error: SCFI: forward pass failed`"

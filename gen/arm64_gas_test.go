@@ -12,7 +12,7 @@ func init() {
 			"'sub sp, x29, #N' SCFI keeps the CFA offset sp had before: silently wrong rows, with 'Warning: SCFI: asymetrical register restore' at the ldp",
 	}
 	for _, tg := range []target.Target{target.AArch64, target.AArch64BE} {
-		for _, tc := range []string{"gas-2.44", "gas-2.47.50"} {
+		for _, tc := range []string{"gas-2.44", "gas-2.47"} {
 			for pat, why := range cannot {
 				gasCannot[gasCase{tc, tg, pat, true}] = why
 			}

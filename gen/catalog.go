@@ -20,6 +20,10 @@ type PatternInfo struct {
 	// Skeleton is set for patterns written once over every target's
 	// primitives; the others are one target's own idiom.
 	Skeleton bool
+	// Far: the pattern places code more than 4 GiB from the rest and from
+	// .sframe. Below version 3 that is no table a linker can even write
+	// (its 32-bit relocation overflows), not a table that says too little.
+	Far bool
 }
 
 // Patterns lists the pattern names of a target, in catalog order.
@@ -49,7 +53,7 @@ func Catalog() []PatternInfo {
 					vs = []int{2, 3}
 				}
 				out = append(out, PatternInfo{Name: p.name, Doc: p.doc, Versions: slices.Clone(vs), Cannot: p.cannot,
-					Skeleton: slices.Contains(skeletons, p)})
+					Skeleton: slices.Contains(skeletons, p), Far: p.far})
 				k = len(out) - 1
 				index[p] = k
 			}

@@ -21,11 +21,11 @@ import (
 // the provisioned toolchain if there is one, else (only on a machine where
 // setup has not run) the host's cross binutils, which Debian bookworm ships
 // at 2.40. Without either, testenv.Missing skips the test or fails it.
-func gasCommand(t *testing.T, abi target.Target) []string {
+func gasCommand(t *testing.T, abi target.Target) toolchain.Toolchain {
 	t.Helper()
 	tc, err := toolchain.Find("gas-2.40", abi)
 	if err == nil {
-		return append([]string{tc.AS}, tc.ASFlags...)
+		return tc
 	}
 	// Once setup has run, the provisioned toolchain must be there: a
 	// fallback would hide its absence.
@@ -42,23 +42,24 @@ func gasCommand(t *testing.T, abi target.Target) []string {
 	if lerr != nil {
 		testenv.Missing(t, testenv.Binutils, "cannot check %s encodings against GNU as 2.40: %v; and %s is not on PATH", abi.Name(), err, name)
 	}
+	host := toolchain.Toolchain{Name: "host " + name, Target: abi, AS: path}
 	if abi == target.AArch64BE {
-		return []string{path, "-EB"}
+		host.ASFlags = []string{"-EB"}
 	}
-	return []string{path}
+	return host
 }
 
-// assemble runs GNU as over src and returns the object's .text bytes.
-func assemble(t *testing.T, as []string, dir, src string, extra ...string) (text []byte, obj string) {
+// assemble runs tc's assembler over src (with the flags extra) and returns
+// the object's .text bytes.
+func assemble(t *testing.T, tc toolchain.Toolchain, dir, src string, extra ...string) (text []byte, obj string) {
 	t.Helper()
 	s := filepath.Join(dir, "p.s")
 	obj = filepath.Join(dir, "p.o")
 	if err := os.WriteFile(s, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := append(append(append([]string(nil), as[1:]...), extra...), "-o", obj, s)
-	if out, err := exec.Command(as[0], args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s\n--- source ---\n%s", as[0], strings.Join(args, " "), err, out, numbered(src))
+	if _, err := tc.Assemble(s, obj, extra...); err != nil {
+		t.Fatalf("%v\n--- source ---\n%s", err, numbered(src))
 	}
 	f, err := elf.Open(obj)
 	if err != nil {
@@ -439,16 +440,15 @@ func withoutCFI(src string, notFuncs ...string) string {
 // p's layout address and returns the linked .sframe section.
 func gasSFrame(t *testing.T, tc toolchain.Toolchain, dir string, p *Program, src string, asFlags ...string) *sframe.Table {
 	t.Helper()
-	_, obj := assemble(t, append([]string{tc.AS}, tc.ASFlags...), dir, src, append([]string{"--gsframe"}, asFlags...)...)
-	exe := filepath.Join(dir, "p")
-	args := append(append([]string(nil), tc.LDFlags...), fmt.Sprintf("-Ttext=0x%x", p.Base), "-e", "_start", "-o", exe, obj)
+	_, obj := assemble(t, tc, dir, src, append([]string{"--gsframe"}, asFlags...)...)
+	l := toolchain.Link{Output: filepath.Join(dir, "p"), Objects: []string{obj}, Text: p.Base, Entry: p.Entry}
 	if len(p.FarCode) > 0 {
-		args = append(args, fmt.Sprintf("--section-start=%s=0x%x", FarSection, p.FarBase))
+		l.Sections = map[string]uint64{FarSection: p.FarBase}
 	}
-	if out, err := exec.Command(tc.LD, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", tc.LD, strings.Join(args, " "), err, out)
+	if _, err := tc.Link(l); err != nil {
+		t.Fatal(err)
 	}
-	tab, err := sframe.ReadELF(exe)
+	tab, err := sframe.ReadELF(l.Output)
 	if err != nil {
 		t.Fatal(err)
 	}

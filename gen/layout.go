@@ -15,12 +15,20 @@ import (
 // instead. Control flow is PC-relative but for calls to and from far
 // functions, which load the absolute address: laying out again at another
 // base relocates the program, re-encoding those.
-func (p *Program) Layout(base uint64) error {
+func (p *Program) Layout(base uint64) error { return p.LayoutAt(base, base+FarOffset) }
+
+// LayoutAt is Layout with the far functions placed from farBase: programs
+// linked together each get a far range of their own. farBase must be more
+// than 4 GiB above base, as FarOffset is.
+func (p *Program) LayoutAt(base, farBase uint64) error {
 	if p.t == nil {
 		return fmt.Errorf("gen: Layout of a Program that Generate did not make")
 	}
-	if a := uint64(p.t.codeAlign); base%a != 0 {
-		return fmt.Errorf("gen: layout base 0x%x is not %d-byte aligned for %s", base, a, p.Target.Name())
+	if a := uint64(p.t.codeAlign); base%a != 0 || farBase%a != 0 {
+		return fmt.Errorf("gen: layout base 0x%x or far base 0x%x is not %d-byte aligned for %s", base, farBase, a, p.Target.Name())
+	}
+	if farBase < base || farBase-base <= 1<<32 {
+		return fmt.Errorf("gen: far base 0x%x is not more than 4 GiB above base 0x%x", farBase, base)
 	}
 	for _, f := range p.Funcs {
 		for _, o := range f.ops {
@@ -33,7 +41,7 @@ func (p *Program) Layout(base uint64) error {
 	// changes, as GNU as relaxes them.
 	var addrs map[string]uint64
 	for {
-		addrs = p.place(base)
+		addrs = p.place(base, farBase)
 		changed := false
 		for _, f := range p.Funcs {
 			for _, o := range f.ops {
@@ -98,9 +106,9 @@ func (p *Program) Layout(base uint64) error {
 
 // place assigns offsets and addresses with the current branch sizes and
 // returns every symbol and label address.
-func (p *Program) place(base uint64) map[string]uint64 {
+func (p *Program) place(base, farBase uint64) map[string]uint64 {
 	addrs := make(map[string]uint64)
-	near, far := base, base+FarOffset
+	near, far := base, farBase
 	for _, f := range p.Funcs {
 		pc := &near
 		if f.Far {
@@ -250,16 +258,51 @@ func (p *Program) Symbols() []image.Symbol {
 // derived from the rows, so `as --gsframe` describes the same rules; the
 // stub marks the RA column undefined (outermost frame). Function symbols
 // are local, so GNU as resolves every branch itself.
-func (p *Program) Assembly() string {
+func (p *Program) Assembly() string { return p.AssemblyWith(AsmOptions{}) }
+
+// AsmOptions change how AssemblyWith renders a program, so that the text
+// of several programs can make one source file.
+type AsmOptions struct {
+	// Prefix goes before every symbol and label name of the program (after
+	// the ".L" of a local label): "p3_" renders f1_fp_frame as
+	// p3_f1_fp_frame and .Lexit as .Lp3_exit. Two programs with distinct
+	// prefixes define no name twice.
+	Prefix string
+	// InFile: the text goes into a file that says .cfi_sections itself
+	// (it must come before any CFI of the file) and ends with
+	// NoExecStack: the program renders those lines as comments, so that
+	// the text keeps the lines of Assembly.
+	InFile bool
+}
+
+// CFISections is the directive that sends the CFI to .debug_frame, which
+// Assembly puts at the top of a program with far code: .eh_frame's 32-bit
+// PC-relative function addresses cannot reach the far section (ld:
+// "relocation truncated to fit"); .debug_frame's addresses are absolute,
+// and --gsframe still builds .sframe from the CFI.
+const CFISections = ".cfi_sections .debug_frame"
+
+// AssemblyWith renders the program like Assembly, with o's changes. Its
+// lines are Assembly's, one for one, whatever o says.
+func (p *Program) AssemblyWith(o AsmOptions) string {
 	t := p.t
+	name := func(s string) string { return s }
+	if o.Prefix != "" {
+		name = func(s string) string {
+			if rest, ok := strings.CutPrefix(s, ".L"); ok {
+				return ".L" + o.Prefix + rest
+			}
+			return o.Prefix + s
+		}
+	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# sfconform program: target %s, seed %d\n", p.Target.Name(), p.Seed)
 	if len(p.FarCode) > 0 {
-		// .eh_frame's 32-bit PC-relative function addresses cannot reach
-		// the far section (ld: "relocation truncated to fit"); the CFI
-		// goes to .debug_frame, whose addresses are absolute, and
-		// --gsframe still builds .sframe from it.
-		sb.WriteString("\t.cfi_sections .debug_frame\n")
+		if o.InFile {
+			sb.WriteString("# " + CFISections + " (at the top of the file)\n")
+		} else {
+			sb.WriteString("\t" + CFISections + "\n")
+		}
 	}
 	sb.WriteString("\t.text\n")
 	for _, f := range p.Funcs {
@@ -272,7 +315,8 @@ func (p *Program) Assembly() string {
 			// an FDE without FREs (2.40 and 2.44 write no FDE at all).
 			startproc = ".cfi_startproc simple"
 		}
-		fmt.Fprintf(&sb, "\t.type %s, %s\n%s:\n\t%s\n", f.Name, t.typeDirective, f.Name, startproc)
+		fn := name(f.Name)
+		fmt.Fprintf(&sb, "\t.type %s, %s\n%s:\n\t%s\n", fn, t.typeDirective, fn, startproc)
 		prev := t.initialRow()
 		if len(f.ops) > 0 && !f.EmptyFDE {
 			first := f.ops[0].row
@@ -284,33 +328,78 @@ func (p *Program) Assembly() string {
 			}
 			prev.Signal, prev.PAuthKey = first.Signal, first.PAuthKey
 		}
-		for _, o := range f.ops {
-			for _, l := range o.labels {
-				fmt.Fprintf(&sb, "%s:\n", l)
+		for _, op := range f.ops {
+			for _, l := range op.labels {
+				fmt.Fprintf(&sb, "%s:\n", name(l))
 			}
 			if !f.EmptyFDE {
-				for _, d := range t.cfiDiff(prev, o.row) {
+				for _, d := range t.cfiDiff(prev, op.row) {
 					fmt.Fprintf(&sb, "\t%s\n", d)
 				}
 			}
-			prev = o.row
-			if o.pad > 1 {
-				fmt.Fprintf(&sb, "\t.rept %d\n\t%s\n\t.endr\n", o.pad, o.text)
+			prev = op.row
+			text := op.text
+			if op.br != nil && op.br.textAt == nil && o.Prefix != "" {
+				text = renameToken(text, op.br.target, name(op.br.target))
+			}
+			if op.pad > 1 {
+				fmt.Fprintf(&sb, "\t.rept %d\n\t%s\n\t.endr\n", op.pad, text)
 				continue
 			}
-			fmt.Fprintf(&sb, "\t%s\n", o.text)
+			fmt.Fprintf(&sb, "\t%s\n", text)
 		}
-		fmt.Fprintf(&sb, "\t.cfi_endproc\n\t.size %s, .-%s\n", f.Name, f.Name)
+		fmt.Fprintf(&sb, "\t.cfi_endproc\n\t.size %s, .-%s\n", fn, fn)
 		if f.Far {
 			sb.WriteString("\t.popsection\n")
 		}
 	}
 	// The fresh stacks, as absolute data symbols a loader can read.
 	for _, s := range p.stacks {
-		fmt.Fprintf(&sb, "\t.set %s, 0x%x\n\t.type %s, %cobject\n\t.size %s, %d\n", s.Name, s.Addr, s.Name, t.typeDirective[0], s.Name, s.Size)
+		sn := name(s.Name)
+		fmt.Fprintf(&sb, "\t.set %s, 0x%x\n\t.type %s, %cobject\n\t.size %s, %d\n", sn, s.Addr, sn, t.typeDirective[0], sn, s.Size)
 	}
-	// The code needs no executable stack; saying so keeps ld quiet.
-	fmt.Fprintf(&sb, "\t.section .note.GNU-stack,\"\",%cprogbits\n", t.typeDirective[0])
+	// The code needs no executable stack; saying so keeps ld quiet. A file
+	// says it once (GNU as warns about the section type the second time).
+	if o.InFile {
+		sb.WriteString("# " + p.NoExecStack() + " (at the end of the file)\n")
+	} else {
+		fmt.Fprintf(&sb, "\t%s\n", p.NoExecStack())
+	}
+	return sb.String()
+}
+
+// NoExecStack is the directive that says the code needs no executable
+// stack, in the target's syntax.
+func (p *Program) NoExecStack() string {
+	return fmt.Sprintf(".section .note.GNU-stack,\"\",%cprogbits", p.t.typeDirective[0])
+}
+
+// renameToken replaces the symbol old where it stands as a whole name in an
+// instruction's text: not inside a longer name (f1 in f12), not a register
+// (%r1).
+func renameToken(text, old, new string) string {
+	isName := func(c byte) bool {
+		return c == '_' || c == '.' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	var sb strings.Builder
+	i := 0
+	for {
+		j := strings.Index(text[i:], old)
+		if j < 0 {
+			break
+		}
+		j += i
+		end := j + len(old)
+		whole := (j == 0 || !isName(text[j-1]) && text[j-1] != '%') && (end == len(text) || !isName(text[end]))
+		if whole {
+			sb.WriteString(text[i:j])
+			sb.WriteString(new)
+		} else {
+			sb.WriteString(text[i:end])
+		}
+		i = end
+	}
+	sb.WriteString(text[i:])
 	return sb.String()
 }
 

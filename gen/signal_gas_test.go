@@ -22,7 +22,7 @@ import (
 var gasSignalFindings = map[gasCase]string{
 	{"gas-2.40", target.X86_64, "signal", false}: "writes no FDE for the trampoline, without a warning",
 	{"gas-2.44", target.X86_64, "signal", false}: "skips the trampoline's FDE: \"Warning: skipping SFrame FDE; CFI insn CFI_escape (0x103)\"",
-	{"gas-2.47.50", target.X86_64, "signal", false}: "warns \"no SFrame FDE emitted; .cfi_escape with op (0xf)\" " +
+	{"gas-2.47", target.X86_64, "signal", false}: "warns \"no SFrame FDE emitted; .cfi_escape with op (0xf)\" " +
 		"and emits the trampoline's FDE anyway, with the signal flag and no FRE at all",
 }
 
@@ -34,7 +34,7 @@ func init() {
 	// system call get the entry rules (x86-64 CFA sp+8, RA at CFA-8;
 	// AArch64 CFA sp+0, RA in x30) and no signal flag, without a word.
 	// No CFI tells it more.
-	for _, tc := range []string{"gas-2.44", "gas-2.47.50"} {
+	for _, tc := range []string{"gas-2.44", "gas-2.47"} {
 		for _, abi := range []target.Target{target.X86_64, target.AArch64, target.AArch64BE} {
 			gasCannot[gasCase{tc, abi, "signal", true}] = "SCFI gives the signal trampoline the entry rules and no signal flag"
 		}
@@ -107,7 +107,7 @@ func TestGasSignalTrampoline(t *testing.T) {
 						t.Errorf("row %d: %s %+v, gen %+v", i, tc.Name, g, w)
 					}
 				}
-			case tc.Name == "gas-2.47.50":
+			case tc.Name == "gas-2.47":
 				if !found || !fde.Signal || len(fde.Rows) != 0 || !strings.Contains(string(warn), "no SFrame FDE emitted; .cfi_escape with op (0xf)") {
 					t.Errorf("the finding no longer holds (%s): FDE found %v %+v, warnings:\n%s", why, found, fde, warn)
 				}

@@ -26,7 +26,7 @@ func init() {
 		for _, tc := range []string{"gas-2.40", "gas-2.44"} {
 			gasCannot[gasCase{tc, tg, "new-stack", false}] = "GNU as before 2.47 ignores .cfi_undefined of the RA column in the middle of a function"
 		}
-		for _, tc := range []string{"gas-2.44", "gas-2.47.50"} {
+		for _, tc := range []string{"gas-2.44", "gas-2.47"} {
 			gasCannot[gasCase{tc, tg, "new-stack", true}] = "SCFI: usage of REG_FP as scratch not supported (the frame pointer cleared on the new stack)"
 		}
 	}

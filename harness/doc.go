@@ -13,7 +13,15 @@
 // stack the image declares SP to be on), and judging happens when a batch
 // is full or the run ends.
 //
-// Produce makes an image from a registered producer; Pairing says whether
+// Produce makes an image from a registered producer, ProduceBatch many
+// (a producer.BatchProducer gets them laid out one after the other in the
+// emulator's regions, to build with one run of its tools); Pairing says whether
 // a producer and a consumer can meet on a target (an UnsupportedError with
 // the reason when not: reported, never counted as a failure).
+//
+// The differential (CheckAgainst, Reference) compares a toolchain's table
+// with sfconform's own encoding of the same program, row against row at
+// every executed PC, and counts the steps where they differ and, of
+// those, the ones whose verdict is OK: "differs, equivalent". The rows are
+// compared here, never in the oracle, which reads no section.
 package harness

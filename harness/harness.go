@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/disasm"
@@ -38,6 +40,13 @@ type Failure struct {
 	Expected  []frame.Frame
 	Got       []frame.Frame
 	Err       error // what the consumer stopped with
+	// Warnings are the producer's warnings about the function the
+	// consumer stopped in, for a NOINFO: why the function has no FDE (an
+	// FDE GNU as skipped for CFI it cannot express).
+	Warnings []image.Warning
+	// ReferenceRow, under the differential, is the row sfconform's own
+	// encoding has for PC where the section's differs from it.
+	ReferenceRow string
 }
 
 // Result is the outcome of checking one image.
@@ -47,6 +56,16 @@ type Result struct {
 	PathSteps []int
 	Steps     int                // instructions executed and judged, all paths
 	Counts    [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
+	// WrongFields counts the WRONG steps by the field that first differed
+	// ("pc", "cfa", "outermost", ...): a table that never marks the
+	// outermost frame is WRONG at every step, but only there.
+	WrongFields map[string]int
+	// AtOutermost counts, per verdict, the failing steps whose every frame
+	// is right up to the outermost one, which is where the backtrace went
+	// wrong: the consumer did not take it for the outermost frame (a table
+	// without an outermost row, SFrame before version 3 as GNU as writes
+	// it) and went on, or stopped there with an error.
+	AtOutermost [verdict.Count]int
 	// Violations are the rules the section breaks (validate.Section),
 	// warnings included.
 	Violations []verdict.Violation
@@ -54,6 +73,14 @@ type Result struct {
 	LoadErr    error     // the consumer refused the section (every step is then ERROR)
 	RunErr     error     // the emulation stopped early: fault, budget, oracle
 	Executed   []uint64  // PCs in execution order, when Trace asked for them
+
+	// The differential (CheckAgainst): Differs counts the steps whose row
+	// in the image's section differs from the reference's; Equivalent,
+	// those of them whose judgement clears that row (rowHarmless: the
+	// frames it gives match the machine). FirstDiffs are the first
+	// differing steps (MaxFailures of them).
+	Differs, Equivalent int
+	FirstDiffs          []RowDiff
 }
 
 // Invalid reports whether the section breaks a rule (warnings aside).
@@ -79,11 +106,33 @@ type Checker struct {
 	res      *Result
 	expected []frame.Frame
 	batch    [][]frame.Frame // expected frames of the steps waiting for a batch consumer
+	diffs    []*rowPair      // their rows against the reference's (nil: no differential)
+	diff     *differ
 	steps    []consumer.Step
 	out      []consumer.Result
 	record   bool
 	path     int
 	segs     []emu.Segment
+
+	// The last section validated and what validation found: the images of
+	// a toolchain's batch share one section, holding all their functions.
+	validated struct {
+		target target.Target
+		addr   uint64
+		data   []byte
+		vs     []verdict.Violation
+	}
+}
+
+// validate is validate.Section, remembering the last section's result.
+func (c *Checker) validate(img *image.Image) []verdict.Violation {
+	v := &c.validated
+	if v.data != nil && v.target == img.Target && v.addr == img.SFrameAddr && bytes.Equal(v.data, img.SFrame) {
+		return slices.Clone(v.vs)
+	}
+	vs := validate.Section(img)
+	v.target, v.addr, v.data, v.vs = img.Target, img.SFrameAddr, append(v.data[:0], img.SFrame...), slices.Clone(vs)
+	return vs
 }
 
 // New makes a Checker with its own emulator instance.
@@ -119,13 +168,23 @@ func (c *Checker) Trace(img *image.Image, cons consumer.Consumer) *Result {
 	return c.check(img, cons, true)
 }
 
+// CheckAgainst is Check with the differential: at every step the row of
+// img's section for the PC is compared with ref's (Reference: sfconform's
+// own encoding of the same program), and Result counts the steps where
+// they differ, and of those the ones judged OK.
+func (c *Checker) CheckAgainst(img, ref *image.Image, cons consumer.Consumer) *Result {
+	c.diff = newDiffer(img, ref)
+	defer func() { c.diff = nil }()
+	return c.check(img, cons, false)
+}
+
 func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *Result {
 	res := &Result{}
 	if img.Target != c.target {
 		res.RunErr = fmt.Errorf("harness: %s image on a %s checker", img.Target.Name(), c.target.Name())
 		return res
 	}
-	res.Violations = validate.Section(img)
+	res.Violations = c.validate(img)
 	// Registers beyond SP, FP and the link register that the program's
 	// rules name (a CFA on %r10, an RA in %f8): read at every step, for the
 	// consumer to find in the topmost frame.
@@ -139,7 +198,7 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 		res.LoadErr = err
 	}
 	c.img, c.cons, c.tracker, c.res, c.record = img, cons, tr, res, record
-	c.batch, c.steps = c.batch[:0], c.steps[:0]
+	c.batch, c.steps, c.diffs = c.batch[:0], c.steps[:0], c.diffs[:0]
 	paths := img.Paths
 	if len(paths) == 0 {
 		paths = []map[int]uint64{nil}
@@ -186,8 +245,13 @@ func (c *Checker) step(s *emu.Step) error {
 		c.res.Executed = append(c.res.Executed, s.Regs.PC)
 	}
 	c.expected = c.tracker.Expected(c.expected[:0], s.Regs)
+	var d *rowPair
+	if c.diff != nil {
+		r := c.diff.at(s.Regs.PC)
+		d = &r
+	}
 	if c.res.LoadErr != nil {
-		c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: c.res.LoadErr})
+		c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: c.res.LoadErr}, d)
 		return nil
 	}
 	if c.cons.BatchSize() <= 1 {
@@ -196,13 +260,14 @@ func (c *Checker) step(s *emu.Step) error {
 			c.out = make([]consumer.Result, 1)
 		}
 		if err := c.cons.Unwind(c.steps, c.out[:1]); err != nil {
-			c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)})
+			c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}, d)
 			return nil
 		}
-		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0])
+		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0], d)
 		return nil
 	}
 	snap := takeSnapshot(s, c.target, c.img.Symbols)
+	c.diffs = append(c.diffs, d)
 	c.batch = append(c.batch, append([]frame.Frame(nil), c.expected...))
 	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.Regs, Mem: snap, Snapshot: snap})
 	if len(c.batch) >= c.cons.BatchSize() {
@@ -226,25 +291,62 @@ func (c *Checker) flush() {
 		if err != nil {
 			r = consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}
 		}
-		c.judge(c.steps[i].Index, c.steps[i].Regs.PC, expected, r)
+		c.judge(c.steps[i].Index, c.steps[i].Regs.PC, expected, r, c.diffs[i])
 	}
-	c.batch, c.steps = c.batch[:0], c.steps[:0]
+	c.batch, c.steps, c.diffs = c.batch[:0], c.steps[:0], c.diffs[:0]
 }
 
-func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer.Result) {
+// judge judges one step; d, when the differential runs, is the step's
+// row against the reference's.
+func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer.Result, d *rowPair) {
 	j := oracle.Compare(expected, r.Frames, r.Err)
 	res := c.res
 	res.Steps++
 	res.Counts[j.Verdict]++
+	if j.Verdict != verdict.OK && len(expected) > 0 && expected[len(expected)-1].Outermost && j.Frame >= len(expected)-1 {
+		res.AtOutermost[j.Verdict]++
+	}
+	if j.Verdict == verdict.Wrong {
+		if res.WrongFields == nil {
+			res.WrongFields = map[string]int{}
+		}
+		res.WrongFields[j.Field]++
+	}
+	if d != nil && !d.same {
+		res.Differs++
+		if rowHarmless(j) {
+			res.Equivalent++
+		}
+		if len(res.FirstDiffs) < c.opt.MaxFailures {
+			res.FirstDiffs = append(res.FirstDiffs, RowDiff{Path: c.path, Step: index, PC: pc, Function: c.img.Describe(pc),
+				Got: d.got.String(), Want: d.want.String(), Verdict: j.Verdict})
+		}
+	}
 	if j.Verdict == verdict.OK || len(res.Failures) >= c.opt.MaxFailures {
 		return
 	}
-	res.Failures = append(res.Failures, Failure{
+	f := Failure{
 		Path: c.path, Step: index, PC: pc, Insn: c.instruction(pc), Function: c.img.Describe(pc), Judgement: j,
 		Expected: append([]frame.Frame(nil), expected...),
 		Got:      append([]frame.Frame(nil), r.Frames...),
 		Err:      r.Err,
-	})
+	}
+	if d != nil && !d.same {
+		f.ReferenceRow = d.want.String()
+	}
+	if j.Verdict == verdict.NoInfo && j.Frame >= 0 && j.Frame < len(expected) {
+		// The function the consumer found no row for: frame 0's PC, or
+		// a caller's return address (minus one: a call may be its last
+		// instruction).
+		at := expected[j.Frame].PC
+		if j.Frame > 0 {
+			at--
+		}
+		if s, ok := c.img.SymbolAt(at); ok {
+			f.Warnings = c.img.Record.FunctionWarnings(s.Name)
+		}
+	}
+	res.Failures = append(res.Failures, f)
 }
 
 // instruction disassembles the instruction at pc for a report.
@@ -299,4 +401,21 @@ func sum(xs []int) int {
 		n += x
 	}
 	return n
+}
+
+// rowHarmless says whether a step's judgement clears the row used at its
+// PC: that row gives frame 0's CFA and frame 1's PC, SP and FP (or says
+// frame 0 is the outermost one). It is cleared when the step is OK, or
+// when the first frame that went wrong is further out and went wrong by
+// its own row: frame 1's CFA or outermost mark, frame 1 without a row
+// (NOINFO) or that the consumer failed to apply (ERROR), or any frame
+// beyond.
+func rowHarmless(j oracle.Judgement) bool {
+	switch {
+	case j.Verdict == verdict.OK, j.Frame >= 2:
+		return true
+	case j.Frame == 1:
+		return j.Verdict != verdict.Wrong || (j.Field != "pc" && j.Field != "sp" && j.Field != "fp" && j.Field != "depth")
+	}
+	return false
 }

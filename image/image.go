@@ -3,6 +3,7 @@ package image
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/sfconform/sfconform/target"
 )
@@ -82,6 +83,88 @@ type Image struct {
 
 	SFrame     []byte // the section's bytes
 	SFrameAddr uint64 // virtual address of SFrame[0]
+
+	// Record says how a producer that runs real tools made the image; nil
+	// for sfconform's own encoder.
+	Record *Record
+}
+
+// Record is what a toolchain producer ran to make an image: the exact
+// tools, the commands, and what the tools said about the program.
+type Record struct {
+	Tools    []Tool   `json:"tools"`
+	Commands []string `json:"commands"` // as run, in order (their files are gone)
+	// Batch is how many programs the commands assembled and linked
+	// together; the section holds all of their functions.
+	Batch    int       `json:"batch,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Tool is one program a producer ran.
+type Tool struct {
+	Name    string `json:"name"` // what it is: "as", "ld", "llvm-mc"
+	Path    string `json:"path"`
+	Version string `json:"version"`           // the first line of its --version
+	Package string `json:"package,omitempty"` // the Debian package version it came from
+	Suite   string `json:"suite,omitempty"`   // the Debian suite of that package
+}
+
+// Warning is a message a tool printed although it succeeded: an FDE
+// skipped for CFI it cannot express, a section it would not merge.
+type Warning struct {
+	Tool string `json:"tool"`
+	// Function and Line, when the tool named a source line of this
+	// program: the function holding it and the line in the program's own
+	// assembly text (the reproducer's). Empty for a message about the
+	// whole batch (a linker's).
+	Function string `json:"function,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Text     string `json:"text"`
+}
+
+func (w Warning) String() string {
+	where := w.Tool
+	if w.Line > 0 {
+		where += fmt.Sprintf(", line %d", w.Line)
+	}
+	if w.Function != "" {
+		where += " in " + w.Function
+	}
+	return where + ": " + w.Text
+}
+
+// Versions names the tools and their packages in one line, for reports:
+// "as 2.47.50.20261021 (Debian sid 2.47.50.20261021-1), ld ...".
+func (r *Record) Versions() string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	for _, t := range r.Tools {
+		s := t.Name
+		if f := strings.Fields(t.Version); len(f) > 0 {
+			s += " " + f[len(f)-1]
+		}
+		if t.Package != "" {
+			s += " (Debian " + strings.TrimSpace(t.Suite+" "+t.Package) + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// FunctionWarnings are the warnings about the function called name.
+func (r *Record) FunctionWarnings(name string) []Warning {
+	if r == nil {
+		return nil
+	}
+	var out []Warning
+	for _, w := range r.Warnings {
+		if w.Function == name {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // Signal is the signal a run receives: before the instruction at At

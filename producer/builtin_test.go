@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 func TestBuiltinImage(t *testing.T) {
@@ -180,5 +182,18 @@ func TestBuiltinFarFunction(t *testing.T) {
 			!strings.Contains(err.Error(), fmt.Sprintf("start is %d bytes from its start field", far.Addr-field)) {
 			t.Errorf("%s: version 2 of a far function: err = %v", abi.Name(), err)
 		}
+	}
+}
+
+// A toolchain producer that is not provisioned says so, naming where it
+// was looked for and what setup provides.
+func TestUnprovisionedToolchainProducer(t *testing.T) {
+	t.Parallel()
+	_, err := New("gas-1.99")
+	if !errors.Is(err, toolchain.ErrNotProvisioned) || !strings.Contains(err.Error(), "gas-1.99") || !strings.Contains(err.Error(), "make setup") {
+		t.Errorf("New(gas-1.99): %v", err)
+	}
+	if _, err := New("nonesuch"); err == nil || errors.Is(err, toolchain.ErrNotProvisioned) {
+		t.Errorf("New(nonesuch): %v", err)
 	}
 }

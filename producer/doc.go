@@ -7,8 +7,29 @@
 //
 //	builtin-v2, builtin-v3   the generator's own rows encoded by the sframe
 //	                         package, in the target's byte order
+//	gas-2.40, gas-2.44,      GNU as --gsframe and ld of each provisioned
+//	gas-2.47                 binutils series (Debian bookworm, trixie, sid)
+//	gas:<dir>                the same with the as and ld (or as-new and
+//	                         ld-new) in a directory of one's own
+//	llvm-mc-23               llvm-mc --gsframe, linked with a GNU ld
 //
-// Producers that run real toolchains (GNU as and ld, llvm-mc) assemble the
-// Program's assembly text instead and load the linked ELF file; only the
+// Producers that run real toolchains assemble the Program's assembly text
+// instead (gen.Program.Assembly: .cfi_* directives, nothing of gen's rows
+// reaches the tools otherwise), link it with GNU ld at the addresses gen
+// laid it out at, and load the executable: code and symbols (checked
+// against gen's layout: a difference is an error, never an image), and
+// .sframe as a loader finds it through the PT_GNU_SFRAME segment. Only the
 // toolchain decides their table.
+//
+// They are BatchProducers: many programs, laid out at disjoint addresses,
+// go through one assembler run (one source file, each program's names
+// prefixed, each placed with .org) and one link; each image is then that
+// program's code and symbols with the batch's whole linked .sframe, as the
+// toolchain wrote it. A tool that fails on a batch is tried on its halves
+// until the failure lands on the program that causes it.
+//
+// Each image carries an image.Record: the tools' --version and Debian
+// package versions, the commands run, and the tools' warnings, attributed
+// to the function (and the line of the program's own assembly text) they
+// are about.
 package producer

@@ -2,12 +2,14 @@ package producer
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 // Producer turns a generated Program into an Image whose SFrame section it
@@ -44,6 +46,11 @@ func New(name string) (Producer, error) {
 	kind, arg, _ := strings.Cut(name, ":")
 	mk, ok := registry[kind]
 	if !ok {
+		if strings.HasPrefix(name, "gas-") || strings.HasPrefix(name, "llvm-mc-") {
+			// A toolchain producer exists when its toolchain does.
+			return nil, fmt.Errorf("producer %s: no such toolchain under %s (provisioned producers: %s): %w",
+				name, filepath.Join(toolchain.CacheDir(), "toolchains"), strings.Join(Names(), ", "), toolchain.ErrNotProvisioned)
+		}
 		return nil, fmt.Errorf("unknown producer %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	return mk(name, arg)

@@ -14,11 +14,21 @@
 // The newer versions need a newer C library than the host's, so their
 // wrappers run the real programs through the loader of a private root
 // holding that suite's packages (roots/<suite>). Sid's llvm-mc, when
-// provisioned, sits in toolchains/llvm-<major>/bin/llvm-mc; this package
-// does not list it.
+// provisioned, sits in toolchains/llvm-<major>/bin/llvm-mc with llvm.conf
+// beside it; LLVM lists it, as one Toolchain per target whose AS is llvm-mc.
 //
 // A Toolchain is one binutils version for one target (target.Target). AArch64
-// big-endian uses the aarch64 triple with -EB for both as and ld.
+// big-endian uses the aarch64 triple with -EB for both as and ld. Its Name
+// is "gas-" and the release series ("gas-2.47" for sid's 2.47.50.20261021
+// snapshot): sid moves, and a name that carried the snapshot date would
+// change with every setup. Package is the exact Debian package version,
+// which results record. FromDir finds the same tools in a directory of
+// one's own (a binutils build tree with as-new and ld-new), named
+// "gas:<dir>".
+//
+// Assemble and Link run the tools the way producers and tests need them:
+// one object per source file, linked at fixed addresses, each run returned
+// with its command line and whatever the tool printed.
 //
 // SFrameVersion is measured, not assumed: the assembler is run with
 // --gsframe on a one-function file and the version byte of the resulting

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,10 +87,22 @@ func (t *Toolchain) probe() error {
 // toolchain, else (a cache directory written by root, read by a user) in
 // the user's cache directory.
 func (t *Toolchain) probeCachePaths() []string {
-	name := "sframe-probe." + t.Target.Name()
-	paths := []string{filepath.Join(t.dir, name)}
+	return probeCachePaths(t.dir, t.AS+"\x00"+strings.Join(t.ASFlags, " "), t.Target)
+}
+
+// probeCachePaths are where the probe of an assembler may be kept: in dir
+// (a provisioned toolchain's own directory), else in the user's cache
+// directory under a hash of dir or, with no dir (a build tree of one's
+// own, which sfconform does not write into), of key.
+func probeCachePaths(dir, key string, tg target.Target) []string {
+	name := "sframe-probe." + tg.Name()
+	var paths []string
+	if dir != "" {
+		paths = append(paths, filepath.Join(dir, name))
+		key = dir
+	}
 	if d, err := os.UserCacheDir(); err == nil {
-		sum := sha256.Sum256([]byte(t.dir))
+		sum := sha256.Sum256([]byte(key))
 		paths = append(paths, filepath.Join(d, "sfconform", hex.EncodeToString(sum[:8]), name))
 	}
 	return paths
@@ -162,10 +175,26 @@ func measureSFrameVersion(as string, flags []string, tg target.Target) (probeRes
 		return probeResult{}, fmt.Errorf("%s cannot assemble a one-function file: %v: %s", as, err, out)
 	}
 	withSFrame := filepath.Join(dir, "sframe.o")
-	if out, err := runTool(as, append(append([]string{}, flags...), "--gsframe", "-o", withSFrame, src)...); err != nil {
+	out, err := runTool(as, append(append([]string{}, flags...), "--gsframe", "-o", withSFrame, src)...)
+	if err != nil {
 		return probeResult{version: 0, reason: assemblerComplaint(out)}, nil
 	}
-	return readSFrameVersion(withSFrame, tg)
+	r, fdes, err := readSFrameVersion(withSFrame, tg)
+	if err == nil && r.version == 0 {
+		r.reason = toolName(as) + " --gsframe wrote no .sframe section"
+	}
+	if err == nil && r.version != 0 && fdes == 0 {
+		// A section without the function's FDE: the assembler takes
+		// --gsframe for the target but cannot describe the simplest
+		// function (llvm-mc 23 for AArch64: "non-default RA register in
+		// .cfi_return_column").
+		why := toolName(as) + " --gsframe wrote no FDE for a one-function file"
+		if out != "" {
+			why += ": " + assemblerComplaint(out)
+		}
+		return probeResult{version: 0, reason: why}, nil
+	}
+	return r, err
 }
 
 func runTool(name string, args ...string) (string, error) {
@@ -190,7 +219,9 @@ func assemblerComplaint(out string) string {
 		if i := strings.Index(line, ": "); i >= 0 && strings.HasSuffix(line[:i], ".s") {
 			line = line[i+2:]
 		}
-		msgs = append(msgs, line)
+		if !slices.Contains(msgs, line) {
+			msgs = append(msgs, line)
+		}
 	}
 	if len(msgs) == 0 {
 		return "as --gsframe failed without a message"
@@ -198,31 +229,45 @@ func assemblerComplaint(out string) string {
 	return strings.Join(msgs, "; ")
 }
 
-// readSFrameVersion reads the version byte of the .sframe section of an
-// object file, checking that the file and the section are in the target's
-// byte order.
-func readSFrameVersion(path string, tg target.Target) (probeResult, error) {
+// readSFrameVersion reads the version byte and the FDE count of the
+// .sframe section of an object file, checking that the file and the
+// section are in the target's byte order.
+func readSFrameVersion(path string, tg target.Target) (probeResult, int, error) {
 	f, err := elf.Open(path)
 	if err != nil {
-		return probeResult{}, err
+		return probeResult{}, 0, err
 	}
 	defer f.Close()
 	if f.ByteOrder != tg.ByteOrder() {
-		return probeResult{}, fmt.Errorf("%s: object is %v, target %s is %v", path, f.ByteOrder, tg.Name(), tg.ByteOrder())
+		return probeResult{}, 0, fmt.Errorf("%s: object is %v, target %s is %v", path, f.ByteOrder, tg.Name(), tg.ByteOrder())
 	}
 	sec := f.Section(".sframe")
 	if sec == nil {
-		return probeResult{version: 0, reason: "as --gsframe wrote no .sframe section"}, nil
+		return probeResult{version: 0, reason: "as --gsframe wrote no .sframe section"}, 0, nil
 	}
 	data, err := sec.Data()
 	if err != nil {
-		return probeResult{}, fmt.Errorf("%s: .sframe: %w", path, err)
+		return probeResult{}, 0, fmt.Errorf("%s: .sframe: %w", path, err)
 	}
 	if len(data) < 4 {
-		return probeResult{}, fmt.Errorf("%s: .sframe at file offset %#x is %d bytes, shorter than the 4-byte preamble", path, sec.Offset, len(data))
+		return probeResult{}, 0, fmt.Errorf("%s: .sframe at file offset %#x is %d bytes, shorter than the 4-byte preamble", path, sec.Offset, len(data))
 	}
 	if m := tg.ByteOrder().Uint16(data); m != sframeMagic {
-		return probeResult{}, fmt.Errorf("%s: .sframe magic at file offset %#x is %#04x, want %#04x", path, sec.Offset, m, sframeMagic)
+		return probeResult{}, 0, fmt.Errorf("%s: .sframe magic at file offset %#x is %#04x, want %#04x", path, sec.Offset, m, sframeMagic)
 	}
-	return probeResult{version: int(data[2])}, nil
+	fdes := 0
+	if len(data) >= 12 {
+		fdes = int(tg.ByteOrder().Uint32(data[8:]))
+	}
+	return probeResult{version: int(data[2])}, fdes, nil
+}
+
+// toolName is how messages call a tool: "as" for GNU as, whatever its
+// path (x86_64-linux-gnu-as, as-new), else the file name (llvm-mc).
+func toolName(path string) string {
+	base := filepath.Base(path)
+	if base == "as" || base == "as-new" || strings.HasSuffix(base, "-as") {
+		return "as"
+	}
+	return base
 }

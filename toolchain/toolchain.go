@@ -26,9 +26,17 @@ var ErrNotProvisioned = errors.New("toolchain not provisioned (run 'make setup')
 
 // Toolchain is one GNU binutils version for one target.
 type Toolchain struct {
-	Name          string        // "gas-2.44", "gas-2.47.50": what producers and labels call it
-	Version       string        // as "as --version" reports it: "2.44", "2.47.50.20261021"
-	Suite         string        // the Debian suite it came from: bookworm, trixie, sid
+	// Name is what producers and labels call it: "gas-" and the release
+	// series (Series), so a moving Debian suite (sid's snapshots) keeps its
+	// name from one snapshot to the next: "gas-2.44", "gas-2.47". A
+	// toolchain in a directory of one's own (FromDir) is "gas:<dir>".
+	Name    string
+	Version string // as "as --version" reports it: "2.44", "2.47.50.20261021"
+	Suite   string // the Debian suite it came from: bookworm, trixie, sid; "" for FromDir
+	// Package is the exact Debian package version it was installed from
+	// (toolchain.conf's package=, e.g. "2.47.50.20261021-1"); "" for a
+	// toolchain not from Debian's archive (FromDir).
+	Package       string
 	Target        target.Target // the target it assembles for
 	Triple        string        // GNU triple of the tools: x86_64-linux-gnu, aarch64-linux-gnu, s390x-linux-gnu
 	AS            string        // paths of the tools
@@ -39,9 +47,9 @@ type Toolchain struct {
 	ASFlags       []string // flags as needs for Target (-EB for aarch64_be)
 	LDFlags       []string // flags ld needs for Target
 
-	dir     string // toolchains/binutils-<version>
-	pkg     string // the Debian package version it was installed from
-	noSFWhy string // the assembler's complaint when SFrameVersion is 0
+	dir      string // toolchains/binutils-<version>; "" for FromDir
+	confName string // the name toolchain.conf gives it ("gas-2.47.50"), also accepted by Find
+	noSFWhy  string // the assembler's complaint when SFrameVersion is 0
 }
 
 // SFrameUnsupportedReason is the assembler's own message when
@@ -157,9 +165,9 @@ func load() ([]Toolchain, error) {
 			}
 			bin := filepath.Join(dir, "bin", triple+"-")
 			for _, t := range targets {
-				t.Name, t.Version, t.Suite, t.Triple = c.name, c.version, c.suite, triple
+				t.Name, t.Version, t.Suite, t.Triple = "gas-"+Series(c.version), c.version, c.suite, triple
 				t.AS, t.LD, t.Objdump, t.Readelf = bin+"as", bin+"ld", bin+"objdump", bin+"readelf"
-				t.dir, t.pkg = dir, c.pkg
+				t.dir, t.Package, t.confName = dir, c.pkg, c.name
 				if missing := t.missingTools(); len(missing) > 0 {
 					errs = append(errs, fmt.Errorf("%s for %s: missing %s: %w",
 						t.Name, t.Target.Name(), strings.Join(missing, ", "), ErrNotProvisioned))
@@ -229,8 +237,9 @@ func All() ([]Toolchain, error) {
 }
 
 // Find returns the toolchain called name for target. name is a Toolchain's
-// Name ("gas-2.44"), "gas-" followed by its full Version, or "gas-" followed
-// by its Debian suite ("gas-sid").
+// Name ("gas-2.47"), "gas-" followed by its full Version
+// ("gas-2.47.50.20261021"), the name its toolchain.conf gives it
+// ("gas-2.47.50"), or "gas-" followed by its Debian suite ("gas-sid").
 func Find(name string, tg target.Target) (Toolchain, error) {
 	all, loadErr := load()
 	var have []string
@@ -257,5 +266,31 @@ func Find(name string, tg target.Target) (Toolchain, error) {
 }
 
 func (t Toolchain) matches(name string) bool {
-	return name == t.Name || name == "gas-"+t.Version || name == "gas-"+t.Suite
+	return name == t.Name || name == "gas-"+t.Version || (t.confName != "" && name == t.confName) ||
+		(t.Suite != "" && name == "gas-"+t.Suite)
+}
+
+// Series is the release series of a binutils version: its first two
+// numbers. Snapshots of one development cycle (2.47.50.20261021,
+// 2.47.50.20261107) and the release they lead to share nothing else
+// stable, so names and expected deviations key on the series.
+func Series(version string) string {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return version
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// Names lists the provisioned toolchains' names (gas-<series>), oldest
+// first, without running anything: what a registry of producers offers.
+func Names() ([]string, error) {
+	all, err := load()
+	var out []string
+	for _, t := range all {
+		if !slices.Contains(out, t.Name) {
+			out = append(out, t.Name)
+		}
+	}
+	return out, err
 }

@@ -84,8 +84,8 @@ func TestToolsRunAndReportTheirVersion(t *testing.T) {
 			t.Parallel()
 			// The Debian package version comes from the archive's
 			// metadata, the tool's version from the binary itself.
-			if tc.pkg != "" && !strings.HasPrefix(tc.pkg, tc.Version+"-") {
-				t.Errorf("Debian package %s does not carry version %s", tc.pkg, tc.Version)
+			if tc.Package != "" && !strings.HasPrefix(tc.Package, tc.Version+"-") {
+				t.Errorf("Debian package %s does not carry version %s", tc.Package, tc.Version)
 			}
 			for _, tool := range []string{tc.AS, tc.LD, tc.Objdump, tc.Readelf} {
 				out, err := runTool(tool, "--version")
@@ -192,5 +192,115 @@ func TestFindProvisioned(t *testing.T) {
 	_, err := Find("gas-0.1", target.X86_64)
 	if !errors.Is(err, ErrNotProvisioned) || !strings.Contains(err.Error(), want.Name) {
 		t.Errorf("Find(gas-0.1) error %q should wrap ErrNotProvisioned and list %s", err, want.Name)
+	}
+}
+
+// TestFromDirBuildTree lays out a binutils build tree (gas/as-new,
+// ld/ld-new) over the newest provisioned AArch64 tools and requires
+// FromDir to find them, read the configured target, serve AArch64 both
+// ways round, measure the same SFrame version, and link what it assembles.
+func TestFromDirBuildTree(t *testing.T) {
+	t.Parallel()
+	var src Toolchain
+	for _, tc := range provisioned(t) {
+		if tc.Target == target.AArch64 {
+			src = tc
+		}
+	}
+	tree := t.TempDir()
+	for link, to := range map[string]string{"gas/as-new": src.AS, "ld/ld-new": src.LD} {
+		if err := os.MkdirAll(filepath.Join(tree, filepath.Dir(link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(to, filepath.Join(tree, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := FromDir(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Target != target.AArch64 || got[1].Target != target.AArch64BE {
+		t.Fatalf("FromDir found %d toolchains %v, want aarch64 and aarch64_be", len(got), got)
+	}
+	for _, tc := range got {
+		if tc.Name != "gas:"+tree || tc.Version != src.Version || tc.SFrameVersion != src.SFrameVersion || tc.Package != "" {
+			t.Errorf("%s: name %q version %q SFrame v%d package %q; want gas:%s, %s, v%d, none",
+				tc.Target.Name(), tc.Name, tc.Version, tc.SFrameVersion, tc.Package, tree, src.Version, src.SFrameVersion)
+		}
+		if _, err := os.Stat(filepath.Join(tree, "gas", "sframe-probe."+tc.Target.Name())); err == nil {
+			t.Errorf("the probe wrote its cache into the build tree")
+		}
+		dir := t.TempDir()
+		s := filepath.Join(dir, "f.s")
+		if err := os.WriteFile(s, []byte(probeSource), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tc.Assemble(s, filepath.Join(dir, "f.o"), "--gsframe"); err != nil {
+			t.Fatal(err)
+		}
+		r, err := tc.Link(Link{Output: filepath.Join(dir, "f"), Objects: []string{filepath.Join(dir, "f.o")}, Text: 0x10000000, Entry: 0x10000000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Output != "" {
+			t.Errorf("%s: ld said %q", r, r.Output)
+		}
+		f, err := elf.Open(filepath.Join(dir, "f"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.ByteOrder != tc.Target.ByteOrder() || f.Entry != 0x10000000 {
+			t.Errorf("%s: linked file is %v with entry %#x", tc.Target.Name(), f.ByteOrder, f.Entry)
+		}
+		f.Close()
+	}
+}
+
+// TestLLVM: the provisioned llvm-mc is listed per target with its Debian
+// package version; it emits SFrame v2 for x86-64, and a target it cannot
+// describe a plain function for says why.
+func TestLLVM(t *testing.T) {
+	t.Parallel()
+	all, err := LLVM()
+	if len(all) == 0 {
+		testenv.Missing(t, testenv.LLVM, "no llvm-mc under %s: %v", CacheDir(), err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Measured afresh, past the cache, for every target: a version is
+	// claimed exactly when the probe's object has an FDE (LLVM 23 takes
+	// --gsframe for AArch64 but omits the plainest function's FDE).
+	for _, tg := range target.All {
+		flags := []string{"-triple=" + llvmTriples[tg], "-filetype=obj"}
+		r, err := measureSFrameVersion(all[0].AS, flags, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		src, obj := filepath.Join(dir, "p.s"), filepath.Join(dir, "p.o")
+		os.WriteFile(src, []byte(probeSource), 0o644)
+		if _, err := runTool(all[0].AS, append(flags, "--gsframe", "-o", obj, src)...); err != nil {
+			t.Fatal(err)
+		}
+		_, fdes, err := readSFrameVersion(obj, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (r.version > 0) != (fdes > 0) || (r.version == 0) == (r.reason == "") {
+			t.Errorf("llvm-mc for %s: probe says version %d (%q), the object has %d FDEs", tg.Name(), r.version, r.reason, fdes)
+		}
+	}
+	for _, tc := range all {
+		if !strings.HasPrefix(tc.Name, "llvm-mc-") || tc.Package == "" || !strings.Contains(tc.Package, tc.Version) {
+			t.Errorf("%s %s: version %q package %q", tc.Name, tc.Target.Name(), tc.Version, tc.Package)
+		}
+		switch {
+		case tc.Target == target.X86_64 && tc.SFrameVersion != 2:
+			t.Errorf("%s emits SFrame v%d for x86-64 (%s), want v2", tc.Name, tc.SFrameVersion, tc.SFrameUnsupportedReason())
+		case tc.SFrameVersion == 0 && tc.SFrameUnsupportedReason() == "":
+			t.Errorf("%s for %s: no SFrame and no reason", tc.Name, tc.Target.Name())
+		}
 	}
 }

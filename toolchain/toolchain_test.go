@@ -1,6 +1,7 @@
 package toolchain
 
 import (
+	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
@@ -93,8 +94,8 @@ func TestLoadListsEveryTargetInVersionOrder(t *testing.T) {
 			t.Errorf("%s %s: ASFlags %q LDFlags %q, want -EB in both only for aarch64_be", tc.Name, tc.Target.Name(), tc.ASFlags, tc.LDFlags)
 		}
 	}
-	if all[2].Suite != "bookworm" || all[2].Version != "2.40" || all[2].pkg != "2.40-2" {
-		t.Errorf("gas-2.40 fields: suite %q version %q package %q", all[2].Suite, all[2].Version, all[2].pkg)
+	if all[2].Suite != "bookworm" || all[2].Version != "2.40" || all[2].Package != "2.40-2" {
+		t.Errorf("gas-2.40 fields: suite %q version %q package %q", all[2].Suite, all[2].Version, all[2].Package)
 	}
 }
 
@@ -161,19 +162,33 @@ func TestFindMatchesNameVersionAndSuite(t *testing.T) {
 		t.Fatalf("load() = %v, %v", all, err)
 	}
 	tc := all[0]
-	for _, name := range []string{"gas-2.47.50", "gas-2.47.50.20261021", "gas-sid"} {
+	if tc.Name != "gas-2.47" {
+		t.Errorf("Name %q, want the series gas-2.47 (toolchain.conf says gas-2.47.50)", tc.Name)
+	}
+	for _, name := range []string{"gas-2.47", "gas-2.47.50", "gas-2.47.50.20261021", "gas-sid"} {
 		if !tc.matches(name) {
 			t.Errorf("%s does not match %q", tc.Name, name)
 		}
 	}
-	for _, name := range []string{"gas-2.47", "sid", "gas-2.47.5", "2.47.50"} {
+	for _, name := range []string{"gas-2.4", "sid", "gas-2.47.5", "2.47.50", "gas-"} {
 		if tc.matches(name) {
 			t.Errorf("%s matches %q", tc.Name, name)
 		}
 	}
 	_, err = Find("gas-2.44", target.X86_64)
-	if !errors.Is(err, ErrNotProvisioned) || !strings.Contains(err.Error(), "provisioned: gas-2.47.50") {
-		t.Errorf("Find(gas-2.44) error %q should list the provisioned gas-2.47.50", err)
+	if !errors.Is(err, ErrNotProvisioned) || !strings.Contains(err.Error(), "provisioned: gas-2.47)") {
+		t.Errorf("Find(gas-2.44) error %q should list the provisioned gas-2.47", err)
+	}
+}
+
+func TestSeries(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"2.40": "2.40", "2.44": "2.44", "2.47.50.20261021": "2.47", "2.47.50.20261107": "2.47", "2.9.1": "2.9", "3": "3",
+	} {
+		if got := Series(in); got != want {
+			t.Errorf("Series(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -253,5 +268,62 @@ func TestProbeCacheNeedsMatchingStamp(t *testing.T) {
 	}
 	if _, ok := readProbeCache(p, "s"); ok {
 		t.Error("readProbeCache accepted a non-numeric version")
+	}
+}
+
+func TestFromDirSaysWhatIsMissing(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := FromDir(dir); err == nil || !strings.Contains(err.Error(), "as-new") || !errors.Is(err, ErrNotProvisioned) {
+		t.Errorf("FromDir(empty) error %v, want one naming as-new and wrapping ErrNotProvisioned", err)
+	}
+	writeScript(t, dir, "as-new", "echo \"GNU assembler (GNU Binutils) 2.46.50.20260101\"; echo \"This assembler was configured for a target of \\`mips64-linux-gnu'.\"\n")
+	if _, err := FromDir(dir); err == nil || !strings.Contains(err.Error(), "no linker") {
+		t.Errorf("FromDir(as-new only) error %v, want 'no linker'", err)
+	}
+	writeScript(t, dir, "ld-new", "exit 0\n")
+	if _, err := FromDir(dir); err == nil || !strings.Contains(err.Error(), "mips64-linux-gnu") || !strings.Contains(err.Error(), "none of sfconform's targets") {
+		t.Errorf("FromDir(mips build) error %v, want one naming mips64-linux-gnu", err)
+	}
+	if _, err := FromDir(filepath.Join(dir, "nonexistent")); err == nil || !strings.Contains(err.Error(), "nonexistent") {
+		t.Errorf("FromDir(missing directory) error %v", err)
+	}
+}
+
+func TestTripleOfConfiguredTarget(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"x86_64-pc-linux-gnu": "x86_64-linux-gnu", "aarch64_be-unknown-linux-gnu": "aarch64-linux-gnu",
+		"aarch64-linux-gnu": "aarch64-linux-gnu", "s390x-ibm-linux-gnu": "s390x-linux-gnu", "riscv64-linux-gnu": "",
+	} {
+		if got := tripleOf(in); got != want {
+			t.Errorf("tripleOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRunQuotesForTheShell(t *testing.T) {
+	t.Parallel()
+	r := Run{Args: []string{"/bin/as", "-o", "a b.o", "--defsym=x=1", "it's", ""}}
+	if got, want := r.String(), `/bin/as -o 'a b.o' --defsym=x=1 'it'\''s' ''`; got != want {
+		t.Errorf("Run.String() = %s, want %s", got, want)
+	}
+}
+
+func TestChangelogVersion(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "changelog.Debian.gz")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := gzip.NewWriter(f)
+	z.Write([]byte("llvm-toolchain-23 (1:23.1.4-2) unstable; urgency=medium\n\n  * New upstream release.\n"))
+	z.Close()
+	f.Close()
+	if got := changelogVersion(p); got != "1:23.1.4-2" {
+		t.Errorf("changelogVersion = %q, want 1:23.1.4-2", got)
+	}
+	if got := changelogVersion(p + ".missing"); got != "" {
+		t.Errorf("changelogVersion(missing) = %q", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/oracle"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
@@ -32,6 +35,9 @@ const (
 	defaultProducers = "builtin-v2,builtin-v3"
 	defaultConsumers = "builtin"
 	defaultPrograms  = 5000
+	// defaultBatch: a batch of 64 programs takes one assembler and one
+	// linker run of a few tens of milliseconds (BenchmarkProducers).
+	defaultBatch = 64
 )
 
 const runUsage = `usage: sfconform run [flags]
@@ -49,6 +55,13 @@ Every section is also validated against the rules strict consumers apply;
 a section that breaks one counts as INVALID. Each failing program is saved
 as a reproducer under --out.
 
+A toolchain producer (gas-2.47, llvm-mc-23, gas:DIR) assembles and links
+--batch programs at once. Its rows are also compared, at every executed
+instruction, with sfconform's own encoding of the same program: "differs"
+counts the steps where they differ, "equiv" those of them where the frames
+that row gives (this frame's CFA, the caller's PC, SP and FP) match the
+machine. The "version" column names the exact Debian packages the cell ran.
+
 Program i of a cell uses seed S+i, S being --seed (default: from the
 clock, printed on stderr). Exit status: 0 all clean, 1 failures, 2 bad
 usage or setup.
@@ -65,6 +78,7 @@ type runConfig struct {
 	seed      int64
 	out       string
 	workers   int
+	batch     int
 	quiet     bool
 	json      bool
 }
@@ -88,10 +102,41 @@ type cell struct {
 	// cannot express: left out of its mix, unsupported rather than failed
 	// (the reasons: sfconform patterns).
 	Unexpressed []string `json:"unsupported_patterns,omitempty"`
+	// Beyond are the patterns a toolchain cell's version cannot express
+	// that are in its mix all the same: what the toolchain does with such
+	// CFI (skip the function, warn, write a wrong row) is its result.
+	Beyond []string `json:"patterns_beyond_version,omitempty"`
+	// unexpressedWhy says why the Unexpressed patterns are left out.
+	unexpressedWhy string
 
-	target   target.Target
-	counts   [verdict.Count]int
-	setupErr error
+	// ProducerVersion names the exact tools a toolchain producer ran
+	// ("as 2.47.50.20261021 (Debian sid 2.47.50.20261021-1), ld ...");
+	// Packages is the short form the table shows.
+	ProducerVersion string `json:"producer_version,omitempty"`
+	Packages        string `json:"producer_packages,omitempty"`
+	// WrongFields counts the WRONG steps by the field that first differed.
+	WrongFields map[string]int `json:"wrong_by_field,omitempty"`
+	// AtOutermost counts the failing steps (per verdict) whose frames are
+	// all right below the outermost one, where the backtrace went wrong.
+	AtOutermost map[string]int `json:"failing_at_outermost,omitempty"`
+	// The differential, for toolchain producers: steps whose row differs
+	// from sfconform's own encoding of the program, and of those the ones
+	// whose frames the oracle found right ("differs, equivalent").
+	Differs    *differs `json:"differs,omitempty"`
+	Warned     int      `json:"programs_with_warnings,omitempty"`   // programs the producer's tools warned about
+	ToolFailed int      `json:"producer_failed_programs,omitempty"` // programs the tools could not make an image of
+
+	target    target.Target
+	counts    [verdict.Count]int
+	setupErr  error
+	firstDiff string
+}
+
+// differs is a cell's differential.
+type differs struct {
+	Steps      int    `json:"steps"`
+	Equivalent int    `json:"equivalent"`
+	First      string `json:"first,omitempty"`
 }
 
 // summary is what --json writes.
@@ -114,6 +159,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	seedText := fs.String("seed", "", "first seed, any integer (default: from the clock)")
 	fs.StringVar(&cfg.out, "out", "failures", "directory for failure reproducers")
 	fs.IntVar(&cfg.workers, "j", runtime.NumCPU(), "parallel workers (one emulator each)")
+	fs.IntVar(&cfg.batch, "batch", defaultBatch, "programs a toolchain producer assembles and links at once")
 	fs.BoolVar(&cfg.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&cfg.json, "json", false, "write the summary as JSON on stdout instead of a table")
 	list := fs.Bool("list", false, "list producers and consumers and what each supports, then exit")
@@ -158,8 +204,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if cfg.programs < 1 || cfg.workers < 1 || cfg.paths < 1 {
-		return fail(errors.New("--programs, --paths and -j must be at least 1"))
+	if cfg.programs < 1 || cfg.workers < 1 || cfg.paths < 1 || cfg.batch < 1 {
+		return fail(errors.New("--programs, --paths, --batch and -j must be at least 1"))
 	}
 	fmt.Fprintf(stderr, "sfconform run: seed %d, %d programs x %d paths per cell, producers %s, consumers %s\n",
 		cfg.seed, cfg.programs, cfg.paths, strings.Join(cfg.producers, ","), strings.Join(cfg.consumers, ","))
@@ -250,28 +296,39 @@ func listPlugins(w io.Writer) int {
 		fmt.Fprintf(tw, "\t%s", t.Name())
 	}
 	fmt.Fprintln(tw)
+	var notes []string
 	for _, n := range producer.Names() {
 		p, err := producer.New(n)
 		if err != nil {
-			fmt.Fprintf(tw, "%s\tunusable: %v\n", n, err)
+			fmt.Fprint(tw, n)
+			for range target.All {
+				fmt.Fprint(tw, "\t(needs an argument)")
+			}
+			fmt.Fprintln(tw)
+			notes = append(notes, fmt.Sprintf("%s: %v", n, err))
 			continue
 		}
 		fmt.Fprint(tw, n)
 		for _, t := range target.All {
 			if v, err := p.SFrameVersion(t); err != nil {
-				fmt.Fprintf(tw, "\tunsupported (%v)", err)
+				fmt.Fprint(tw, "\tunsupported")
+				notes = append(notes, fmt.Sprintf("%s on %s: unsupported (%v)", n, t.Name(), err))
 			} else {
 				fmt.Fprintf(tw, "\tv%d", v)
 			}
 		}
 		fmt.Fprintln(tw)
 	}
+	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
 	fmt.Fprint(tw, "\nCONSUMER")
 	for _, t := range target.All {
 		fmt.Fprintf(tw, "\t%s", t.Name())
 	}
 	fmt.Fprintln(tw)
-	var notes []string // why a consumer does not read some target and version
+	notes = nil // why a consumer does not read some target and version
 	for _, n := range consumer.Names() {
 		c, err := consumer.New(n)
 		if err != nil {
@@ -375,7 +432,14 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 		return
 	}
 	c.SFrameVersion, _ = prod.SFrameVersion(c.target)
-	c.Unexpressed = unexpressed(c.target, c.SFrameVersion)
+	c.Unexpressed = unexpressed(c.target, max(c.SFrameVersion, 2))
+	c.unexpressedWhy = fmt.Sprintf("SFrame v%d cannot express them", c.SFrameVersion)
+	if producer.IsToolchain(prod) && c.SFrameVersion < 3 {
+		all := c.Unexpressed
+		c.Unexpressed = harness.LeftOut(c.target, c.SFrameVersion)
+		c.Beyond = slices.DeleteFunc(all, func(n string) bool { return slices.Contains(c.Unexpressed, n) })
+		c.unexpressedWhy = fmt.Sprintf("SFrame v%d cannot reach code more than 4 GiB from .sframe: no linker writes the table", c.SFrameVersion)
+	}
 	patterns, why := cellPatterns(cfg.patterns, c.target, c.Unexpressed)
 	if why != "" {
 		c.Status, c.Reason = "unsupported", why
@@ -386,48 +450,170 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 		setupErr(err)
 		return
 	}
+	toolchain := producer.IsToolchain(prod)
+	if toolchain {
+		c.Differs = &differs{}
+	}
 	start := time.Now()
 	defer func() { c.Seconds = time.Since(start).Seconds() }()
 	name := fmt.Sprintf("%s %s x %s", c.Target, c.Producer, c.Consumer)
-	for i := 0; i < cfg.programs; i++ {
-		seed := cfg.seed + int64(i)
-		img, prog, err := harness.Produce(prod, c.target, seed, gen.Options{Paths: cfg.paths, Patterns: patterns})
-		if err != nil {
-			setupErr(fmt.Errorf("seed %d: %w", seed, err))
-			return
-		}
-		res := chk.Check(img, cons)
-		c.Programs++
-		c.Instructions += res.Steps
-		for v := range res.Counts {
-			c.counts[v] += res.Counts[v]
-		}
-		if res.Invalid() {
-			c.counts[verdict.Invalid]++
-		}
-		if !res.Clean() {
-			c.Failed++
-			if path, err := corpus.Save(cfg.out, harness.NewCase(img, prog, seed, cons.Name(), res)); err != nil {
-				fmt.Fprintf(stderr, "%s seed %d: saving the failure: %v\n", name, seed, err)
-			} else {
-				c.Saved = append(c.Saved, path)
-			}
-			if !cfg.quiet {
-				mu.Lock()
-				fmt.Fprintf(stderr, "FAIL %s seed %d: %s\n", name, seed, describe(res))
-				mu.Unlock()
-			}
-		}
-		if !cfg.quiet && (i+1)%2500 == 0 {
+	report := func(format string, args ...any) {
+		if !cfg.quiet {
 			mu.Lock()
-			fmt.Fprintf(stderr, "%s: %d/%d programs, %d instructions\n", name, i+1, cfg.programs, c.Instructions)
+			fmt.Fprintf(stderr, format, args...)
 			mu.Unlock()
 		}
+	}
+	seeds := make([]int64, cfg.programs)
+	for i := range seeds {
+		seeds[i] = cfg.seed + int64(i)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	for batch := range harness.ProduceAhead(prod, c.target, seeds, cfg.batch, gen.Options{Paths: cfg.paths, Patterns: patterns}, stop) {
+		for _, p := range batch {
+			if p.Err != nil {
+				var be *producer.BatchError
+				if p.Prog == nil || !errors.As(p.Err, &be) {
+					setupErr(fmt.Errorf("seed %d: %w", p.Seed, p.Err))
+					return
+				}
+				// The tools failed on this program (an assembler's
+				// internal error), or made code gen did not lay out:
+				// a failure of this program, kept with its assembly.
+				c.Programs++
+				c.Failed++
+				c.ToolFailed++
+				if path, err := saveToolFailure(cfg.out, c, p); err == nil {
+					c.Saved = append(c.Saved, path)
+				}
+				report("FAIL %s seed %d: %v\n", name, p.Seed, firstLine(p.Err.Error()))
+				continue
+			}
+			checkProgram(c, chk, cons, p, toolchain, cfg, name, report, stderr)
+			if c.Programs%2500 == 0 {
+				report("%s: %d/%d programs, %d instructions\n", name, c.Programs, cfg.programs, c.Instructions)
+			}
+		}
+	}
+	if c.Differs != nil {
+		c.Differs.First = c.firstDiff
 	}
 	c.Status = "clean"
 	if c.Failed > 0 {
 		c.Status = "failed"
 	}
+}
+
+// checkProgram runs one produced program and adds its result to the cell.
+func checkProgram(c *cell, chk *harness.Checker, cons consumer.Consumer, p harness.Produced, toolchain bool,
+	cfg runConfig, name string, report func(string, ...any), stderr io.Writer) {
+	img, prog, seed := p.Img, p.Prog, p.Seed
+	if r := img.Record; r != nil {
+		if c.ProducerVersion == "" {
+			c.ProducerVersion, c.Packages = r.Versions(), packages(r)
+		}
+		for _, w := range r.Warnings {
+			if w.Tool != "ld" && w.Tool != "sfconform" {
+				c.Warned++
+				break
+			}
+		}
+	}
+	var res *harness.Result
+	if toolchain {
+		ref, err := harness.Reference(img, prog)
+		if err != nil {
+			report("%s seed %d: no reference encoding for the differential: %v\n", name, seed, err)
+			res = chk.Check(img, cons)
+		} else {
+			res = chk.CheckAgainst(img, ref, cons)
+		}
+		c.Differs.Steps += res.Differs
+		c.Differs.Equivalent += res.Equivalent
+		if c.firstDiff == "" && len(res.FirstDiffs) > 0 {
+			c.firstDiff = fmt.Sprintf("seed %d %s", seed, res.FirstDiffs[0])
+		}
+	} else {
+		res = chk.Check(img, cons)
+	}
+	c.Programs++
+	c.Instructions += res.Steps
+	for v := range res.Counts {
+		c.counts[v] += res.Counts[v]
+	}
+	for v, n := range res.AtOutermost {
+		if n > 0 {
+			if c.AtOutermost == nil {
+				c.AtOutermost = map[string]int{}
+			}
+			c.AtOutermost[verdict.Verdict(v).String()] += n
+		}
+	}
+	for f, n := range res.WrongFields {
+		if c.WrongFields == nil {
+			c.WrongFields = map[string]int{}
+		}
+		c.WrongFields[f] += n
+	}
+	if res.Invalid() {
+		c.counts[verdict.Invalid]++
+	}
+	if !res.Clean() {
+		c.Failed++
+		if path, err := corpus.Save(cfg.out, harness.NewCase(img, prog, seed, cons.Name(), res)); err != nil {
+			fmt.Fprintf(stderr, "%s seed %d: saving the failure: %v\n", name, seed, err)
+		} else {
+			c.Saved = append(c.Saved, path)
+		}
+		report("FAIL %s seed %d: %s\n", name, seed, describe(res))
+	}
+}
+
+// packages is the short form of a record's tool versions: the Debian
+// packages ("2.47.50.20261021-1"; "llvm-mc 1:23.1.4-2, ld 2.44-3" when
+// the tools come from two), or the tools' versions for a build of one's
+// own.
+func packages(r *image.Record) string {
+	var out []string
+	for _, t := range r.Tools {
+		v := t.Package
+		if v == "" {
+			f := strings.Fields(t.Version)
+			if len(f) > 0 {
+				v = f[len(f)-1]
+			}
+		}
+		out = append(out, t.Name+" "+v)
+	}
+	same := true
+	for i := range r.Tools {
+		if r.Tools[i].Package != r.Tools[0].Package || r.Tools[i].Package == "" {
+			same = false
+		}
+	}
+	if same && len(r.Tools) > 0 {
+		return r.Tools[0].Package
+	}
+	return strings.Join(out, ", ")
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// saveToolFailure keeps a program the tools could not make an image of:
+// its coordinates, the error (commands and the tools' output) and its
+// assembly, which reproduces it with the tools alone.
+func saveToolFailure(dir string, c *cell, p harness.Produced) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d-producer.txt", c.Target, strings.NewReplacer("/", "_", ":", "_").Replace(c.Producer), p.Seed))
+	text := fmt.Sprintf("target %s, producer %s, seed %d: the producer made no image\n\n%v\n\n--- the program's assembly ---\n%s",
+		c.Target, c.Producer, p.Seed, p.Err, p.Prog.Assembly())
+	return path, os.WriteFile(path, []byte(text), 0o644)
 }
 
 func describe(res *harness.Result) string {
@@ -449,14 +635,18 @@ func describe(res *harness.Result) string {
 	return "clean"
 }
 
+// printSummary writes the table: one row per cell, with the steps per
+// verdict, the differential of a toolchain producer ("differs": steps
+// whose row is not sfconform's own encoding's; "equiv": of those, the
+// ones judged OK), and the exact package versions the row ran.
 func printSummary(w io.Writer, cells []*cell) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tproducer\tconsumer\tprograms\tinstructions\tOK\tWRONG\tNOINFO\tERROR\tINVALID\tfailed programs\tinstr/s\t")
+	fmt.Fprintln(tw, "target\tproducer\tconsumer\tprograms\tinstructions\tOK\tWRONG\tNOINFO\tERROR\tINVALID\tdiffers\tequiv\tfailed programs\tinstr/s\tversion\t")
 	var notes []string
 	for _, c := range cells {
 		switch c.Status {
 		case "unsupported", "error":
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", c.Target, c.Producer, c.Consumer)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", c.Target, c.Producer, c.Consumer)
 			notes = append(notes, fmt.Sprintf("%s %s x %s: %s (%s)", c.Target, c.Producer, c.Consumer, c.Status, c.Reason))
 			continue
 		}
@@ -464,17 +654,74 @@ func printSummary(w io.Writer, cells []*cell) {
 		if c.Seconds > 0 {
 			rate = float64(c.Instructions) / c.Seconds
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t\n", c.Target, c.Producer, c.Consumer, c.Programs, c.Instructions,
-			c.counts[verdict.OK], c.counts[verdict.Wrong], c.counts[verdict.NoInfo], c.counts[verdict.Error], c.counts[verdict.Invalid], c.Failed, rate)
+		diff, equiv, version := "-", "-", "-"
+		if c.Differs != nil {
+			diff, equiv = strconv.Itoa(c.Differs.Steps), strconv.Itoa(c.Differs.Equivalent)
+		}
+		if c.Packages != "" {
+			version = c.Packages
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%.0f\t%s\t\n", c.Target, c.Producer, c.Consumer, c.Programs, c.Instructions,
+			c.counts[verdict.OK], c.counts[verdict.Wrong], c.counts[verdict.NoInfo], c.counts[verdict.Error], c.counts[verdict.Invalid],
+			diff, equiv, c.Failed, rate, version)
 	}
 	tw.Flush()
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}
 	for _, c := range cells {
-		if len(c.Unexpressed) > 0 && c.Status != "unsupported" && c.Status != "error" {
-			fmt.Fprintf(w, "%s %s x %s: patterns %s unsupported (SFrame v%d cannot express them), not in the mix\n",
-				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.SFrameVersion)
+		if c.Status != "failed" {
+			continue
+		}
+		var parts []string
+		if len(c.WrongFields) > 0 {
+			fields := make([]string, 0, len(c.WrongFields))
+			for f := range c.WrongFields {
+				fields = append(fields, f)
+			}
+			slices.Sort(fields)
+			var by []string
+			for _, f := range fields {
+				by = append(by, fmt.Sprintf("%s %d", f, c.WrongFields[f]))
+			}
+			parts = append(parts, "WRONG at "+strings.Join(by, ", "))
+		}
+		if len(c.AtOutermost) > 0 {
+			failing, at := 0, 0
+			for v := verdict.Wrong; v < verdict.Invalid; v++ {
+				failing += c.counts[v]
+				at += c.AtOutermost[v.String()]
+			}
+			parts = append(parts, fmt.Sprintf("%d of %d failing steps right up to the outermost frame and wrong there", at, failing))
+		}
+		if c.Warned > 0 {
+			parts = append(parts, fmt.Sprintf("%d programs with producer warnings", c.Warned))
+		}
+		if c.ToolFailed > 0 {
+			parts = append(parts, fmt.Sprintf("%d programs the producer made no image of", c.ToolFailed))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(w, "%s %s x %s: %s\n", c.Target, c.Producer, c.Consumer, strings.Join(parts, "; "))
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if c.ProducerVersion != "" && !seen[c.Producer] {
+			seen[c.Producer] = true
+			fmt.Fprintf(w, "%s: %s\n", c.Producer, c.ProducerVersion)
+		}
+	}
+	for _, c := range cells {
+		if c.Status == "unsupported" || c.Status == "error" {
+			continue
+		}
+		if len(c.Unexpressed) > 0 {
+			fmt.Fprintf(w, "%s %s x %s: patterns %s unsupported (%s), not in the mix\n",
+				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.unexpressedWhy)
+		}
+		if len(c.Beyond) > 0 {
+			fmt.Fprintf(w, "%s %s x %s: patterns %s are beyond SFrame v%d, in the mix to see what the toolchain does with them\n",
+				c.Target, c.Producer, c.Consumer, strings.Join(c.Beyond, ", "), c.SFrameVersion)
 		}
 	}
 }
@@ -541,7 +788,16 @@ func replayCase(path, consumers string, w, stderr io.Writer) int {
 	defer chk.Close()
 	res := chk.Check(img, cons)
 	fmt.Fprintf(w, "replay %s: %s, %s, producer %s, consumer %s, seed %d\n", path, c.Target, "SFrame v"+strconv.Itoa(c.Version), c.Producer, consName, c.Seed)
+	if r := c.Record; r != nil {
+		fmt.Fprintf(w, "made by:  %s (%d programs linked together)\n", r.Versions(), r.Batch)
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(w, "warning:  %s\n", wn)
+		}
+	}
 	fmt.Fprintf(w, "recorded: step %d at %s (%s): %s %s\n", c.Step, c.Function, c.Insn, c.Verdict, c.Detail)
+	if c.ReferenceRow != "" {
+		fmt.Fprintf(w, "row:      %s; sfconform's own encoding: %s\n", c.Row, c.ReferenceRow)
+	}
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "section:  %v\n", v)
 	}

@@ -206,3 +206,43 @@ func TestRunCConsumers(t *testing.T) {
 		})
 	}
 }
+
+// A toolchain producer's cells record the exact packages they ran and the
+// differential against sfconform's own encoding; the table shows both.
+func TestRunToolchainProducer(t *testing.T) {
+	t.Parallel()
+	if _, err := producer.New("gas-2.47"); err != nil {
+		testenv.Missing(t, testenv.Binutils, "producer gas-2.47: %v", err)
+	}
+	var stdout bytes.Buffer
+	args := []string{"--programs", "6", "--batch", "4", "--targets", "aarch64,s390x", "--producer", "gas-2.47,gas-2.44", "--seed", "9", "-q", "--out", t.TempDir()}
+	code := cmdRun(append(args, "--json"), &stdout, io.Discard)
+	if code == exitSetup {
+		t.Fatalf("exit %d:\n%s", code, stdout.String())
+	}
+	var sum summary
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, c := range sum.Cells {
+		if c.Producer == "gas-2.44" && c.Target == "s390x" {
+			if c.Status != "unsupported" || !strings.Contains(c.Reason, "not supported for target") {
+				t.Errorf("gas-2.44 on s390x: %s (%s), want unsupported with GNU as's reason", c.Status, c.Reason)
+			}
+			continue
+		}
+		seen++
+		if c.Programs != 6 || !strings.Contains(c.ProducerVersion, "(Debian ") || c.Packages == "" || c.Differs == nil {
+			t.Errorf("%s %s: %d programs, version %q, packages %q, differential %v", c.Target, c.Producer, c.Programs, c.ProducerVersion, c.Packages, c.Differs)
+		}
+	}
+	if seen != 3 {
+		t.Errorf("%d cells ran, want 3", seen)
+	}
+	stdout.Reset()
+	cmdRun(args, &stdout, io.Discard)
+	if s := stdout.String(); !strings.Contains(s, "differs") || !strings.Contains(s, "2.47.50") || !strings.Contains(s, "gas-2.47: as 2.47") {
+		t.Errorf("the table shows no differential or versions:\n%s", s)
+	}
+}

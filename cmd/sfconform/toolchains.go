@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -10,7 +11,7 @@ import (
 )
 
 func init() {
-	register("toolchains", "list the provisioned GNU toolchains and the SFrame version each emits", cmdToolchains)
+	register("toolchains", "list the provisioned GNU toolchains and llvm-mc, and the SFrame version each emits", cmdToolchains)
 }
 
 // toolchainJSON is one row of "toolchains --json".
@@ -18,6 +19,7 @@ type toolchainJSON struct {
 	Name          string   `json:"name"`
 	Version       string   `json:"version"`
 	Suite         string   `json:"suite"`
+	Package       string   `json:"package,omitempty"`
 	Target        string   `json:"target"`
 	Triple        string   `json:"triple"`
 	SFrameVersion int      `json:"sframe_version"`
@@ -41,6 +43,11 @@ func cmdToolchains(args []string, stdout, stderr io.Writer) int {
 		return parseExit(err)
 	}
 	all, err := toolchain.All()
+	if llvm, lerr := toolchain.LLVM(); len(llvm) > 0 {
+		all = append(all, llvm...)
+	} else if len(all) > 0 && lerr != nil && !errors.Is(lerr, toolchain.ErrNotProvisioned) {
+		err = errors.Join(err, lerr)
+	}
 	if len(all) == 0 {
 		fmt.Fprintf(stderr, "sfconform toolchains: %v\n", err)
 		return exitSetup
@@ -60,7 +67,7 @@ func printToolchainsJSON(w, stderr io.Writer, all []toolchain.Toolchain) int {
 	rows := make([]toolchainJSON, 0, len(all))
 	for _, t := range all {
 		rows = append(rows, toolchainJSON{
-			Name: t.Name, Version: t.Version, Suite: t.Suite, Target: t.Target.Name(), Triple: t.Triple,
+			Name: t.Name, Version: t.Version, Suite: t.Suite, Package: t.Package, Target: t.Target.Name(), Triple: t.Triple,
 			SFrameVersion: t.SFrameVersion, NoSFrameWhy: t.SFrameUnsupportedReason(),
 			AS: t.AS, LD: t.LD, Objdump: t.Objdump, Readelf: t.Readelf,
 			ASFlags: t.ASFlags, LDFlags: t.LDFlags,
@@ -77,7 +84,7 @@ func printToolchainsJSON(w, stderr io.Writer, all []toolchain.Toolchain) int {
 
 func printToolchainsTable(w io.Writer, all []toolchain.Toolchain) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tSUITE\tTARGET\tSFRAME\tAS\tLD\tOBJDUMP")
+	fmt.Fprintln(tw, "NAME\tVERSION\tPACKAGE\tSUITE\tTARGET\tSFRAME\tAS\tLD\tOBJDUMP")
 	for _, t := range all {
 		sf := fmt.Sprintf("v%d", t.SFrameVersion)
 		if t.SFrameVersion == 0 {
@@ -90,7 +97,14 @@ func printToolchainsTable(w io.Writer, all []toolchain.Toolchain) {
 		for _, f := range t.LDFlags {
 			ld += " " + f
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Version, t.Suite, t.Target.Name(), sf, as, ld, t.Objdump)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Version, dash(t.Package), t.Suite, t.Target.Name(), sf, as, dash(ld), dash(t.Objdump))
 	}
 	tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
