@@ -274,11 +274,12 @@ func (p *Program) Assembly() string {
 		}
 		fmt.Fprintf(&sb, "\t.type %s, %s\n%s:\n\t%s\n", f.Name, t.typeDirective, f.Name, startproc)
 		prev := t.initialRow()
+		if len(f.ops) > 0 && f.ops[0].row.Signal {
+			// An empty FDE keeps the flag: a trampoline's.
+			sb.WriteString("\t.cfi_signal_frame\n")
+		}
 		if len(f.ops) > 0 && !f.EmptyFDE {
 			first := f.ops[0].row
-			if first.Signal {
-				sb.WriteString("\t.cfi_signal_frame\n")
-			}
 			if first.PAuthKey == sframe.PAuthKeyB {
 				sb.WriteString("\t.cfi_b_key_frame\n")
 			}
