@@ -42,6 +42,12 @@ func checker(abi target.Target) *harness.Checker {
 // tally counts outcomes of one fault class.
 type tally struct{ Tried, Inapplicable, Equivalent, Caught, Survived int }
 
+// processTallies is what each parallel process hands to process 1.
+type processTallies struct {
+	Faults    map[string]*tally
+	Agreement agreement
+}
+
 // tallies counts this process's outcomes per fault class. Under ginkgo -p
 // every process holds only part of them: each writes its own to tallyDir,
 // and process 1 adds them up once all are done.
@@ -60,20 +66,22 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 
 var _ = SynchronizedAfterSuite(func() {
 	checkers.Close()
-	b, err := json.Marshal(tallies)
+	b, err := json.Marshal(processTallies{Faults: tallies, Agreement: agreed})
 	Expect(err).NotTo(HaveOccurred())
 	name := filepath.Join(tallyDir, fmt.Sprintf("process-%d.json", GinkgoParallelProcess()))
 	Expect(os.WriteFile(name, b, 0o644)).To(Succeed())
 }, func() {
 	defer os.RemoveAll(tallyDir)
 	total := map[string]*tally{}
+	var agree agreement
 	suite, _ := GinkgoConfiguration()
 	for p := 1; p <= suite.ParallelTotal; p++ {
 		b, err := os.ReadFile(filepath.Join(tallyDir, fmt.Sprintf("process-%d.json", p)))
 		Expect(err).NotTo(HaveOccurred(), "tallies of process %d", p)
-		var part map[string]*tally
+		var part processTallies
 		Expect(json.Unmarshal(b, &part)).To(Succeed(), "tallies of process %d", p)
-		for n, t := range part {
+		agree.add(part.Agreement)
+		for n, t := range part.Faults {
 			s := total[n]
 			if s == nil {
 				s = &tally{}
@@ -86,6 +94,7 @@ var _ = SynchronizedAfterSuite(func() {
 			s.Survived += t.Survived
 		}
 	}
+	reportAgreement(agree)
 	if len(total) == 0 {
 		return // the label filter ran no fault class
 	}
