@@ -39,8 +39,11 @@ func checker(abi target.Target) *harness.Checker {
 	return c
 }
 
-// tally counts outcomes of one fault class.
-type tally struct{ Tried, Inapplicable, Equivalent, Caught, Survived int }
+// tally counts outcomes of one fault class. DeeperOnly counts the mutants
+// whose top frame's row yields what the original's does at every step
+// while some backtrace differs deeper down: a witness judging the top row
+// only would call them equivalent.
+type tally struct{ Tried, Inapplicable, Equivalent, Caught, Survived, DeeperOnly int }
 
 // processTallies is what each parallel process hands to process 1.
 type processTallies struct {
@@ -92,6 +95,7 @@ var _ = SynchronizedAfterSuite(func() {
 			s.Equivalent += t.Equivalent
 			s.Caught += t.Caught
 			s.Survived += t.Survived
+			s.DeeperOnly += t.DeeperOnly
 		}
 	}
 	reportAgreement(agree)
@@ -104,7 +108,7 @@ var _ = SynchronizedAfterSuite(func() {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-22s %6s %13s %10s %7s %8s %9s\n", "fault class", "tried", "inapplicable", "equivalent", "caught", "survived", "kill rate")
+	fmt.Fprintf(&b, "%-22s %6s %13s %10s %7s %8s %9s %12s\n", "fault class", "tried", "inapplicable", "equivalent", "caught", "survived", "kill rate", "deeper-only")
 	var none []string
 	for _, n := range names {
 		t := total[n]
@@ -112,7 +116,7 @@ var _ = SynchronizedAfterSuite(func() {
 		if d := t.Caught + t.Survived; d > 0 {
 			rate = fmt.Sprintf("%.1f%%", 100*float64(t.Caught)/float64(d))
 		}
-		fmt.Fprintf(&b, "%-22s %6d %13d %10d %7d %8d %9s\n", n, t.Tried, t.Inapplicable, t.Equivalent, t.Caught, t.Survived, rate)
+		fmt.Fprintf(&b, "%-22s %6d %13d %10d %7d %8d %9s %12d\n", n, t.Tried, t.Inapplicable, t.Equivalent, t.Caught, t.Survived, rate, t.DeeperOnly)
 		if t.Caught == 0 {
 			none = append(none, n)
 		}
@@ -148,7 +152,10 @@ var _ = DescribeTable("a fault injected into a correct table is caught unless it
 			Expect(err).NotTo(HaveOccurred(), "seed %d", seed)
 			res := checker(abi).Check(m.img, probe)
 			caught := !res.Clean()
-			GinkgoWriter.Printf("%s v%d seed %d: %s: differs=%v caught=%v (%s)\n", abi.Name(), v, seed, m.desc, probe.differs, caught, probe.firstWhy)
+			GinkgoWriter.Printf("%s v%d seed %d: %s: differs=%v (top row: %v) caught=%v (%s) [%s]\n", abi.Name(), v, seed, m.desc, probe.differs, probe.topDiffers, caught, probe.firstWhy, firstFailure(res))
+			if probe.differs && !probe.topDiffers {
+				t.DeeperOnly++
+			}
 			switch {
 			case !probe.differs && !caught:
 				t.Equivalent++
