@@ -134,9 +134,14 @@ var _ = DescribeTable("a fault injected into a correct table is caught unless it
 			t = &tally{}
 			tallies[class.name] = t
 		}
-		for i := int64(0); i < mutantsPerClass; i++ {
+		var opt gen.Options
+		n := mutantsPerClass
+		if programs := faultPrograms[class.name]; programs != nil {
+			opt.Patterns, n = programs(abi, v)
+		}
+		for i := int64(0); i < int64(n); i++ {
 			seed := GinkgoRandomSeed() + i
-			img, prog, err := harness.Produce(producer.Builtin{Version: v}, abi, seed, gen.Options{})
+			img, prog, err := harness.Produce(producer.Builtin{Version: v}, abi, seed, opt)
 			Expect(err).NotTo(HaveOccurred())
 			clean := checker(abi).Trace(img, consumer.NewBuiltin())
 			Expect(clean.Clean()).To(BeTrue(), "seed %d: the unmutated table must conform before mutating it", seed)
@@ -176,6 +181,11 @@ func mutationEntries() []TableEntry {
 	for _, abi := range target.All {
 		for _, v := range []sframe.Version{2, 3} {
 			for _, c := range faultClasses {
+				if programs := faultPrograms[c.name]; programs != nil {
+					if _, n := programs(abi, v); n == 0 {
+						continue
+					}
+				}
 				out = append(out, Entry(fmt.Sprintf("%s v%d %s", abi.Name(), v, c.name),
 					Label("target:"+abi.Name(), fmt.Sprintf("version:%d", v), "fault:"+c.name),
 					abi, v, c))
