@@ -18,7 +18,8 @@ import (
 )
 
 // programsPerCell is how many programs of the default mix each (target,
-// version) cell checks with the suite's unwinder, against the builtin.
+// version) cell checks with the suite's unwinder, against the builtin,
+// and with every consumer mutant.
 const programsPerCell = 60
 
 // agreement counts the steps on which the builtin consumer and the
@@ -54,7 +55,7 @@ func reportAgreement(a agreement) {
 			a.Programs, a.Steps, a.Frames, a.Disagreements, first))
 }
 
-var _ = DescribeTable("the suite's unwinder agrees with the builtin on the default mix",
+var _ = DescribeTable("the suite's unwinder agrees with the builtin on the default mix, and each of its mutants is caught",
 	func(abi target.Target, v sframe.Version) {
 		for i := int64(0); i < programsPerCell; i++ {
 			seed := GinkgoRandomSeed() + i
@@ -72,6 +73,8 @@ var _ = DescribeTable("the suite's unwinder agrees with the builtin on the defau
 			Expect(both.first).To(BeEmpty(), "%s v%d seed %d: the suite's unwinder and the builtin disagree", abi.Name(), v, seed)
 			Expect(ref.Clean()).To(BeTrue(), "%s v%d seed %d: the suite's unwinder must conform where the builtin does: %s",
 				abi.Name(), v, seed, firstFailure(ref))
+
+			runConsumerMutants(abi, v, seed, img)
 		}
 	},
 	cellEntries(),

@@ -24,7 +24,7 @@ import (
 
 func TestMutation(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Mutation: the harness catches faults in correct tables")
+	RunSpecs(t, "Mutation: the harness catches faults in correct tables and in unwinders")
 }
 
 // mutantsPerClass is how many mutants each (target, version, class) entry
@@ -32,6 +32,10 @@ func TestMutation(t *testing.T) {
 const mutantsPerClass = 12
 
 var checkers = harness.NewPool(harness.Options{})
+
+// verdictCheckers keep every failing step, so that two consumers'
+// verdicts on one image can be compared step by step.
+var verdictCheckers = harness.NewPool(harness.Options{MaxFailures: 1 << 30})
 
 func checker(abi target.Target) *harness.Checker {
 	c, err := checkers.Get(abi)
@@ -48,6 +52,7 @@ type tally struct{ Tried, Inapplicable, Equivalent, Caught, Survived, DeeperOnly
 // processTallies is what each parallel process hands to process 1.
 type processTallies struct {
 	Faults    map[string]*tally
+	Mutants   map[string]*mutantTally
 	Agreement agreement
 }
 
@@ -69,13 +74,15 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 
 var _ = SynchronizedAfterSuite(func() {
 	checkers.Close()
-	b, err := json.Marshal(processTallies{Faults: tallies, Agreement: agreed})
+	verdictCheckers.Close()
+	b, err := json.Marshal(processTallies{Faults: tallies, Mutants: mutantTallies, Agreement: agreed})
 	Expect(err).NotTo(HaveOccurred())
 	name := filepath.Join(tallyDir, fmt.Sprintf("process-%d.json", GinkgoParallelProcess()))
 	Expect(os.WriteFile(name, b, 0o644)).To(Succeed())
 }, func() {
 	defer os.RemoveAll(tallyDir)
 	total := map[string]*tally{}
+	mutants := map[string]*mutantTally{}
 	var agree agreement
 	suite, _ := GinkgoConfiguration()
 	for p := 1; p <= suite.ParallelTotal; p++ {
@@ -83,6 +90,12 @@ var _ = SynchronizedAfterSuite(func() {
 		Expect(err).NotTo(HaveOccurred(), "tallies of process %d", p)
 		var part processTallies
 		Expect(json.Unmarshal(b, &part)).To(Succeed(), "tallies of process %d", p)
+		for n, t := range part.Mutants {
+			if mutants[n] == nil {
+				mutants[n] = &mutantTally{}
+			}
+			mutants[n].add(t)
+		}
 		agree.add(part.Agreement)
 		for n, t := range part.Faults {
 			s := total[n]
@@ -98,33 +111,35 @@ var _ = SynchronizedAfterSuite(func() {
 			s.DeeperOnly += t.DeeperOnly
 		}
 	}
-	reportAgreement(agree)
-	if len(total) == 0 {
-		return // the label filter ran no fault class
-	}
-	names := make([]string, 0, len(total))
-	for n := range total {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-22s %6s %13s %10s %7s %8s %9s %12s\n", "fault class", "tried", "inapplicable", "equivalent", "caught", "survived", "kill rate", "deeper-only")
 	var none []string
-	for _, n := range names {
-		t := total[n]
-		rate := "-"
-		if d := t.Caught + t.Survived; d > 0 {
-			rate = fmt.Sprintf("%.1f%%", 100*float64(t.Caught)/float64(d))
+	if len(total) > 0 { // else the label filter ran no fault class
+		names := make([]string, 0, len(total))
+		for n := range total {
+			names = append(names, n)
 		}
-		fmt.Fprintf(&b, "%-22s %6d %13d %10d %7d %8d %9s %12d\n", n, t.Tried, t.Inapplicable, t.Equivalent, t.Caught, t.Survived, rate, t.DeeperOnly)
-		if t.Caught == 0 {
-			none = append(none, n)
+		sort.Strings(names)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%-22s %6s %13s %10s %7s %8s %9s %12s\n", "fault class", "tried", "inapplicable", "equivalent", "caught", "survived", "kill rate", "deeper-only")
+		for _, n := range names {
+			t := total[n]
+			rate := "-"
+			if d := t.Caught + t.Survived; d > 0 {
+				rate = fmt.Sprintf("%.1f%%", 100*float64(t.Caught)/float64(d))
+			}
+			fmt.Fprintf(&b, "%-22s %6d %13d %10d %7d %8d %9s %12d\n", n, t.Tried, t.Inapplicable, t.Equivalent, t.Caught, t.Survived, rate, t.DeeperOnly)
+			if t.Caught == 0 {
+				none = append(none, n)
+			}
 		}
+		AddReportEntry(fmt.Sprintf("kill rate per fault class (%d processes)", suite.ParallelTotal), b.String())
 	}
-	AddReportEntry(fmt.Sprintf("kill rate per fault class (%d processes)", suite.ParallelTotal), b.String())
+	reportAgreement(agree)
+	survived, misfiled := reportConsumerMutants(suite.ParallelTotal, mutants)
 	// A class that never produced a caught mutant proves nothing: every
 	// fault class that ran, in any process, must be detected somewhere.
 	Expect(none).To(BeEmpty(), "fault classes of which no mutant was caught anywhere")
+	Expect(survived).To(BeEmpty(), "consumer mutants that no program caught: a pattern (or a fault class) is missing")
+	Expect(misfiled).To(BeEmpty(), "consumer mutants documented as exposable only by faulty tables, killed on the default mix")
 })
 
 var _ = DescribeTable("a fault injected into a correct table is caught unless it is equivalent",
@@ -161,6 +176,7 @@ var _ = DescribeTable("a fault injected into a correct table is caught unless it
 			if probe.differs && !probe.topDiffers {
 				t.DeeperOnly++
 			}
+			measureOnFaultyImage(abi, v, seed, class.name, m)
 			switch {
 			case !probe.differs && !caught:
 				t.Equivalent++
