@@ -12,7 +12,6 @@ import (
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
-	"github.com/sfconform/sfconform/verdict"
 )
 
 // consumerMutant is the suite's unwinder with one rule broken the way a
@@ -190,31 +189,53 @@ func runConsumerMutants(abi target.Target, v sframe.Version, seed int64, img *im
 	}
 }
 
-// stepVerdicts are the non-OK verdicts of a result by (path, step).
-func stepVerdicts(r *harness.Result) map[[2]int]verdict.Verdict {
-	m := make(map[[2]int]verdict.Verdict, len(r.Failures))
-	for _, f := range r.Failures {
-		m[[2]int{f.Path, f.Step}] = f.Judgement.Verdict
+// stepVerdicts are the non-OK steps of a result by (path, step).
+func stepVerdicts(r *harness.Result) map[[2]int]*harness.Failure {
+	m := make(map[[2]int]*harness.Failure, len(r.Failures))
+	for i := range r.Failures {
+		f := &r.Failures[i]
+		m[[2]int{f.Path, f.Step}] = f
 	}
 	return m
 }
 
-// verdictsDiffer reports whether two results of one image judged some step
-// differently (a refused section is ERROR at every step).
-func verdictsDiffer(a, b *harness.Result) bool {
-	if (a.LoadErr == nil) != (b.LoadErr == nil) || a.Steps != b.Steps {
-		return true
+// verdictDiff says where two results of one image (a reference's, a
+// mutant's) first judge a step differently, "" when they never do (a
+// refused section is ERROR at every step).
+func verdictDiff(ref, mut *harness.Result) string {
+	if (ref.LoadErr == nil) != (mut.LoadErr == nil) || ref.Steps != mut.Steps {
+		return fmt.Sprintf("the reference %s; the mutant %s", firstFailure(ref), firstFailure(mut))
 	}
-	va, vb := stepVerdicts(a), stepVerdicts(b)
-	if len(va) != len(vb) {
-		return true
+	vr, vm := stepVerdicts(ref), stepVerdicts(mut)
+	judged := func(f *harness.Failure) string {
+		if f == nil {
+			return "OK"
+		}
+		return fmt.Sprintf("%s %s", f.Judgement.Verdict, f.Judgement.Detail)
 	}
-	for k, v := range va {
-		if vb[k] != v {
-			return true
+	var first [2]int
+	found := false
+	for _, m := range []map[[2]int]*harness.Failure{vr, vm} {
+		for k, f := range m {
+			o := vm[k]
+			if o == f {
+				o = vr[k]
+			}
+			differ := o == nil || o.Judgement.Verdict != f.Judgement.Verdict
+			if differ && (!found || k[0] < first[0] || k[0] == first[0] && k[1] < first[1]) {
+				first, found = k, true
+			}
 		}
 	}
-	return false
+	if !found {
+		return ""
+	}
+	f := vr[first]
+	if f == nil {
+		f = vm[first]
+	}
+	return fmt.Sprintf("path %d step %d pc %#x %s (%s): the reference %s; the mutant %s",
+		first[0], first[1], f.PC, f.Function, f.Insn, judged(vr[first]), judged(vm[first]))
 }
 
 func verdictChecker(abi target.Target) *harness.Checker {
@@ -239,15 +260,14 @@ func measureOnFaultyImage(abi target.Target, v sframe.Version, seed int64, class
 		t := mutantTallyOf(m.name)
 		res := verdictChecker(abi).Check(fault.img, newSuiteUnwinder(m.brk, m.name))
 		t.Faulty++
-		if verdictsDiffer(ref, res) {
+		if why := verdictDiff(ref, res); why != "" {
 			t.Differ++
 			if t.DifferBy == nil {
 				t.DifferBy = map[string]int{}
 			}
 			t.DifferBy[class]++
 			if t.Example == "" {
-				t.Example = fmt.Sprintf("%s v%d seed %d, %s: the reference %s; the mutant %s",
-					abi.Name(), v, seed, fault.desc, firstFailure(ref), firstFailure(res))
+				t.Example = fmt.Sprintf("%s v%d seed %d, %s: %s", abi.Name(), v, seed, fault.desc, why)
 			}
 		}
 	}
