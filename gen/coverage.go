@@ -115,8 +115,9 @@ func sizeKinds(f *Func, row sframe.Row) []string {
 // link register), "signal-interrupted-rule-edge" (an instruction where the
 // rule changes: prologues, epilogues), "signal-interrupted-outermost" (the
 // entry stub). Besides the rule kinds, Kinds counts steps in functions
-// whose FDE has no rows ("fde:empty") and in far functions ("fde:far", more
-// than 4 GiB from the rest).
+// whose FDE has no rows ("fde:empty"; "fde:empty-signal" for a signal
+// trampoline's) and in far functions ("fde:far", more than 4 GiB from the
+// rest).
 func (c *Coverage) Add(p *Program, executed []uint64) {
 	c.Programs++
 	type loc struct{ f, i int }
@@ -187,7 +188,9 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 			}
 		}
 		prev = l
-		if f.EmptyFDE {
+		if f.EmptyFDE && f.Kind == image.KindSignalRestorer {
+			c.Kinds["fde:empty-signal"]++
+		} else if f.EmptyFDE {
 			c.Kinds["fde:empty"]++
 		}
 		if f.Far {

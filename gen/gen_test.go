@@ -177,7 +177,7 @@ func checkShapes(t *testing.T, p *gen.Program) {
 				t.Fatalf("%s seed %d: %s ends with %q, not a call to a noreturn function", p.Target.Name(), p.Seed, f.Name, last.Text)
 			}
 		}
-		if (f.Kind == image.KindSignalHandler) != (f.Pattern == "signal" && f.PartOf == "" && f.Kind != image.KindSignalRestorer) {
+		if (f.Kind == image.KindSignalHandler) != ((f.Pattern == "signal" || f.Pattern == "signal-empty-fde") && f.PartOf == "" && f.Kind != image.KindSignalRestorer) {
 			t.Fatalf("%s seed %d: %s of pattern %s has symbol kind %q", p.Target.Name(), p.Seed, f.Name, f.Pattern, f.Kind)
 		}
 		if s, ok := syms[f.Name]; !ok || s.Addr != f.Addr || s.Size != f.Size || s.PartOf != f.PartOf || s.Kind != f.Kind {
@@ -258,6 +258,13 @@ func checkFDE(t *testing.T, p *gen.Program, f *gen.Func, fde sframe.FDE) {
 	}
 	if end != f.Size {
 		t.Fatalf("%s seed %d %s: instructions end at +0x%x, function size %d", p.Target.Name(), p.Seed, f.Name, end, f.Size)
+	}
+	if f.EmptyFDE && fde.Signal {
+		// A trampoline's empty FDE: the signal flag says it all.
+		if len(fde.Rows) != 0 || !want[0].Signal {
+			t.Fatalf("%s seed %d %s: empty signal FDE with rows %+v, instructions' rows %+v", p.Target.Name(), p.Seed, f.Name, fde.Rows, want)
+		}
+		return
 	}
 	if f.EmptyFDE {
 		// No rows: the whole function must be outermost.

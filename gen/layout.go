@@ -318,11 +318,12 @@ func (p *Program) AssemblyWith(o AsmOptions) string {
 		fn := name(f.Name)
 		fmt.Fprintf(&sb, "\t.type %s, %s\n%s:\n\t%s\n", fn, t.typeDirective, fn, startproc)
 		prev := t.initialRow()
+		if len(f.ops) > 0 && f.ops[0].row.Signal {
+			// An empty FDE keeps the flag: a trampoline's.
+			sb.WriteString("\t.cfi_signal_frame\n")
+		}
 		if len(f.ops) > 0 && !f.EmptyFDE {
 			first := f.ops[0].row
-			if first.Signal {
-				sb.WriteString("\t.cfi_signal_frame\n")
-			}
 			if first.PAuthKey == sframe.PAuthKeyB {
 				sb.WriteString("\t.cfi_b_key_frame\n")
 			}

@@ -97,7 +97,9 @@ type Func struct {
 	Far bool
 	// EmptyFDE: the function is outermost for its whole life and its FDE
 	// has no rows, which SFrame version 3 reads as an outermost frame;
-	// Rows still say what holds (RA undefined).
+	// Rows still say what holds (RA undefined). For the signal trampoline
+	// (signal-empty-fde) the FDE keeps the signal flag, which version 3
+	// reads first: a trampoline, whatever its rows.
 	EmptyFDE bool
 	// Kind is the image symbol kind: a signal handler or trampoline.
 	Kind string

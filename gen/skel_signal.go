@@ -27,6 +27,22 @@ var signalPattern = &pattern{
 	build: signalSkeleton,
 }
 
+// signalEmptyFDEPattern is the signal pattern with the trampoline
+// described by an FDE that has the signal flag and no rows: what GNU as
+// 2.47 writes for x86-64's __restore_rt, whose CFI SFrame cannot express
+// (signal_gas_test.go). Version 3 reads it as a trampoline, never as an
+// outermost frame: an unwinder must look at the signal flag before the
+// FDE's rows, or lack of them.
+var signalEmptyFDEPattern = &pattern{
+	name:     "signal-empty-fde",
+	doc:      "a signal handler, as in signal, whose trampoline's FDE has the signal flag and no rows (GNU as 2.47 writes one for x86-64's __restore_rt)",
+	calls:    true,
+	signal:   true,
+	versions: []int{3},
+	cannot:   signalPattern.cannot,
+	build:    signalSkeleton,
+}
+
 // handlerBodies are the skeletons a handler is built from: every one of
 // them is an ordinary function whose entry is the ABI's.
 var handlerBodies = []func(b *builder, f *plan){fpFrameSkeleton, spFrameSkeleton, calleeSavedSkeleton, multiEpilogueSkeleton}
@@ -57,11 +73,13 @@ var signalNumbers = []int{10, 12, 14, 27}
 // signal. It runs before Layout.
 func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 	var handlers []int
+	emptyFDE := false
 	for _, f := range plans {
 		if f.pat.signal {
 			fi := p.funcIndex(f.name)
 			handlers = append(handlers, fi)
 			p.Funcs[fi].Kind = image.KindSignalHandler
+			emptyFDE = emptyFDE || f.pat == signalEmptyFDEPattern
 		}
 	}
 	if len(handlers) == 0 {
@@ -69,7 +87,7 @@ func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 	}
 	b := newBuilder(t, "sigreturn_trampoline", nil, p)
 	t.prims.sigTrampoline(b)
-	p.Funcs = append(p.Funcs, &Func{Name: b.name, Pattern: signalPattern.name, Kind: image.KindSignalRestorer, ops: b.ops})
+	p.Funcs = append(p.Funcs, &Func{Name: b.name, Pattern: signalPattern.name, Kind: image.KindSignalRestorer, ops: b.ops, EmptyFDE: emptyFDE})
 	p.tramp = len(p.Funcs) - 1
 
 	// Where a signal may strike, by how sure it is to strike on every

@@ -30,6 +30,8 @@ package gen
 //	                (skel2_emptyfde.go; v3 only)
 //	signal          a signal handler (one of the above) nothing calls,
 //	                and the trampoline it returns to (skel_signal.go)
+//	signal-empty-fde  the same, the trampoline's FDE with the signal
+//	                flag and no rows (skel_signal.go; v3 only)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
 	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
@@ -45,6 +47,7 @@ var skeletons = []*pattern{
 	newStackSkeleton,
 	emptyFDESkeleton,
 	signalPattern,
+	signalEmptyFDEPattern,
 }
 
 func leafSkeleton(b *builder, f *plan) {

@@ -19,6 +19,40 @@ type faultClass struct {
 	apply func(in *mutationInput) (*mutant, bool)
 }
 
+// faultPrograms says, for a class that needs it, which programs the
+// class is tried on per target and version, and how many: patterns (nil:
+// the default mix), n 0 for none. Every other class is tried on
+// mutantsPerClass programs of the default mix everywhere.
+var faultPrograms = map[string]func(abi target.Target, v sframe.Version) (patterns []string, n int){
+	// Rules on other registers than SP and FP: x86-64's DRAP and
+	// CFA-on-%r10/%r11 functions (v3) and s390x's FPR saves. Only DRAP
+	// has one at a call site, where dropping the row that leaves %r10
+	// makes a caller's rule name a register (about one image in five:
+	// the row dropped may be the epilogue's, the function may call
+	// nothing): those programs are drawn from DRAP alone, and more of
+	// them, so that reg-rules-in-callers meets the fault. s390x's leaves
+	// come from the default mix.
+	"reg-rule-kept": func(abi target.Target, v sframe.Version) ([]string, int) {
+		switch {
+		case abi == target.X86_64 && v == 3:
+			return []string{"drap"}, 6 * mutantsPerClass
+		case abi == target.S390X:
+			return nil, mutantsPerClass
+		}
+		return nil, 0
+	},
+	// With a link register the CFA at the entry is SP itself (s390x: SP
+	// + 160, the caller's SP): a lost allocation at a call site makes a
+	// caller's SP equal to its callee's, what cfa-growth-equal-in-callers
+	// lets through. About one image in nine has it there: more images.
+	"frame-size-lost": func(abi target.Target, v sframe.Version) ([]string, int) {
+		if abi.HasLinkRegister() {
+			return nil, 3 * mutantsPerClass
+		}
+		return nil, mutantsPerClass
+	},
+}
+
 // mutant is a faulty image and what was done to it. A fault placed in the
 // rows before encoding keeps the mutated rows, so that it is also judged
 // at the row level; a fault in the bytes has rows nil.
@@ -52,6 +86,75 @@ var faultClasses = []faultClass{
 	{"dataword-size", dataWordSize},
 	{"field-byte-order", fieldByteOrder},
 	{"func-size-short", funcSizeShort},
+	// A producer that misses the CFI of a save or an allocation: the
+	// faults that put the topmost-frame rules (RA in the link register,
+	// CFA == SP) at a call site, where only a caller's rules hold.
+	{"ra-save-lost", rowFault(raSaveLost)},
+	{"frame-size-lost", rowFault(frameSizeLost)},
+	// The row that moves a rule off a register other than SP and FP
+	// dropped (the DRAP register outliving its use): a register rule at a
+	// call site (see faultMix).
+	{"reg-rule-kept", rowFault(regRuleKept)},
+}
+
+// raSaveLost says the RA is still in the link register where the row
+// says it is saved on the stack.
+func raSaveLost(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
+	ra := &f.Rows[r].RA
+	if !in.abi.HasLinkRegister() || ra.Kind != sframe.RuleExpr || ra.Reg != sframe.RegCFA {
+		return "", false
+	}
+	*ra = sframe.Rule{Kind: sframe.RuleSame}
+	return "RA save not described: RA in the link register", true
+}
+
+// entryCFA is the CFA's offset from SP at a function's entry.
+func entryCFA(abi target.Target) int64 {
+	switch abi {
+	case target.X86_64:
+		return 8 // the return address the call pushed
+	case target.S390X:
+		return 160 // the register save area the caller allocated
+	}
+	return 0
+}
+
+// frameSizeLost says the CFA is where it was at the entry, SP plus the
+// entry offset, where the row says the frame was allocated.
+func frameSizeLost(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
+	c := &f.Rows[r].CFA
+	if c.Kind != sframe.RuleExpr || c.Reg != in.abi.SP() || c.Deref || c.Offset == entryCFA(in.abi) {
+		return "", false
+	}
+	desc := fmt.Sprintf("CFA sp%+d -> sp%+d: the allocation not described", c.Offset, entryCFA(in.abi))
+	c.Offset = entryCFA(in.abi)
+	return desc, true
+}
+
+// regRuleKept drops the row that ends a rule on a register other than SP
+// and FP, so that rule holds on.
+func regRuleKept(in *mutationInput, f *sframe.FDE, r int) (string, bool) {
+	if r == 0 {
+		return "", false
+	}
+	onReg := func(x sframe.Rule) bool {
+		return x.Kind == sframe.RuleExpr && x.Reg != sframe.RegCFA && x.Reg != in.abi.SP() && x.Reg != in.abi.FP()
+	}
+	prev, cur := f.Rows[r-1], f.Rows[r]
+	var kept string
+	switch {
+	case onReg(prev.CFA) && cur.CFA != prev.CFA:
+		kept = "CFA"
+	case onReg(prev.RA) && cur.RA != prev.RA:
+		kept = "RA"
+	case onReg(prev.FP) && cur.FP != prev.FP:
+		kept = "FP"
+	default:
+		return "", false
+	}
+	desc := fmt.Sprintf("row at +0x%x of the function at 0x%x dropped: the %s rule on a register holds on", cur.Start, f.Start, kept)
+	f.Rows = append(f.Rows[:r:r], f.Rows[r+1:]...)
+	return desc, true
 }
 
 // candidates lists (fde, row) pairs whose PC range holds an executed PC.

@@ -6,6 +6,7 @@ import (
 	"github.com/sfconform/sfconform/image"
 
 	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
@@ -18,13 +19,17 @@ type view struct {
 	name      string
 	orig, mut *frameTable
 	mutErr    error // the mutant's bytes do not read
+	// origW and mutW walk the two tables with the suite's unwinder.
+	origW, mutW *walker
 }
 
 // probeConsumer is the builtin consumer on the mutant, plus a witness of
-// equivalence: at every step it evaluates, in every view, the row the
-// original gives and the row the mutant gives for the PC on the live
-// machine state, with its own reader and evaluator (never the decoder or
-// unwinder under test), and records the first step where they disagree.
+// equivalence: at every step it unwinds, in every view, the whole
+// backtrace by the original table and by the mutant with the suite's own
+// reader and unwinder (never the decoder or unwinder under test), and
+// records the first step where they differ. It also keeps the older,
+// weaker judgement (the row covering the topmost PC evaluated alone), to
+// count the faults that differ only deeper down.
 type probeConsumer struct {
 	views []view
 	inner *consumer.Builtin
@@ -34,6 +39,11 @@ type probeConsumer struct {
 	firstStep int
 	firstPC   uint64
 	firstWhy  string
+	// topDiffers: the topmost frame's row yields something else at some
+	// step.
+	topDiffers bool
+
+	bufA, bufB []frame.Frame
 }
 
 // newProbe builds the views of a mutant. Every mutant is seen through the
@@ -52,6 +62,13 @@ func newProbe(in *mutationInput, m *mutant) (*probeConsumer, error) {
 		p.views = append(p.views, view{name: "rows before encoding",
 			orig: tableFromRows(in.abi, in.v, in.prog.FDEs()), mut: tableFromRows(in.abi, in.v, m.rows)})
 	}
+	for i := range p.views {
+		v := &p.views[i]
+		v.origW = newWalker(v.orig, in.abi, intact)
+		if v.mut != nil {
+			v.mutW = newWalker(v.mut, in.abi, intact)
+		}
+	}
 	return p, nil
 }
 
@@ -65,7 +82,7 @@ func (p *probeConsumer) Load(img *image.Image) error {
 	for _, v := range p.views {
 		if v.mutErr != nil {
 			// A section that no longer reads differs at every step.
-			p.differs, p.firstStep, p.firstPC = true, 0, img.Entry
+			p.differs, p.topDiffers, p.firstStep, p.firstPC = true, true, 0, img.Entry
 			p.firstWhy = "mutant section does not read: " + v.mutErr.Error()
 		}
 	}
@@ -76,13 +93,22 @@ func (p *probeConsumer) Unwind(steps []consumer.Step, out []consumer.Result) err
 	for i := range steps {
 		s := &steps[i]
 		for _, v := range p.views {
-			if p.differs {
-				break
+			if v.mut == nil {
+				continue // does not read: differs already
 			}
-			a, b := evaluate(p.abi, v.orig, s.Regs, s.Mem), evaluate(p.abi, v.mut, s.Regs, s.Mem)
-			if a != b {
+			if !p.topDiffers && evaluate(p.abi, v.orig, s.Regs, s.Mem) != evaluate(p.abi, v.mut, s.Regs, s.Mem) {
+				p.topDiffers = true
+			}
+			if p.differs {
+				continue
+			}
+			var a, b consumer.Result
+			p.bufA, a.Err = v.origW.backtrace(s.Regs, s.Mem, p.bufA[:0])
+			p.bufB, b.Err = v.mutW.backtrace(s.Regs, s.Mem, p.bufB[:0])
+			a.Frames, b.Frames = p.bufA, p.bufB
+			if why := backtraceDiff(a, b); why != "" {
 				p.differs, p.firstStep, p.firstPC = true, s.Index, s.Regs.PC
-				p.firstWhy = fmt.Sprintf("%s: original row gives %s; mutant gives %s", v.name, a, b)
+				p.firstWhy = fmt.Sprintf("%s: the backtraces by the original and by the mutant differ: %s", v.name, why)
 			}
 		}
 	}

@@ -82,10 +82,17 @@ type frameTable struct {
 	abi     target.Target // the section's ABI id equals the target's value
 	version byte
 	fns     []function
+	// brk, when not intact, is the rule of reading or lookup a consumer
+	// mutant gets wrong (unwinder_test.go).
+	brk ruleBreak
 }
 
 // readSFrame reads a section whose first byte is at address addr.
-func readSFrame(b []byte, addr uint64) (*frameTable, error) {
+func readSFrame(b []byte, addr uint64) (*frameTable, error) { return readSFrameBroken(b, addr, intact) }
+
+// readSFrameBroken is readSFrame with one rule broken, for a consumer
+// mutant.
+func readSFrameBroken(b []byte, addr uint64, brk ruleBreak) (*frameTable, error) {
 	r := &byteReader{b: b}
 	var o binary.ByteOrder // from the magic 0xdee2, stored in the target's order
 	switch m := r.bytes(0, 28); {
@@ -99,7 +106,7 @@ func readSFrame(b []byte, addr uint64) (*frameTable, error) {
 		return nil, fmt.Errorf("bad magic %#x", m[:2])
 	}
 	r.o = o
-	t := &frameTable{version: b[2], abi: target.Target(b[4])}
+	t := &frameTable{version: b[2], abi: target.Target(b[4]), brk: brk}
 	flags, fixedRA := b[3], int64(int8(b[6]))
 	if t.version != 2 && t.version != 3 {
 		return nil, fmt.Errorf("version %d is not read here", t.version)
@@ -197,14 +204,16 @@ func (t *frameTable) meaning(flex bool, fixedRA int64, fi byte, u []uint64, s []
 	// Defaults when a word is absent: AMD64 keeps the RA at the header's
 	// fixed offset from the CFA; elsewhere RA and FP stay in their registers.
 	r.ra, r.fp = rule{kind: sameReg}, rule{kind: sameReg}
-	if t.abi == target.X86_64 {
+	fixed := t.abi == target.X86_64 && t.brk != brkFixedRAIgnored
+	if fixed {
 		r.ra = rule{kind: atAddr, reg: atCFA, off: fixedRA, deref: true}
 	}
+	s390xScaled := t.abi == target.S390X && t.brk != brkS390XCFAUnscaled
 	if flex {
 		// Pairs (control, displacement) for CFA, RA, FP; a control word
 		// of 0 alone is padding: that value keeps its default.
 		pair := func(ctrl uint64, disp int64) rule {
-			x := rule{kind: atAddr, reg: atCFA, off: disp, deref: ctrl>>1&1 == 1}
+			x := rule{kind: atAddr, reg: atCFA, off: disp, deref: ctrl>>1&1 == 1 && t.brk != brkFlexIgnoreDeref}
 			if ctrl&1 == 1 {
 				x.reg = int(ctrl >> 3)
 			}
@@ -214,17 +223,20 @@ func (t *frameTable) meaning(flex bool, fixedRA int64, fi byte, u []uint64, s []
 			return r, errors.New("flexible CFA rule without a base register")
 		}
 		r.cfa = pair(u[0], s[1])
-		if t.abi == target.S390X {
+		if s390xScaled {
 			r.cfa.off = r.cfa.off*8 + 160
 		}
 		i := 2
 		for _, x := range []*rule{&r.ra, &r.fp} {
 			switch {
 			case i == n:
-			case u[i] == 0:
+			case u[i] == 0 && t.brk != brkFlexPaddingAsPair:
 				i++
 			case i+1 < n:
 				*x, i = pair(u[i], s[i+1]), i+2
+				if t.brk == brkFlexBaseAlwaysCFA {
+					x.reg = atCFA
+				}
 			default:
 				return r, errors.New("flexible control word without its displacement")
 			}
@@ -237,28 +249,29 @@ func (t *frameTable) meaning(flex bool, fixedRA int64, fi byte, u []uint64, s []
 
 	// DEFAULT: word 0 is the CFA offset from SP or FP (FRE info bit 0).
 	base := t.abi.FP()
-	if fi&1 == 1 {
+	if fi&1 == 1 != (t.brk == brkCFABaseBitInverted) {
 		base = t.abi.SP()
 	}
 	r.cfa = rule{kind: atAddr, reg: base, off: s[0]}
 	saved := func(w int64) rule {
-		if t.abi == target.S390X && t.version == 2 && w&1 == 1 {
+		if t.abi == target.S390X && t.version == 2 && w&1 == 1 && t.brk != brkV2RegnumWordsAsOffsets {
 			return rule{kind: atAddr, reg: int(w >> 1)} // s390x v2: an odd word is the DWARF register holding the value
 		}
 		return rule{kind: atAddr, reg: atCFA, off: w, deref: true}
 	}
 	most := 3
-	switch t.abi {
-	case target.X86_64: // [CFA, FP?]; RA at the fixed offset
+	switch {
+	case fixed: // AMD64 [CFA, FP?]; RA at the fixed offset
 		most = 2
 		if n >= 2 {
 			r.fp = saved(s[1])
 		}
 	default: // AArch64 [CFA] or [CFA, RA, FP]; s390x [CFA, RA?, FP?]
-		if t.abi == target.S390X {
+		if s390xScaled {
 			r.cfa.off = s[0]*8 + 160 // stored as (offset - 160) / 8
 		}
-		if n >= 2 && !(t.abi == target.S390X && s[1] == 0) { // s390x: an RA word of 0 is padding, RA not saved
+		// s390x: an RA word of 0 is padding, RA not saved.
+		if n >= 2 && !(t.abi == target.S390X && s[1] == 0 && t.brk != brkS390XRAPaddingAsOffset) {
 			r.ra = saved(s[1])
 		}
 		if n >= 3 {
@@ -275,37 +288,60 @@ func (t *frameTable) meaning(flex bool, fixedRA int64, fi byte, u []uint64, s []
 // start+size) holds it, then its last row starting at or before the PC's
 // offset (PC type INC) or the offset modulo the block size (MASK).
 func (t *frameTable) find(pc uint64) (*row, bool) {
+	f := t.function(pc)
+	if f == nil {
+		return nil, false
+	}
+	if len(f.rows) == 0 && t.version == 3 && !f.flex {
+		// Version 3: a DEFAULT FDE without FREs marks an outermost
+		// frame, unless it is a signal trampoline's: its rows are not
+		// used, the Linux unwinder looks at the signal flag first.
+		if f.signal && t.brk != brkEmptySignalFDEOutermost {
+			return &signalRow, true
+		}
+		if t.brk == brkEmptyFDENoInfo {
+			return nil, false
+		}
+		return &outermostRow, true
+	}
+	off := pc - f.start
+	if f.mask && t.brk != brkPCMaskAsInc {
+		if f.rep == 0 {
+			return nil, false
+		}
+		off %= uint64(f.rep)
+	}
+	var hit *row
+	for k := range f.rows {
+		s := uint64(f.rows[k].start)
+		if s > off || s == off && k > 0 && t.brk == brkRowStartExclusive {
+			break
+		}
+		hit = &f.rows[k]
+	}
+	return hit, hit != nil
+}
+
+// function returns the first function whose [start, start+size) holds
+// pc, or nil.
+func (t *frameTable) function(pc uint64) *function {
+	var below *function // the nearest function starting at or before pc
 	for i := range t.fns {
 		f := &t.fns[i]
-		if pc < f.start || pc-f.start >= uint64(f.size) {
+		if pc < f.start {
 			continue
 		}
-		if len(f.rows) == 0 && t.version == 3 && !f.flex {
-			// Version 3: a DEFAULT FDE without FREs marks an outermost
-			// frame, unless it is a signal trampoline's: its rows are not
-			// used, the Linux unwinder looks at the signal flag first.
-			if f.signal {
-				return &signalRow, true
-			}
-			return &outermostRow, true
+		if pc-f.start < uint64(f.size) {
+			return f
 		}
-		off := pc - f.start
-		if f.mask {
-			if f.rep == 0 {
-				return nil, false
-			}
-			off %= uint64(f.rep)
+		if below == nil || f.start > below.start {
+			below = f
 		}
-		var hit *row
-		for k := range f.rows {
-			if uint64(f.rows[k].start) > off {
-				break
-			}
-			hit = &f.rows[k]
-		}
-		return hit, hit != nil
 	}
-	return nil, false
+	if t.brk == brkFDESizeIgnored {
+		return below
+	}
+	return nil
 }
 
 var (
