@@ -104,7 +104,8 @@ type Func struct {
 	// Kind is the image symbol kind: a signal handler or trampoline.
 	Kind string
 
-	ops []*op
+	ops  []*op
+	plan *plan // the plan it was built from; nil for the entry stub and the trampoline
 }
 
 // Insn is one instruction of a laid-out function.
@@ -259,7 +260,7 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 			if len(q.ops) == 0 {
 				continue
 			}
-			fn := &Func{Name: q.name, Pattern: f.pat.name, PartOf: q.partOf, StubBlock: q.block, ops: q.ops, Far: f.pat.far}
+			fn := &Func{Name: q.name, Pattern: f.pat.name, PartOf: q.partOf, StubBlock: q.block, ops: q.ops, Far: f.pat.far, plan: f}
 			if q.atEnd {
 				atEnd = append(atEnd, fn)
 			} else {

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
@@ -125,9 +126,25 @@ func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(uint64(p.Seed), 0x9e37_79b9_7f4a_7c15^uint64(t.abi)))
-	pick := func(c [][2]int) [2]int { return c[rng.IntN(len(c))] }
+	stacks := newStackUse(plans)
 	for path := 0; path < paths; path++ {
 		s := sigSpec{path: path, count: 1, handler: handlers[rng.IntN(len(handlers))], signo: signalNumbers[rng.IntN(len(signalNumbers))]}
+		// Only where the handler's calls cannot switch to a fresh stack
+		// the interrupted chain may be on: they would overwrite its frames.
+		h := p.Funcs[s.handler].plan
+		ok := func(c [][2]int) [][2]int {
+			return slices.DeleteFunc(slices.Clone(c), func(at [2]int) bool { return stacks.clash(h, p.Funcs[at[0]].plan) })
+		}
+		sure, lrOrEdge, edge, any := ok(sure), ok(lrOrEdge), ok(edge), ok(any)
+		if len(any) == 0 {
+			continue // no signal on this path
+		}
+		pick := func(c [][2]int) [2]int {
+			if len(c) == 0 {
+				c = any
+			}
+			return c[rng.IntN(len(c))]
+		}
 		var at [2]int
 		switch k := rng.IntN(10); {
 		case k < 3 || len(lrOrEdge) == 0 && k < 6:
@@ -145,6 +162,65 @@ func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 		s.fn, s.op = at[0], at[1]
 		p.sigs = append(p.sigs, s)
 	}
+}
+
+// stackUse knows, for the plans of a program, which fresh stacks
+// (new-stack, one per call level) a function's calls may switch to, and
+// which may be in use while it runs.
+type stackUse struct {
+	reach map[*plan]map[*plan]bool // the plans a plan may enter, itself included
+}
+
+func newStackUse(plans []*plan) *stackUse {
+	byName := map[string]*plan{}
+	for _, q := range plans {
+		byName[q.name] = q
+		for _, s := range q.stubs {
+			byName[s] = q
+		}
+	}
+	u := &stackUse{reach: map[*plan]map[*plan]bool{}}
+	var visit func(f *plan, seen map[*plan]bool)
+	visit = func(f *plan, seen map[*plan]bool) {
+		if f == nil || seen[f] {
+			return
+		}
+		seen[f] = true
+		for _, c := range f.calls {
+			visit(byName[c.target], seen)
+		}
+		for _, n := range append([]string{f.tail, f.noret}, f.stubTargets...) {
+			if n != "" {
+				visit(byName[n], seen)
+			}
+		}
+	}
+	for _, f := range plans {
+		seen := map[*plan]bool{}
+		visit(f, seen)
+		u.reach[f] = seen
+	}
+	return u
+}
+
+// clash reports whether handler h, entered while at runs, may switch to a
+// fresh stack that a function on at's call chain (at included) switched
+// to. at is nil for the entry stub, which runs on the initial stack.
+func (u *stackUse) clash(h, at *plan) bool {
+	if at == nil {
+		return false
+	}
+	for q := range u.reach[h] {
+		if q.pat.name != "new-stack" {
+			continue
+		}
+		for r, reach := range u.reach {
+			if r.pat.name == "new-stack" && r.level == q.level && reach[at] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reachedOnEveryPath lists instructions every run executes: the entry
