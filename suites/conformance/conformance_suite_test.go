@@ -97,6 +97,12 @@ func Conform() types.GomegaMatcher {
 	}, "{{.Actual.Report}}")
 }
 
+// GomegaString keeps a failure message to the run's coordinates: Gomega
+// would otherwise print the whole image before the report.
+func (r *Run) GomegaString() string {
+	return fmt.Sprintf("the run of seed %d (%s, %s x %s)", r.seed, r.img.Target.Name(), r.img.Producer, r.cons)
+}
+
 // Report describes the run for a failure message.
 func (r *Run) Report() string {
 	res := r.res
