@@ -81,6 +81,11 @@ type Result struct {
 	// differing steps (MaxFailures of them).
 	Differs, Equivalent int
 	FirstDiffs          []RowDiff
+
+	// Attribution (CheckProgram): the failing steps by what they are
+	// charged to, and the steps executed in each pattern's functions.
+	Blames       map[Blame]*Blamed
+	PatternSteps map[string]int
 }
 
 // Invalid reports whether the section breaks a rule (warnings aside).
@@ -108,6 +113,7 @@ type Checker struct {
 	batch    [][]frame.Frame // expected frames of the steps waiting for a batch consumer
 	diffs    []*rowPair      // their rows against the reference's (nil: no differential)
 	diff     *differ
+	attr     *attribution // CheckProgram's; nil: no attribution
 	steps    []consumer.Step
 	out      []consumer.Result
 	record   bool
@@ -245,6 +251,9 @@ func (c *Checker) step(s *emu.Step) error {
 		c.res.Executed = append(c.res.Executed, s.Regs.PC)
 	}
 	c.expected = c.tracker.Expected(c.expected[:0], s.Regs)
+	if c.attr != nil {
+		c.attr.steps[c.attr.patternAt(s.Regs.PC)]++
+	}
 	var d *rowPair
 	if c.diff != nil {
 		r := c.diff.at(s.Regs.PC)
@@ -322,9 +331,17 @@ func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer
 				Got: d.got.String(), Want: d.want.String(), Verdict: j.Verdict})
 		}
 	}
+	if c.attr != nil && j.Verdict != verdict.OK {
+		c.attr.blame(j, expected, res.LoadErr != nil, func() Failure { return c.failure(index, pc, expected, r, d, j) })
+	}
 	if j.Verdict == verdict.OK || len(res.Failures) >= c.opt.MaxFailures {
 		return
 	}
+	res.Failures = append(res.Failures, c.failure(index, pc, expected, r, d, j))
+}
+
+// failure describes a failing step.
+func (c *Checker) failure(index int, pc uint64, expected []frame.Frame, r consumer.Result, d *rowPair, j oracle.Judgement) Failure {
 	f := Failure{
 		Path: c.path, Step: index, PC: pc, Insn: c.instruction(pc), Function: c.img.Describe(pc), Judgement: j,
 		Expected: append([]frame.Frame(nil), expected...),
@@ -346,7 +363,7 @@ func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer
 			f.Warnings = c.img.Record.FunctionWarnings(s.Name)
 		}
 	}
-	res.Failures = append(res.Failures, f)
+	return f
 }
 
 // instruction disassembles the instruction at pc for a report.
