@@ -1,0 +1,292 @@
+package deviation
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/verdict"
+)
+
+// Path is where the list lives, from the repository's root.
+const Path = "deviation/expected.txt"
+
+//go:embed expected.txt
+var expectedText []byte
+
+// DefaultMin is how many programs that ran an entry's pattern a cell needs
+// before the entry, matching nothing, is stale.
+const DefaultMin = 8
+
+// Fields that narrow a verdict, besides WRONG's frame values.
+const (
+	FieldLoad     = "load"     // the consumer refused the section
+	FieldProducer = "producer" // the producer made no image of the program
+)
+
+// PatternSection is the pattern of what concerns a whole section: a
+// consumer refusing it, a validation rule it breaks.
+const PatternSection = "section"
+
+// wrongFields are the frame values a WRONG step can first differ in (the
+// oracle's Judgement.Field).
+var wrongFields = []string{"pc", "sp", "fp", "cfa", "outermost", "depth"}
+
+// Entry is one expected deviation.
+type Entry struct {
+	File string
+	Line int
+	// Producer and Consumer are plug-in names or "*" (not both).
+	Producer, Consumer string
+	Targets            []target.Target // nil: every target
+	Pattern            string
+	Verdict            verdict.Verdict
+	Field              string // "": any
+	Finding            string // path from the repository's root
+	Min                int    // programs running Pattern before the entry can be stale
+}
+
+// Cell is how the entry names its cell, e.g. "gas-2.44/*".
+func (e *Entry) Cell() string { return e.Producer + "/" + e.Consumer }
+
+// VerdictText is the entry's verdict as written, e.g. "WRONG:outermost".
+func (e *Entry) VerdictText() string {
+	if e.Field == "" {
+		return e.Verdict.String()
+	}
+	return e.Verdict.String() + ":" + e.Field
+}
+
+// TargetText is the entry's targets as written.
+func (e *Entry) TargetText() string {
+	if e.Targets == nil {
+		return "all"
+	}
+	var n []string
+	for _, t := range e.Targets {
+		n = append(n, t.Name())
+	}
+	return strings.Join(n, ",")
+}
+
+// String names the entry by its place and its key, for messages.
+func (e *Entry) String() string {
+	return fmt.Sprintf("%s:%d (%s %s %s %s)", e.File, e.Line, e.Cell(), e.TargetText(), e.Pattern, e.VerdictText())
+}
+
+// Applies reports whether the entry concerns the cell producer x consumer
+// on target t.
+func (e *Entry) Applies(producer, consumer string, t target.Target) bool {
+	return (e.Producer == "*" || e.Producer == producer) && (e.Consumer == "*" || e.Consumer == consumer) &&
+		(e.Targets == nil || slices.Contains(e.Targets, t))
+}
+
+// Key is a failing step, or a failing program, of a cell: what an entry
+// must match.
+type Key struct {
+	Producer, Consumer string
+	Target             target.Target
+	Pattern            string
+	Verdict            verdict.Verdict
+	Field              string
+}
+
+func (k Key) String() string {
+	v := k.Verdict.String()
+	if k.Field != "" {
+		v += ":" + k.Field
+	}
+	return fmt.Sprintf("%s/%s %s %s %s", k.Producer, k.Consumer, k.Target.Name(), k.Pattern, v)
+}
+
+// Matches reports whether the entry covers k.
+func (e *Entry) Matches(k Key) bool {
+	return e.Applies(k.Producer, k.Consumer, k.Target) && e.Pattern == k.Pattern && e.Verdict == k.Verdict &&
+		(e.Field == "" || e.Field == k.Field)
+}
+
+// Stale reports whether the entry no longer deviates in a cell where ran
+// programs ran its pattern and matched steps matched it.
+func (e *Entry) Stale(ran, matched int) bool { return matched == 0 && ran >= e.Min }
+
+// StaleMessage is what a suite or the matrix says of a stale entry.
+func (e *Entry) StaleMessage(ran int) string {
+	return fmt.Sprintf("%s no longer deviates (%d programs ran %s, none matched): fixed upstream? update the finding (%s) and remove the entry",
+		e, ran, e.Pattern, e.Finding)
+}
+
+// List is the expected deviations, in the order written.
+type List struct {
+	Entries []*Entry
+}
+
+// Match returns the first entry covering k, or nil.
+func (l *List) Match(k Key) *Entry {
+	if l == nil {
+		return nil
+	}
+	for _, e := range l.Entries {
+		if e.Matches(k) {
+			return e
+		}
+	}
+	return nil
+}
+
+// For returns the entries concerning the cell producer x consumer on t.
+func (l *List) For(producer, consumer string, t target.Target) []*Entry {
+	if l == nil {
+		return nil
+	}
+	var out []*Entry
+	for _, e := range l.Entries {
+		if e.Applies(producer, consumer, t) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Expected is the checked-in list (expected.txt, embedded).
+func Expected() (*List, error) { return Parse(bytes.NewReader(expectedText), Path) }
+
+// Load reads a list from a file of the same format.
+func Load(path string) (*List, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// ParseError is a line of a list that does not parse.
+type ParseError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Parse reads a list; name is the file's name for messages. Every line
+// that does not parse is reported (errors.Join of *ParseError), and none
+// of the list is returned then.
+func Parse(r io.Reader, name string) (*List, error) {
+	l := &List{}
+	var errs []error
+	sc := bufio.NewScanner(r)
+	line := 0
+	seen := map[string]int{}
+	for sc.Scan() {
+		line++
+		text, _, _ := strings.Cut(sc.Text(), "#")
+		f := strings.Fields(text)
+		if len(f) == 0 {
+			continue
+		}
+		e, err := parseEntry(f)
+		if err != nil {
+			errs = append(errs, &ParseError{File: name, Line: line, Msg: err.Error()})
+			continue
+		}
+		e.File, e.Line = name, line
+		key := strings.Join(f[:4], " ")
+		if prev, dup := seen[key]; dup {
+			errs = append(errs, &ParseError{File: name, Line: line, Msg: fmt.Sprintf("the same cell, target, pattern and verdict as line %d", prev)})
+			continue
+		}
+		seen[key] = line
+		l.Entries = append(l.Entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		errs = append(errs, &ParseError{File: name, Line: line + 1, Msg: err.Error()})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return l, nil
+}
+
+func parseEntry(f []string) (*Entry, error) {
+	if len(f) < 5 {
+		return nil, fmt.Errorf("want CELL TARGET PATTERN VERDICT FINDING [min=N], got %d fields", len(f))
+	}
+	e := &Entry{Min: DefaultMin}
+	var ok bool
+	if e.Producer, e.Consumer, ok = strings.Cut(f[0], "/"); !ok || e.Producer == "" || e.Consumer == "" {
+		return nil, fmt.Errorf("cell %q: want PRODUCER/CONSUMER (one of them may be *)", f[0])
+	}
+	if e.Producer == "*" && e.Consumer == "*" {
+		return nil, fmt.Errorf("cell %q: an entry is keyed by a producer or a consumer series, not by every cell", f[0])
+	}
+	if f[1] != "all" {
+		for _, n := range strings.Split(f[1], ",") {
+			t, err := target.Parse(n)
+			if err != nil {
+				return nil, fmt.Errorf("target %q: %v", n, err)
+			}
+			if slices.Contains(e.Targets, t) {
+				return nil, fmt.Errorf("target %s named twice", n)
+			}
+			e.Targets = append(e.Targets, t)
+		}
+	}
+	e.Pattern = f[2]
+	if e.Pattern == "*" || e.Pattern == "all" {
+		return nil, fmt.Errorf("pattern %q: name one pattern (an entry must not hide a failure elsewhere)", e.Pattern)
+	}
+	vtext, field, _ := strings.Cut(f[3], ":")
+	v, err := verdict.Parse(vtext)
+	if err != nil {
+		return nil, fmt.Errorf("verdict %q: want WRONG, NOINFO, ERROR or INVALID, optionally :FIELD", f[3])
+	}
+	e.Verdict, e.Field = v, strings.ReplaceAll(field, "_", " ")
+	switch v {
+	case verdict.OK:
+		return nil, errors.New("verdict OK: an OK step deviates from nothing")
+	case verdict.Wrong:
+		if field != "" && !slices.Contains(wrongFields, field) {
+			return nil, fmt.Errorf("verdict %s: WRONG's field is one of %s", f[3], strings.Join(wrongFields, ", "))
+		}
+	case verdict.NoInfo:
+		if field != "" && field != FieldLoad {
+			return nil, fmt.Errorf("verdict %s: NOINFO's field can only be %s", f[3], FieldLoad)
+		}
+	case verdict.Error:
+		if field != "" && field != FieldLoad && field != FieldProducer {
+			return nil, fmt.Errorf("verdict %s: ERROR's field is %s or %s", f[3], FieldLoad, FieldProducer)
+		}
+	case verdict.Invalid:
+		if field == "" || e.Pattern != PatternSection {
+			return nil, fmt.Errorf("verdict %s: INVALID names its rule (INVALID:RULE, spaces as _) and the pattern %s", f[3], PatternSection)
+		}
+	}
+	if e.Field == FieldLoad && e.Pattern != PatternSection {
+		return nil, fmt.Errorf("verdict %s: a refused section is charged to the pattern %s, not %s", f[3], PatternSection, e.Pattern)
+	}
+	e.Finding = f[4]
+	if !strings.HasPrefix(e.Finding, "docs/findings/") || !strings.HasSuffix(e.Finding, ".md") {
+		return nil, fmt.Errorf("finding %q: want docs/findings/NNN-slug.md", e.Finding)
+	}
+	for _, opt := range f[5:] {
+		k, val, _ := strings.Cut(opt, "=")
+		if k != "min" {
+			return nil, fmt.Errorf("option %q: only min=N is known", opt)
+		}
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("option %q: min is a number of programs, at least 1", opt)
+		}
+		e.Min = n
+	}
+	return e, nil
+}
