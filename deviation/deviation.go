@@ -32,6 +32,12 @@ const (
 	FieldProducer = "producer" // the producer made no image of the program
 )
 
+// AnyPattern, in an entry naming one cell (both its producer and its
+// consumer), covers the failures of every pattern: for a cell that one
+// behaviour breaks throughout (a decoder misreading every function start
+// of a section), where no other failure could show anyway.
+const AnyPattern = "*"
+
 // PatternSection is the pattern of what concerns a whole section: a
 // consumer refusing it, a validation rule it breaks.
 const PatternSection = "section"
@@ -109,7 +115,7 @@ func (k Key) String() string {
 
 // Matches reports whether the entry covers k.
 func (e *Entry) Matches(k Key) bool {
-	return e.Applies(k.Producer, k.Consumer, k.Target) && e.Pattern == k.Pattern && e.Verdict == k.Verdict &&
+	return e.Applies(k.Producer, k.Consumer, k.Target) && (e.Pattern == k.Pattern || e.Pattern == AnyPattern) && e.Verdict == k.Verdict &&
 		(e.Field == "" || e.Field == k.Field)
 }
 
@@ -241,8 +247,11 @@ func parseEntry(f []string) (*Entry, error) {
 		}
 	}
 	e.Pattern = f[2]
-	if e.Pattern == "*" || e.Pattern == "all" {
-		return nil, fmt.Errorf("pattern %q: name one pattern (an entry must not hide a failure elsewhere)", e.Pattern)
+	switch {
+	case e.Pattern == "all":
+		return nil, fmt.Errorf("pattern %q: name one pattern, or * for a whole cell", e.Pattern)
+	case e.Pattern == AnyPattern && (e.Producer == "*" || e.Consumer == "*"):
+		return nil, fmt.Errorf("pattern *: only an entry naming both the producer and the consumer (one cell) may cover every pattern")
 	}
 	vtext, field, _ := strings.Cut(f[3], ":")
 	v, err := verdict.Parse(vtext)

@@ -22,7 +22,9 @@ func TestParseErrors(t *testing.T) {
 		{"/libsframe all entry WRONG " + finding, "want PRODUCER/CONSUMER"},
 		{"gas-2.44/* sparc entry WRONG " + finding, `target "sparc"`},
 		{"gas-2.44/* x86-64,x86-64 entry WRONG " + finding, "named twice"},
-		{"gas-2.44/* all * WRONG " + finding, "name one pattern"},
+		{"gas-2.44/* all all WRONG " + finding, "name one pattern, or * for a whole cell"},
+		{"gas-2.44/* all * WRONG " + finding, "only an entry naming both the producer and the consumer"},
+		{"*/libsframe all * WRONG " + finding, "only an entry naming both the producer and the consumer"},
 		{"gas-2.44/* all entry WRONGISH " + finding, "want WRONG, NOINFO, ERROR or INVALID"},
 		{"gas-2.44/* all entry OK " + finding, "deviates from nothing"},
 		{"gas-2.44/* all entry WRONG:colour " + finding, "WRONG's field is one of"},
@@ -80,6 +82,7 @@ func TestMatchIsNarrow(t *testing.T) {
 gas-2.44/*       x86-64,aarch64  entry      WRONG:outermost  `+finding+`
 */libsframe      all             far-code   NOINFO           `+finding+`
 gas-2.40/glibc   all             drap       WRONG            `+finding+`
+gas-2.44/libsframe  s390x        *          ERROR            `+finding+`
 `), "l")
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +92,8 @@ gas-2.40/glibc   all             drap       WRONG            `+finding+`
 		{"gas-2.44", "objdump-2.44", target.AArch64, "entry", verdict.Wrong, "outermost"},
 		{"builtin-v3", "libsframe", target.S390X, "far-code", verdict.NoInfo, ""},
 		{"gas-2.40", "glibc", target.X86_64, "drap", verdict.Wrong, "cfa"},
+		{"gas-2.44", "libsframe", target.S390X, "leaf", verdict.Error, ""},
+		{"gas-2.44", "libsframe", target.S390X, "entry", verdict.Error, "load"},
 	}
 	for _, k := range hit {
 		if l.Match(k) == nil {
@@ -104,6 +109,8 @@ gas-2.40/glibc   all             drap       WRONG            `+finding+`
 		{"builtin-v3", "glibc", target.X86_64, "far-code", verdict.NoInfo, ""},         // other consumer
 		{"builtin-v3", "libsframe", target.X86_64, "far-code", verdict.Error, ""},      // other verdict
 		{"gas-2.40", "glibc:strict", target.X86_64, "drap", verdict.Wrong, "cfa"},      // other consumer
+		{"gas-2.44", "libsframe", target.S390X, "leaf", verdict.NoInfo, ""},            // * covers patterns, not verdicts
+		{"gas-2.44", "glibc", target.S390X, "leaf", verdict.Error, ""},                 // nor other cells
 	}
 	for _, k := range miss {
 		if e := l.Match(k); e != nil {
@@ -113,7 +120,7 @@ gas-2.40/glibc   all             drap       WRONG            `+finding+`
 	if got := l.For("gas-2.44", "libsframe", target.X86_64); len(got) != 2 {
 		t.Errorf("entries for gas-2.44 x libsframe on x86-64: %v", got)
 	}
-	if got := l.For("gas-2.44", "libsframe", target.S390X); len(got) != 1 || got[0].Pattern != "far-code" {
+	if got := l.For("gas-2.44", "libsframe", target.S390X); len(got) != 2 || got[0].Pattern != "far-code" {
 		t.Errorf("entries for gas-2.44 x libsframe on s390x: %v", got)
 	}
 }

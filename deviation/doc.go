@@ -31,7 +31,10 @@
 // of noreturn-call, "signal" for the signal trampoline; "section" when the
 // consumer refused the whole section. A program the producer made no image
 // of (an assembler's internal error) is charged to the pattern it was
-// generated from, with the verdict ERROR:producer.
+// generated from, with the verdict ERROR:producer. "*" covers every
+// pattern, and only in an entry naming one cell (PRODUCER/CONSUMER, no
+// "*"): for a cell one behaviour breaks throughout (a decoder misreading
+// every function start of a section), where no other failure could show.
 //
 // VERDICT is WRONG, NOINFO or ERROR, optionally narrowed by ":FIELD":
 // for WRONG the frame value that first differed (pc, sp, fp, cfa,
