@@ -562,7 +562,7 @@ func (b *toolBuild) load(l *linked, pt *part, rec *image.Record) (*image.Image, 
 	img := &image.Image{
 		Target: p.Target, Producer: b.producer, SFrameVersion: l.version,
 		Code: code, CodeAddr: p.Base, Entry: p.Entry, Exit: p.Exit,
-		Paths: p.PathRegs(), SFrame: l.sframe, SFrameAddr: l.sframeAddr, Record: rec,
+		Paths: p.PathRegs(), Signals: p.Signals(), SFrame: l.sframe, SFrameAddr: l.sframeAddr, Record: rec,
 	}
 	if len(p.FarCode) > 0 {
 		far, err := cut(l.far, l.farAddr, p.FarBase, len(p.FarCode), gen.FarSection)

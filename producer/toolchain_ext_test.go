@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -125,6 +126,36 @@ func TestToolchainBatches(t *testing.T) {
 	}
 }
 
+// A toolchain image of a program whose runs receive signals carries them:
+// without them the emulator delivers none, and the signal patterns check
+// nothing of the toolchain's signal trampoline.
+func TestToolchainImagesCarryTheSignals(t *testing.T) {
+	t.Parallel()
+	for name, prod := range toolchainProducers(t) {
+		for _, tg := range target.All {
+			if _, err := prod.SFrameVersion(tg); err != nil {
+				continue
+			}
+			t.Run(name+"/"+tg.Name(), func(t *testing.T) {
+				t.Parallel()
+				progs := packed(t, tg, 3, seedRange(1, 4), gen.Options{Patterns: []string{"signal"}})
+				imgs, errs := prod.(BatchProducer).ProduceBatch(progs)
+				for i, p := range progs {
+					if errs[i] != nil {
+						t.Fatalf("seed %d: %v", p.Seed, errs[i])
+					}
+					if len(p.Signals()) == 0 {
+						t.Fatalf("seed %d: a program of the signal pattern without a signal", p.Seed)
+					}
+					if !reflect.DeepEqual(imgs[i].Signals, p.Signals()) {
+						t.Errorf("seed %d: signals %+v, gen's %+v", p.Seed, imgs[i].Signals, p.Signals())
+					}
+				}
+			})
+		}
+	}
+}
+
 // checkImage checks one toolchain image against its program.
 func checkImage(t *testing.T, name string, v int, p *gen.Program, img *image.Image) {
 	t.Helper()
@@ -150,6 +181,9 @@ func checkImage(t *testing.T, name string, v int, p *gen.Program, img *image.Ima
 	}
 	if len(p.PathRegs()) != len(img.Paths) {
 		t.Errorf("seed %d: %d paths", p.Seed, len(img.Paths))
+	}
+	if !reflect.DeepEqual(img.Signals, p.Signals()) {
+		t.Errorf("seed %d: signals %+v, gen's %+v", p.Seed, img.Signals, p.Signals())
 	}
 	r := img.Record
 	if r == nil || len(r.Tools) != 2 || len(r.Commands) < 2 {
