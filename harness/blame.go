@@ -107,7 +107,7 @@ func newAttribution(img *image.Image, prog *gen.Program) *attribution {
 	a := &attribution{steps: map[string]int{}, blames: map[Blame]*Blamed{}}
 	byName := map[string]string{}
 	for _, f := range prog.Funcs {
-		byName[f.Name] = f.Pattern
+		byName[f.Name] = funcPattern(f)
 	}
 	for _, s := range img.Symbols {
 		if p, ok := byName[s.Name]; ok && !s.IsStack() {
@@ -116,6 +116,28 @@ func newAttribution(img *image.Image, prog *gen.Program) *attribution {
 	}
 	sort.Slice(a.funcs, func(i, j int) bool { return a.funcs[i].lo < a.funcs[j].lo })
 	return a
+}
+
+// The patterns that give the entry stub and the signal trampoline an FDE
+// without rows: the stub's and the trampoline's rows are theirs then.
+const (
+	patternEmptyFDE       = "empty-fde"
+	patternSignalEmptyFDE = "signal-empty-fde"
+)
+
+// funcPattern is the pattern a function's failures are charged to: its
+// own (gen.Func.Pattern), but for the entry stub and the signal
+// trampoline when a pattern made their FDE one without rows, that
+// pattern: what a toolchain does with such a function is that pattern's
+// result, not the stub's.
+func funcPattern(f *gen.Func) string {
+	switch {
+	case !f.EmptyFDE:
+		return f.Pattern
+	case f.Kind == image.KindSignalRestorer:
+		return patternSignalEmptyFDE
+	}
+	return patternEmptyFDE
 }
 
 // patternAt names the pattern of the function holding pc.

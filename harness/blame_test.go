@@ -194,3 +194,39 @@ func TestBlameEntryAndMissingFDE(t *testing.T) {
 		t.Errorf("refused section: blames %s, want every step on %v", res.BlameSummary(), want)
 	}
 }
+
+// The entry stub and the signal trampoline with an FDE without rows are
+// charged to the patterns that made them so; the catalog has both.
+func TestEmptyFDEFunctionsChargeTheirPattern(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{patternEmptyFDE, patternSignalEmptyFDE} {
+		found := false
+		for _, p := range gen.Catalog() {
+			found = found || p.Name == name
+		}
+		if !found {
+			t.Errorf("gen's catalog has no pattern %q", name)
+		}
+	}
+	for _, tc := range []struct{ pattern, stub, tramp string }{
+		{"leaf", "entry", ""},
+		{"empty-fde", patternEmptyFDE, ""},
+		{"signal", "entry", "signal"},
+		{"signal-empty-fde", "entry", patternSignalEmptyFDE},
+	} {
+		prog, err := gen.Generate(target.X86_64, 3, gen.Options{Patterns: []string{tc.pattern}, SFrameVersion: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := funcPattern(prog.Funcs[0]); got != tc.stub {
+			t.Errorf("%s: the stub is charged to %q, want %q", tc.pattern, got, tc.stub)
+		}
+		tr := prog.SignalTrampoline()
+		switch {
+		case tc.tramp == "" && tr != nil:
+			t.Errorf("%s: a trampoline", tc.pattern)
+		case tc.tramp != "" && (tr == nil || funcPattern(tr) != tc.tramp):
+			t.Errorf("%s: the trampoline %+v is not charged to %q", tc.pattern, tr, tc.tramp)
+		}
+	}
+}
