@@ -32,8 +32,8 @@ const (
 	FieldProducer = "producer" // the producer made no image of the program
 )
 
-// AnyPattern, in an entry naming one cell (both its producer and its
-// consumer), covers the failures of every pattern: for a cell that one
+// AnyPattern, in an entry naming its cells (both its producers and its
+// consumers), covers the failures of every pattern: for a cell that one
 // behaviour breaks throughout (a decoder misreading every function start
 // of a section), where no other failure could show anyway.
 const AnyPattern = "*"
@@ -50,14 +50,16 @@ var wrongFields = []string{"pc", "sp", "fp", "cfa", "outermost", "depth"}
 type Entry struct {
 	File string
 	Line int
-	// Producer and Consumer are plug-in names or "*" (not both).
-	Producer, Consumer string
-	Targets            []target.Target // nil: every target
-	Pattern            string
-	Verdict            verdict.Verdict
-	Field              string // "": any
-	Finding            string // path from the repository's root
-	Min                int    // programs running Pattern before the entry can be stale
+	// Producer and Consumer are as written: "*", or plug-in names
+	// separated by commas (not "*" both).
+	Producer, Consumer   string
+	producers, consumers []string        // nil: "*"
+	Targets              []target.Target // nil: every target
+	Pattern              string
+	Verdict              verdict.Verdict
+	Field                string // "": any
+	Finding              string // path from the repository's root
+	Min                  int    // programs running Pattern before the entry can be stale
 }
 
 // Cell is how the entry names its cell, e.g. "gas-2.44/*".
@@ -91,7 +93,8 @@ func (e *Entry) String() string {
 // Applies reports whether the entry concerns the cell producer x consumer
 // on target t.
 func (e *Entry) Applies(producer, consumer string, t target.Target) bool {
-	return (e.Producer == "*" || e.Producer == producer) && (e.Consumer == "*" || e.Consumer == consumer) &&
+	return (e.producers == nil || slices.Contains(e.producers, producer)) &&
+		(e.consumers == nil || slices.Contains(e.consumers, consumer)) &&
 		(e.Targets == nil || slices.Contains(e.Targets, t))
 }
 
@@ -234,6 +237,23 @@ func parseEntry(f []string) (*Entry, error) {
 	if e.Producer == "*" && e.Consumer == "*" {
 		return nil, fmt.Errorf("cell %q: an entry is keyed by a producer or a consumer series, not by every cell", f[0])
 	}
+	for _, side := range []struct {
+		text string
+		list *[]string
+	}{{e.Producer, &e.producers}, {e.Consumer, &e.consumers}} {
+		if side.text == "*" {
+			continue
+		}
+		for _, n := range strings.Split(side.text, ",") {
+			if n == "" || n == "*" {
+				return nil, fmt.Errorf("cell %q: want PRODUCER/CONSUMER, each * or names separated by commas", f[0])
+			}
+			if slices.Contains(*side.list, n) {
+				return nil, fmt.Errorf("cell %q: %s named twice", f[0], n)
+			}
+			*side.list = append(*side.list, n)
+		}
+	}
 	if f[1] != "all" {
 		for _, n := range strings.Split(f[1], ",") {
 			t, err := target.Parse(n)
@@ -250,8 +270,8 @@ func parseEntry(f []string) (*Entry, error) {
 	switch {
 	case e.Pattern == "all":
 		return nil, fmt.Errorf("pattern %q: name one pattern, or * for a whole cell", e.Pattern)
-	case e.Pattern == AnyPattern && (e.Producer == "*" || e.Consumer == "*"):
-		return nil, fmt.Errorf("pattern *: only an entry naming both the producer and the consumer (one cell) may cover every pattern")
+	case e.Pattern == AnyPattern && (e.producers == nil || e.consumers == nil):
+		return nil, fmt.Errorf("pattern *: only an entry naming both its producers and its consumers may cover every pattern")
 	}
 	vtext, field, _ := strings.Cut(f[3], ":")
 	v, err := verdict.Parse(vtext)

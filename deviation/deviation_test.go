@@ -23,8 +23,11 @@ func TestParseErrors(t *testing.T) {
 		{"gas-2.44/* sparc entry WRONG " + finding, `target "sparc"`},
 		{"gas-2.44/* x86-64,x86-64 entry WRONG " + finding, "named twice"},
 		{"gas-2.44/* all all WRONG " + finding, "name one pattern, or * for a whole cell"},
-		{"gas-2.44/* all * WRONG " + finding, "only an entry naming both the producer and the consumer"},
-		{"*/libsframe all * WRONG " + finding, "only an entry naming both the producer and the consumer"},
+		{"gas-2.44/* all * WRONG " + finding, "only an entry naming both"},
+		{"*/libsframe all * WRONG " + finding, "only an entry naming both"},
+		{"gas-2.44,/libsframe all entry WRONG " + finding, "each * or names separated by commas"},
+		{"gas-2.44,*/libsframe all entry WRONG " + finding, "each * or names separated by commas"},
+		{"gas-2.44/glibc,libsframe,glibc all entry WRONG " + finding, "glibc named twice"},
 		{"gas-2.44/* all entry WRONGISH " + finding, "want WRONG, NOINFO, ERROR or INVALID"},
 		{"gas-2.44/* all entry OK " + finding, "deviates from nothing"},
 		{"gas-2.44/* all entry WRONG:colour " + finding, "WRONG's field is one of"},
@@ -83,6 +86,7 @@ gas-2.44/*       x86-64,aarch64  entry      WRONG:outermost  `+finding+`
 */libsframe      all             far-code   NOINFO           `+finding+`
 gas-2.40/glibc   all             drap       WRONG            `+finding+`
 gas-2.44/libsframe  s390x        *          ERROR            `+finding+`
+llvm-mc-23,gas-2.47/objdump-2.47,glibc  x86-64  *  NOINFO        `+finding+`
 `), "l")
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +98,8 @@ gas-2.44/libsframe  s390x        *          ERROR            `+finding+`
 		{"gas-2.40", "glibc", target.X86_64, "drap", verdict.Wrong, "cfa"},
 		{"gas-2.44", "libsframe", target.S390X, "leaf", verdict.Error, ""},
 		{"gas-2.44", "libsframe", target.S390X, "entry", verdict.Error, "load"},
+		{"llvm-mc-23", "glibc", target.X86_64, "leaf", verdict.NoInfo, ""},
+		{"gas-2.47", "objdump-2.47", target.X86_64, "leaf", verdict.NoInfo, ""},
 	}
 	for _, k := range hit {
 		if l.Match(k) == nil {
@@ -111,6 +117,8 @@ gas-2.44/libsframe  s390x        *          ERROR            `+finding+`
 		{"gas-2.40", "glibc:strict", target.X86_64, "drap", verdict.Wrong, "cfa"},      // other consumer
 		{"gas-2.44", "libsframe", target.S390X, "leaf", verdict.NoInfo, ""},            // * covers patterns, not verdicts
 		{"gas-2.44", "glibc", target.S390X, "leaf", verdict.Error, ""},                 // nor other cells
+		{"llvm-mc-23", "libsframe", target.X86_64, "leaf", verdict.NoInfo, ""},         // not in the list
+		{"gas-2.44", "glibc", target.X86_64, "leaf", verdict.NoInfo, ""},               // not in the list
 	}
 	for _, k := range miss {
 		if e := l.Match(k); e != nil {

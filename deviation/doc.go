@@ -15,12 +15,14 @@
 //	gas-2.44/*          all      entry    WRONG:outermost   docs/findings/008-slug.md
 //	*/objdump-2.44      x86-64   section  ERROR:load        docs/findings/011-slug.md
 //
-// CELL is PRODUCER/CONSUMER, one side of which may be "*": an entry is
-// keyed by the series of a producer (gas-2.40, gas-2.44, gas-2.47,
-// llvm-mc-23, builtin-v2, ...) or a consumer (libsframe, glibc,
-// glibc:strict, objdump-2.44, ...), optionally narrowed to one plug-in on
-// the other side. Names carry the release series, never a package
-// revision: sid moves, and an entry holds for the series.
+// CELL is PRODUCERS/CONSUMERS, each side "*" or plug-in names separated
+// by commas, not "*" both: an entry is keyed by the series of a producer
+// (gas-2.40, gas-2.44, gas-2.47, llvm-mc-23, builtin-v2, ...) or a
+// consumer (libsframe, glibc, glibc:strict, objdump-2.44, ...), optionally
+// narrowed to some plug-ins on the other side. Names carry the release
+// series, never a package revision: sid moves, and an entry holds for the
+// series. An entry must hold in every cell it names: it is judged stale
+// in each of them on its own.
 //
 // TARGET is a target name (x86-64, aarch64, aarch64_be, s390x), a
 // comma-separated list of them, or "all".
@@ -32,9 +34,9 @@
 // consumer refused the whole section. A program the producer made no image
 // of (an assembler's internal error) is charged to the pattern it was
 // generated from, with the verdict ERROR:producer. "*" covers every
-// pattern, and only in an entry naming one cell (PRODUCER/CONSUMER, no
-// "*"): for a cell one behaviour breaks throughout (a decoder misreading
-// every function start of a section), where no other failure could show.
+// pattern, and only in an entry naming its cells (no "*" in CELL): for a
+// cell one behaviour breaks throughout (a decoder misreading every
+// function start of a section), where no other failure could show.
 //
 // VERDICT is WRONG, NOINFO or ERROR, optionally narrowed by ":FIELD":
 // for WRONG the frame value that first differed (pc, sp, fp, cfa,
