@@ -56,10 +56,32 @@ type Entry struct {
 	producers, consumers []string        // nil: "*"
 	Targets              []target.Target // nil: every target
 	Pattern              string
-	Verdict              verdict.Verdict
-	Field                string // "": any
-	Finding              string // path from the repository's root
-	Min                  int    // programs running Pattern before the entry can be stale
+	// Verdicts are the verdicts it matches, one at least: a behaviour
+	// that shows as ERROR or as WRONG depending on the values a wrong row
+	// happens to produce names both.
+	Verdicts []VerdictField
+	Finding  string // path from the repository's root
+	Min      int    // programs running Pattern before the entry can be stale
+}
+
+// VerdictField is a verdict, narrowed to the field that first differed
+// (WRONG) or to what failed (FieldLoad, FieldProducer, an INVALID rule);
+// Field "" matches every field.
+type VerdictField struct {
+	Verdict verdict.Verdict
+	Field   string
+}
+
+func (v VerdictField) String() string {
+	if v.Field == "" {
+		return v.Verdict.String()
+	}
+	return v.Verdict.String() + ":" + v.Field
+}
+
+// HasField reports whether one of the entry's verdicts names field.
+func (e *Entry) HasField(field string) bool {
+	return slices.ContainsFunc(e.Verdicts, func(v VerdictField) bool { return v.Field == field })
 }
 
 // Cell is how the entry names its cell, e.g. "gas-2.44/*".
@@ -67,10 +89,11 @@ func (e *Entry) Cell() string { return e.Producer + "/" + e.Consumer }
 
 // VerdictText is the entry's verdict as written, e.g. "WRONG:outermost".
 func (e *Entry) VerdictText() string {
-	if e.Field == "" {
-		return e.Verdict.String()
+	var out []string
+	for _, v := range e.Verdicts {
+		out = append(out, v.String())
 	}
-	return e.Verdict.String() + ":" + e.Field
+	return strings.Join(out, ",")
 }
 
 // TargetText is the entry's targets as written.
@@ -118,8 +141,8 @@ func (k Key) String() string {
 
 // Matches reports whether the entry covers k.
 func (e *Entry) Matches(k Key) bool {
-	return e.Applies(k.Producer, k.Consumer, k.Target) && (e.Pattern == k.Pattern || e.Pattern == AnyPattern) && e.Verdict == k.Verdict &&
-		(e.Field == "" || e.Field == k.Field)
+	return e.Applies(k.Producer, k.Consumer, k.Target) && (e.Pattern == k.Pattern || e.Pattern == AnyPattern) &&
+		slices.ContainsFunc(e.Verdicts, func(v VerdictField) bool { return v.Verdict == k.Verdict && (v.Field == "" || v.Field == k.Field) })
 }
 
 // Stale reports whether the entry no longer deviates in a cell where ran
@@ -225,6 +248,40 @@ func Parse(r io.Reader, name string) (*List, error) {
 	return l, nil
 }
 
+// parseVerdict reads one verdict of an entry of pattern.
+func parseVerdict(item, pattern string) (VerdictField, error) {
+	vtext, field, _ := strings.Cut(item, ":")
+	v, err := verdict.Parse(vtext)
+	if err != nil {
+		return VerdictField{}, fmt.Errorf("verdict %q: want WRONG, NOINFO, ERROR or INVALID, optionally :FIELD", item)
+	}
+	vf := VerdictField{v, strings.ReplaceAll(field, "_", " ")}
+	switch v {
+	case verdict.OK:
+		return vf, errors.New("verdict OK: an OK step deviates from nothing")
+	case verdict.Wrong:
+		if field != "" && !slices.Contains(wrongFields, field) {
+			return vf, fmt.Errorf("verdict %s: WRONG's field is one of %s", item, strings.Join(wrongFields, ", "))
+		}
+	case verdict.NoInfo:
+		if field != "" && field != FieldLoad {
+			return vf, fmt.Errorf("verdict %s: NOINFO's field can only be %s", item, FieldLoad)
+		}
+	case verdict.Error:
+		if field != "" && field != FieldLoad && field != FieldProducer {
+			return vf, fmt.Errorf("verdict %s: ERROR's field is %s or %s", item, FieldLoad, FieldProducer)
+		}
+	case verdict.Invalid:
+		if field == "" || pattern != PatternSection {
+			return vf, fmt.Errorf("verdict %s: INVALID names its rule (INVALID:RULE, spaces as _) and the pattern %s", item, PatternSection)
+		}
+	}
+	if vf.Field == FieldLoad && pattern != PatternSection {
+		return vf, fmt.Errorf("verdict %s: a refused section is charged to the pattern %s, not %s", item, PatternSection, pattern)
+	}
+	return vf, nil
+}
+
 func parseEntry(f []string) (*Entry, error) {
 	if len(f) < 5 {
 		return nil, fmt.Errorf("want CELL TARGET PATTERN VERDICT FINDING [min=N], got %d fields", len(f))
@@ -273,34 +330,15 @@ func parseEntry(f []string) (*Entry, error) {
 	case e.Pattern == AnyPattern && (e.producers == nil || e.consumers == nil):
 		return nil, fmt.Errorf("pattern *: only an entry naming both its producers and its consumers may cover every pattern")
 	}
-	vtext, field, _ := strings.Cut(f[3], ":")
-	v, err := verdict.Parse(vtext)
-	if err != nil {
-		return nil, fmt.Errorf("verdict %q: want WRONG, NOINFO, ERROR or INVALID, optionally :FIELD", f[3])
-	}
-	e.Verdict, e.Field = v, strings.ReplaceAll(field, "_", " ")
-	switch v {
-	case verdict.OK:
-		return nil, errors.New("verdict OK: an OK step deviates from nothing")
-	case verdict.Wrong:
-		if field != "" && !slices.Contains(wrongFields, field) {
-			return nil, fmt.Errorf("verdict %s: WRONG's field is one of %s", f[3], strings.Join(wrongFields, ", "))
+	for _, item := range strings.Split(f[3], ",") {
+		vf, err := parseVerdict(item, e.Pattern)
+		if err != nil {
+			return nil, err
 		}
-	case verdict.NoInfo:
-		if field != "" && field != FieldLoad {
-			return nil, fmt.Errorf("verdict %s: NOINFO's field can only be %s", f[3], FieldLoad)
+		if slices.Contains(e.Verdicts, vf) {
+			return nil, fmt.Errorf("verdict %s named twice", item)
 		}
-	case verdict.Error:
-		if field != "" && field != FieldLoad && field != FieldProducer {
-			return nil, fmt.Errorf("verdict %s: ERROR's field is %s or %s", f[3], FieldLoad, FieldProducer)
-		}
-	case verdict.Invalid:
-		if field == "" || e.Pattern != PatternSection {
-			return nil, fmt.Errorf("verdict %s: INVALID names its rule (INVALID:RULE, spaces as _) and the pattern %s", f[3], PatternSection)
-		}
-	}
-	if e.Field == FieldLoad && e.Pattern != PatternSection {
-		return nil, fmt.Errorf("verdict %s: a refused section is charged to the pattern %s, not %s", f[3], PatternSection, e.Pattern)
+		e.Verdicts = append(e.Verdicts, vf)
 	}
 	e.Finding = f[4]
 	if !strings.HasPrefix(e.Finding, "docs/findings/") || !strings.HasSuffix(e.Finding, ".md") {

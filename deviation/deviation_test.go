@@ -38,6 +38,9 @@ func TestParseErrors(t *testing.T) {
 		{"gas-2.44/* all entry ERROR:load " + finding, "charged to the pattern section"},
 		{"gas-2.44/* all entry WRONG https://example.org/bug", "want docs/findings/NNN-slug.md"},
 		{"gas-2.44/* all entry WRONG " + finding + " max=3", "only min=N"},
+		{"gas-2.44/* all entry WRONG,NOINFO:cfa " + finding, "NOINFO's field"},
+		{"gas-2.44/* all entry WRONG,WRONG " + finding, "verdict WRONG named twice"},
+		{"gas-2.44/* all entry ERROR, " + finding, `verdict ""`},
 		{"gas-2.44/* all entry WRONG " + finding + " min=0", "at least 1"},
 	} {
 		text := "# a comment\n\ngas-2.40/* all entry WRONG:outermost " + finding + "\n" + tc.line + "  # why\n"
@@ -69,7 +72,7 @@ func TestParseEntry(t *testing.T) {
 	}
 	e := l.Entries[0]
 	if e.Line != 2 || e.Producer != "*" || e.Consumer != "objdump-2.44" || len(e.Targets) != 2 || e.Pattern != "section" ||
-		e.Verdict != verdict.Invalid || e.Field != "FDEs not sorted" || e.Finding != finding || e.Min != 40 {
+		len(e.Verdicts) != 1 || e.Verdicts[0] != (VerdictField{verdict.Invalid, "FDEs not sorted"}) || e.Finding != finding || e.Min != 40 {
 		t.Fatalf("%+v", e)
 	}
 	if got := e.String(); got != "l:2 (*/objdump-2.44 x86-64,aarch64 section INVALID:FDEs not sorted)" {
@@ -86,6 +89,7 @@ gas-2.44/*       x86-64,aarch64  entry      WRONG:outermost  `+finding+`
 */libsframe      all             far-code   NOINFO           `+finding+`
 gas-2.40/glibc   all             drap       WRONG            `+finding+`
 gas-2.44/libsframe  s390x        *          ERROR            `+finding+`
+llvm-mc-23/builtin  x86-64       signal-empty-fde  ERROR,WRONG:pc  `+finding+`
 llvm-mc-23,gas-2.47/objdump-2.47,glibc  x86-64  *  NOINFO        `+finding+`
 `), "l")
 	if err != nil {
@@ -100,6 +104,8 @@ llvm-mc-23,gas-2.47/objdump-2.47,glibc  x86-64  *  NOINFO        `+finding+`
 		{"gas-2.44", "libsframe", target.S390X, "entry", verdict.Error, "load"},
 		{"llvm-mc-23", "glibc", target.X86_64, "leaf", verdict.NoInfo, ""},
 		{"gas-2.47", "objdump-2.47", target.X86_64, "leaf", verdict.NoInfo, ""},
+		{"llvm-mc-23", "builtin", target.X86_64, "signal-empty-fde", verdict.Error, ""},
+		{"llvm-mc-23", "builtin", target.X86_64, "signal-empty-fde", verdict.Wrong, "pc"},
 	}
 	for _, k := range hit {
 		if l.Match(k) == nil {
@@ -119,6 +125,8 @@ llvm-mc-23,gas-2.47/objdump-2.47,glibc  x86-64  *  NOINFO        `+finding+`
 		{"gas-2.44", "glibc", target.S390X, "leaf", verdict.Error, ""},                 // nor other cells
 		{"llvm-mc-23", "libsframe", target.X86_64, "leaf", verdict.NoInfo, ""},         // not in the list
 		{"gas-2.44", "glibc", target.X86_64, "leaf", verdict.NoInfo, ""},               // not in the list
+		{"llvm-mc-23", "builtin", target.X86_64, "signal-empty-fde", verdict.Wrong, "cfa"},
+		{"llvm-mc-23", "builtin", target.X86_64, "signal-empty-fde", verdict.NoInfo, ""},
 	}
 	for _, k := range miss {
 		if e := l.Match(k); e != nil {

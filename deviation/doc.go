@@ -44,7 +44,9 @@
 // program without an image. INVALID:RULE matches a
 // section breaking the validation rule RULE (spaces written as "_"),
 // charged to the pattern "section". A verdict without a field matches
-// every field.
+// every field. Several verdicts, separated by commas, are alternatives:
+// for a behaviour that shows as ERROR or as WRONG depending on the
+// values a wrong row happens to produce.
 //
 // FINDING is the path, from the repository's root, of the finding that
 // documents the behaviour. It must exist (TestFindingsExist).
