@@ -34,13 +34,6 @@ func TestConformance(t *testing.T) {
 // producer makes them with one assembler and one linker run.
 const programsPerEntry = 60
 
-// currentToolchain is the toolchain producer whose entries run in make
-// test: sid's GNU as, the one that writes SFrame version 3, which the
-// Linux unwinder and libsframe read. The other toolchain producers (older
-// versions: 2.40's version 1, 2.44's and llvm-mc's version 2) run behind
-// the label toolchain: ginkgo --label-filter toolchain ./suites.
-const currentToolchain = "gas-2.47"
-
 // campaignPrograms is how many programs of the default mix each target x
 // producer x consumer checks in the slow campaign; SFCONFORM_CAMPAIGN_PROGRAMS
 // overrides it.
@@ -186,22 +179,15 @@ var _ = DescribeTable("campaign: the default mix over many seeds",
 )
 
 // suiteProducers and suiteConsumers are the plug-ins the tables cover:
-// every registered producer that needs no argument (a gas: producer names
-// its directory only on the command line), and every registered in-process
-// consumer that needs no argument (an exec: consumer names its command only
-// on the command line). The out-of-process consumers over real libraries
-// (libsframe, glibc) and the dumper consumers (objdump-2.47,
-// llvm-readobj-23: families of provisioned tools) are left to sfconform
-// run and their own tests in ./consumer and ./cmd/sfconform: they judge
-// real components whose known behaviours (glibc cannot unwind an AArch64
-// frame whose RA is in the link register; binutils 2.44 refuses the
-// builtin encoder's PC-relative version 2 sections) are no failures of
-// sfconform's, and a table entry checks 60 programs at a few tens of
-// thousands of instructions a second through a pipe.
+// sfconform's own encoder (every registered producer that runs no real
+// tool) and its own unwinder (every registered in-process consumer that
+// needs no argument). Every pair with a real toolchain or decoder in it is
+// the toolchain suite's (./suites/toolchain), which expects their known
+// deviations.
 func suiteProducers() []string {
 	var out []string
 	for _, n := range producer.Names() {
-		if _, err := producer.New(n); err == nil {
+		if p, err := producer.New(n); err == nil && !producer.IsToolchain(p) {
 			out = append(out, n)
 		}
 	}
@@ -224,15 +210,9 @@ func suiteConsumers() []string {
 	return out
 }
 
-// labels are an entry's: its coordinates, and "toolchain" for a producer
-// that runs real tools other than currentToolchain (left out of make
-// test).
+// labels are an entry's: its coordinates.
 func labels(t target.Target, prod, cons string, more ...string) Labels {
-	l := append(Labels{"target:" + t.Name(), "producer:" + prod, "consumer:" + cons}, more...)
-	if p, err := producer.New(prod); err == nil && producer.IsToolchain(p) && prod != currentToolchain {
-		l = append(l, "toolchain")
-	}
-	return l
+	return append(Labels{"target:" + t.Name(), "producer:" + prod, "consumer:" + cons}, more...)
 }
 
 func campaignEntries() []TableEntry {
