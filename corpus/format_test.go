@@ -19,8 +19,8 @@ import (
 func fullCase() *Case {
 	c := &Case{Consumer: "libsframe", Seed: 7, Step: 3, PC: 0x10000006, Insn: "br %r14", Function: "_start+0x6",
 		Verdict: verdict.Wrong, Frame: 1, Field: "pc", Detail: "frame 1 pc",
-		Expected: []frame.Frame{{PC: 0x10000006, CFA: 0x70fff0a0, SP: 0x70fff000}, {PC: 0x10000002, Outermost: true}},
-		Got:      []frame.Frame{{PC: 0x10000006, CFA: 0x70fff0a0, SP: 0x70fff000}, {PC: 0x10000004, Outermost: true}},
+		Expected:    []frame.Frame{{PC: 0x10000006, CFA: 0x70fff0a0, SP: 0x70fff000}, {PC: 0x10000002, Outermost: true}},
+		Got:         []frame.Frame{{PC: 0x10000006, CFA: 0x70fff0a0, SP: 0x70fff000}, {PC: 0x10000004, Outermost: true}},
 		ExpectedCBF: Hex{0x02, 0x1b, 0x10, 0, 0, 6, 0x20, 0xfc, 0}, GotCBF: Hex{0x02, 0},
 		Assembly: "\t.text\n_start:\n\tbr %r14\n", ProducerVersion: "as 2.47.50", ConsumerVersion: "libsframe 2.47.50-1",
 		Build:     []string{"s390x-linux-gnu-as --gsframe -o repro.o repro.s", "s390x-linux-gnu-ld -Ttext=0x10000000 -e 0x10000000 -o repro repro.o"},
