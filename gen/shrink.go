@@ -37,7 +37,7 @@ const (
 	ReduceCall      = "drop-call"  // drop Func's call site N, a call to Callee
 	ReduceLoop      = "drop-loop"  // no loop in Func's body
 	ReduceFillers   = "fillers"    // keep N of Func's filler instructions
-	ReduceStubBlock = "drop-stubs" // keep only the first of Func's PLT stubs
+	ReduceStubBlock = "drop-stubs" // keep only stub N of Func's PLT stubs
 )
 
 // Reduction is one change to a program's plan. It names functions, so a
@@ -63,7 +63,7 @@ func (r Reduction) String() string {
 	case ReduceFillers:
 		return fmt.Sprintf("%d filler instructions in %s", r.N, r.Func)
 	case ReduceStubBlock:
-		return "keep one stub of " + r.Func
+		return fmt.Sprintf("keep stub %d of %s only", r.N, r.Func)
 	}
 	return fmt.Sprintf("%s %s %s %d", r.Op, r.Func, r.Callee, r.N)
 }
@@ -160,7 +160,9 @@ func (p *Program) Reductions() []Reduction {
 	}
 	for _, f := range plans {
 		if len(f.stubs) > 1 {
-			out = append(out, Reduction{Op: ReduceStubBlock, Func: f.name})
+			for i := range f.stubs {
+				out = append(out, Reduction{Op: ReduceStubBlock, Func: f.name, N: i})
+			}
 		}
 	}
 	for _, f := range plans {
@@ -242,23 +244,24 @@ func (p *Program) Reduce(r Reduction) (q *Program, err error) {
 		}
 		f.dropFillers = f.fillers - r.N
 	case ReduceStubBlock:
-		if len(f.stubs) < 2 {
+		if len(f.stubs) < 2 || r.N < 0 || r.N >= len(f.stubs) {
 			return nil, fmt.Errorf("%w: %s: %d stubs", ErrNotReducible, r, len(f.stubs))
 		}
-		dropped := f.stubs[1:]
-		f.stubs, f.stubTargets = f.stubs[:1], f.stubTargets[:1]
+		kept := f.stubs[r.N]
+		dropped := slices.Delete(slices.Clone(f.stubs), r.N, r.N+1)
+		f.stubs, f.stubTargets = []string{kept}, []string{f.stubTargets[r.N]}
 		for _, q := range plans {
 			for i := range q.calls {
 				if slices.Contains(dropped, q.calls[i].target) {
-					q.calls[i].target = f.stubs[0]
+					q.calls[i].target = kept
 				}
 			}
 			if slices.Contains(dropped, q.tail) {
-				q.tail = f.stubs[0]
+				q.tail = kept
 			}
 			for i, s := range q.stubTargets {
 				if slices.Contains(dropped, s) {
-					q.stubTargets[i] = f.stubs[0]
+					q.stubTargets[i] = kept
 				}
 			}
 		}

@@ -16,11 +16,9 @@ import (
 	"time"
 
 	"github.com/sfconform/sfconform/consumer"
-	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
-	"github.com/sfconform/sfconform/oracle"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
@@ -81,6 +79,8 @@ type runConfig struct {
 	batch     int
 	quiet     bool
 	json      bool
+	// What happens to a failing program before it is saved (repro_save.go).
+	minimize minimizeConfig
 }
 
 // cell is one target x producer x consumer of the summary.
@@ -127,6 +127,7 @@ type cell struct {
 	ToolFailed int      `json:"producer_failed_programs,omitempty"` // programs the tools could not make an image of
 
 	target    target.Target
+	prod      producer.Producer
 	counts    [verdict.Count]int
 	setupErr  error
 	firstDiff string
@@ -165,6 +166,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list producers and consumers and what each supports, then exit")
 	replay := fs.String("replay", "", "replay one saved failure file and report whether it still fails")
 	versions := fs.String("versions", "", "removed: the producer's name says the version (builtin-v2, builtin-v3)")
+	minimizeFlags(fs, &cfg.minimize)
 	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
 		return parseExit(err)
 	}
@@ -431,6 +433,7 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 		setupErr(err)
 		return
 	}
+	c.prod = prod
 	c.SFrameVersion, _ = prod.SFrameVersion(c.target)
 	c.Unexpressed = unexpressed(c.target, max(c.SFrameVersion, 2))
 	c.unexpressedWhy = fmt.Sprintf("SFrame v%d cannot express them", c.SFrameVersion)
@@ -561,7 +564,7 @@ func checkProgram(c *cell, chk *harness.Checker, cons consumer.Consumer, p harne
 	}
 	if !res.Clean() {
 		c.Failed++
-		if path, err := corpus.Save(cfg.out, harness.NewCase(img, prog, seed, cons.Name(), res)); err != nil {
+		if path, err := saveFailure(cfg, c, chk, cons, p, res, report); err != nil {
 			fmt.Fprintf(stderr, "%s seed %d: saving the failure: %v\n", name, seed, err)
 		} else {
 			c.Saved = append(c.Saved, path)
@@ -754,76 +757,4 @@ func unexpressed(t target.Target, v int) []string {
 		}
 	}
 	return out
-}
-
-// replayCase re-runs a saved failure on the consumer it names (or, when it
-// names none, the first of consumers) and says whether the recorded step
-// still fails.
-func replayCase(path, consumers string, w, stderr io.Writer) int {
-	c, err := corpus.Load(path)
-	if err != nil {
-		fmt.Fprintln(stderr, "sfconform run --replay:", err)
-		return exitSetup
-	}
-	img, err := c.Image()
-	if err != nil {
-		fmt.Fprintf(stderr, "sfconform run --replay: %s: %v\n", path, err)
-		return exitSetup
-	}
-	consName := c.Consumer
-	if consName == "" {
-		consName, _, _ = strings.Cut(consumers, ",")
-	}
-	cons, err := consumer.New(consName)
-	if err != nil {
-		fmt.Fprintln(stderr, "sfconform run --replay:", err)
-		return exitSetup
-	}
-	defer cons.Close()
-	chk, err := harness.New(img.Target, harness.Options{MaxFailures: 1 << 30})
-	if err != nil {
-		fmt.Fprintln(stderr, "sfconform run --replay:", err)
-		return exitSetup
-	}
-	defer chk.Close()
-	res := chk.Check(img, cons)
-	fmt.Fprintf(w, "replay %s: %s, %s, producer %s, consumer %s, seed %d\n", path, c.Target, "SFrame v"+strconv.Itoa(c.Version), c.Producer, consName, c.Seed)
-	if r := c.Record; r != nil {
-		fmt.Fprintf(w, "made by:  %s (%d programs linked together)\n", r.Versions(), r.Batch)
-		for _, wn := range r.Warnings {
-			fmt.Fprintf(w, "warning:  %s\n", wn)
-		}
-	}
-	fmt.Fprintf(w, "recorded: step %d at %s (%s): %s %s\n", c.Step, c.Function, c.Insn, c.Verdict, c.Detail)
-	if c.ReferenceRow != "" {
-		fmt.Fprintf(w, "row:      %s; sfconform's own encoding: %s\n", c.Row, c.ReferenceRow)
-	}
-	for _, v := range res.Violations {
-		fmt.Fprintf(w, "section:  %v\n", v)
-	}
-	for i := range res.Failures {
-		f := &res.Failures[i]
-		if f.Step != c.Step {
-			continue
-		}
-		fmt.Fprintf(w, "now:      step %d at %s (%s): %s %s\n%s", f.Step, f.Function, f.Insn, f.Judgement.Verdict, f.Judgement.Detail,
-			oracle.FormatFrames(f.Expected, f.Got))
-		return exitFailure
-	}
-	switch {
-	case c.Verdict == verdict.Invalid && res.Invalid():
-		fmt.Fprintln(w, "now:      the section is still invalid")
-		return exitFailure
-	case res.LoadErr != nil:
-		fmt.Fprintf(w, "now:      consumer refused the section: %v\n", res.LoadErr)
-		return exitFailure
-	case res.RunErr != nil:
-		fmt.Fprintf(w, "now:      run stopped: %v\n", res.RunErr)
-		return exitFailure
-	case !res.Clean():
-		fmt.Fprintf(w, "now:      the recorded failure is gone, but the program still fails: %s\n", describe(res))
-		return exitFailure
-	}
-	fmt.Fprintf(w, "now:      all %d steps conform: the failure no longer reproduces\n", res.Steps)
-	return exitOK
 }
