@@ -190,4 +190,3 @@ func reportCase(path string, opt repro.Options, md bool, suite string, w, stderr
 	}
 	return exitOK
 }
-
