@@ -222,10 +222,7 @@ func rule(t target.Target, r sframe.Rule) string {
 	if r.Reg != sframe.RegCFA {
 		base = regName(t, r.Reg)
 	}
-	s := base
-	if r.Offset != 0 || r.Reg == sframe.RegCFA {
-		s += fmt.Sprintf("%+d", r.Offset)
-	}
+	s := base + fmt.Sprintf("%+d", r.Offset)
 	if r.Deref {
 		s = "[" + s + "]"
 	}

@@ -258,7 +258,7 @@ func (rep *Report) Title() string {
 	if fn == "" {
 		fn = c.Function
 	}
-	return fmt.Sprintf("%s (%s): %s in %s", who, c.Target, what, fn)
+	return fmt.Sprintf("%s (%s): %s in %s", who, c.Target, what, cut2(fn))
 }
 
 // Summary is the report's first paragraph.
@@ -385,8 +385,12 @@ func (rep *Report) Script() string {
 
 func (rep *Report) toolchainSection(b *strings.Builder) {
 	t := rep.Tools
-	fmt.Fprintf(b, "With the %s and %s of the versions above on `PATH` (`%s`, `%s`), these commands assemble the source, link it at the addresses the run used, and print the section:\n\n",
-		t.Assembler, t.Linker, filepath.Dir(t.AS), filepath.Dir(t.LD))
+	dirs := "`" + filepath.Dir(t.AS) + "`"
+	if d := filepath.Dir(t.LD); d != filepath.Dir(t.AS) {
+		dirs += ", `" + d + "`"
+	}
+	fmt.Fprintf(b, "With the %s and %s of the versions above on `PATH` (here: %s), these commands assemble the source, link it at the addresses the run used, and print the section:\n\n",
+		t.Assembler, t.Linker, dirs)
 	fmt.Fprintf(b, "```sh\n%s```\n\n", rep.Script())
 	if rep.Dump != "" {
 		fmt.Fprintf(b, "objdump prints, for the function at fault:\n\n```\n%s```\n\n", rep.Dump)
