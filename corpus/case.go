@@ -451,6 +451,10 @@ func save(dir string, c *Case, write func(*os.File, []byte) error) (string, erro
 		return "", err
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return "", err
+	}
 	for i := 0; ; i++ {
 		name := base + ".json"
 		if i > 0 {
@@ -548,4 +552,40 @@ func (m *Machine) Snapshot() *machine.Snapshot {
 		}
 	}
 	return s
+}
+
+// WriteFile writes the case to path, replacing a file there: for curated
+// cases, whose names are chosen. Like Save it writes a temporary file in
+// the same directory, syncs it and renames it, so a reader sees the old
+// case or the new one, whole.
+func WriteFile(path string, c *Case) error {
+	c.Format = FormatName
+	if c.Replay == "" {
+		c.Replay = "sfconform repro " + path
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
