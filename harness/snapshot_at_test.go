@@ -87,3 +87,29 @@ func (silent) Unwind(steps []consumer.Step, out []consumer.Result) error {
 	}
 	return nil
 }
+
+// BacktraceStats counts every judged step's expected backtrace once.
+func TestBacktraceStats(t *testing.T) {
+	t.Parallel()
+	var stats BacktraceStats
+	c, err := New(target.AArch64, Options{MaxFailures: 1 << 20, Backtraces: &stats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	img, _, err := Produce(producer.Builtin{Version: 3}, target.AArch64, 9, gen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := c.Check(img, silent{})
+	frames := 0
+	for _, f := range res.Failures {
+		frames += len(f.Expected)
+	}
+	if stats.Backtraces != res.Steps || len(res.Failures) != res.Steps || stats.Frames != frames {
+		t.Errorf("counted %d backtraces of %d frames; the run judged %d steps, %d frames", stats.Backtraces, stats.Frames, res.Steps, frames)
+	}
+	if stats.CBFBytes <= 0 || stats.CBFBytes >= stats.PlainBytes() {
+		t.Errorf("CBF %d bytes, plain %d", stats.CBFBytes, stats.PlainBytes())
+	}
+}

@@ -33,6 +33,14 @@ func minimizeFlags(fs *flag.FlagSet, m *minimizeConfig) {
 // not fail alone) is saved as it failed, with the reason.
 func saveFailure(cfg runConfig, c *cell, chk *harness.Checker, cons consumer.Consumer, p harness.Produced,
 	res *harness.Result, report func(string, ...any)) (string, error) {
+	// A checker of its own: the minimization's runs are not the cell's
+	// (nor counted in its --cbf-stats).
+	own, err := harness.New(c.target, harness.Options{})
+	if err != nil {
+		return "", err
+	}
+	defer own.Close()
+	chk = own
 	in := repro.Input{Img: p.Img, Prog: p.Prog, Seed: p.Seed, Cons: cons, Res: res, Checker: chk}
 	switch sig, err := minimize.SignatureOf(p.Img, res); {
 	case cfg.minimize.off:

@@ -81,6 +81,8 @@ type runConfig struct {
 	json      bool
 	// What happens to a failing program before it is saved (repro_save.go).
 	minimize minimizeConfig
+	// backtraces, with --cbf-stats, counts the judged backtraces per worker.
+	backtraces *backtraceCount
 }
 
 // cell is one target x producer x consumer of the summary.
@@ -146,6 +148,9 @@ type summary struct {
 	Programs int     `json:"programs_per_cell"`
 	Paths    int     `json:"paths_per_program"`
 	Cells    []*cell `json:"cells"`
+	// Backtraces, with --cbf-stats: the stored size of every judged
+	// backtrace, CBF against 8 bytes a frame.
+	Backtraces *backtraceFigure `json:"backtraces,omitempty"`
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -167,6 +172,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	replay := fs.String("replay", "", "replay one saved failure file and report whether it still fails")
 	versions := fs.String("versions", "", "removed: the producer's name says the version (builtin-v2, builtin-v3)")
 	minimizeFlags(fs, &cfg.minimize)
+	cbfStats := fs.Bool("cbf-stats", false, "also measure what every judged backtrace takes to store: CBF against 8 bytes a frame")
 	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
 		return parseExit(err)
 	}
@@ -209,17 +215,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if cfg.programs < 1 || cfg.workers < 1 || cfg.paths < 1 || cfg.batch < 1 {
 		return fail(errors.New("--programs, --paths, --batch and -j must be at least 1"))
 	}
+	if *cbfStats {
+		cfg.backtraces = &backtraceCount{}
+	}
 	fmt.Fprintf(stderr, "sfconform run: seed %d, %d programs x %d paths per cell, producers %s, consumers %s\n",
 		cfg.seed, cfg.programs, cfg.paths, strings.Join(cfg.producers, ","), strings.Join(cfg.consumers, ","))
 	cells := runCells(cfg, stderr)
 	if cfg.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(summary{Seed: cfg.seed, Programs: cfg.programs, Paths: cfg.paths, Cells: cells}); err != nil {
+		if err := enc.Encode(summary{Seed: cfg.seed, Programs: cfg.programs, Paths: cfg.paths, Cells: cells, Backtraces: cbfFigure(cfg)}); err != nil {
 			return fail(err)
 		}
 	} else {
 		printSummary(stdout, cells)
+		printCBFFigure(stdout, cfg)
 	}
 	code := exitOK
 	for _, c := range cells {
@@ -389,7 +399,7 @@ func runCells(cfg runConfig, stderr io.Writer) []*cell {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			checkers := harness.NewPool(harness.Options{})
+			checkers := harness.NewPool(harness.Options{Backtraces: cfg.backtraces.forWorker()})
 			defer checkers.Close()
 			for c := range work {
 				runCell(cfg, c, checkers, &mu, stderr)
