@@ -38,6 +38,7 @@ const (
 	ReduceLoop      = "drop-loop"  // no loop in Func's body
 	ReduceFillers   = "fillers"    // keep N of Func's filler instructions
 	ReduceStubBlock = "drop-stubs" // keep only stub N of Func's PLT stubs
+	ReducePlain     = "plain"      // build Func with fp-frame, the plainest pattern that calls
 )
 
 // Reduction is one change to a program's plan. It names functions, so a
@@ -64,6 +65,8 @@ func (r Reduction) String() string {
 		return fmt.Sprintf("%d filler instructions in %s", r.N, r.Func)
 	case ReduceStubBlock:
 		return fmt.Sprintf("keep stub %d of %s only", r.N, r.Func)
+	case ReducePlain:
+		return "build " + r.Func + " as a plain fp-frame function"
 	}
 	return fmt.Sprintf("%s %s %s %d", r.Op, r.Func, r.Callee, r.N)
 }
@@ -166,6 +169,11 @@ func (p *Program) Reductions() []Reduction {
 		}
 	}
 	for _, f := range plans {
+		if plainable(f) {
+			out = append(out, Reduction{Op: ReducePlain, Func: f.name})
+		}
+	}
+	for _, f := range plans {
 		if f.loop > 0 && !f.dropLoop && !f.pat.stubs {
 			out = append(out, Reduction{Op: ReduceLoop, Func: f.name})
 		}
@@ -265,6 +273,11 @@ func (p *Program) Reduce(r Reduction) (q *Program, err error) {
 				}
 			}
 		}
+	case ReducePlain:
+		if !plainable(f) {
+			return nil, fmt.Errorf("%w: %s: a %s function", ErrNotReducible, r, f.pat.name)
+		}
+		f.pat = p.t.pattern("fp-frame")
 	default:
 		return nil, fmt.Errorf("%w: unknown reduction %q", ErrNotReducible, r.Op)
 	}
@@ -293,6 +306,18 @@ func (p *Program) Reduce(r Reduction) (q *Program, err error) {
 		return nil, fmt.Errorf("%w: %s changes nothing", ErrNotReducible, r)
 	}
 	return q, nil
+}
+
+// plainable says whether a function can be built with fp-frame instead of
+// its pattern: one that needs nothing of the plan but its calls, fillers
+// and loop (no tail jump, noreturn callee or stubs; not a signal handler,
+// far or switching stacks; not an empty FDE's), and is not plain already.
+// Its calls from an epilogue position, which fp-frame has not, are not
+// made.
+func plainable(f *plan) bool {
+	p := f.pat
+	return p.build != nil && !p.tail && !p.exits && !p.stubs && !p.signal && !p.far && p.calls &&
+		p.name != "fp-frame" && p.name != "new-stack" && p.name != "empty-fde" && p != noreturnCallee
 }
 
 // keepPaths keeps the paths keep (indexes into ArgSets) and their

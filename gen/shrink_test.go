@@ -75,12 +75,14 @@ func TestReductionsKeepTheRowsTrue(t *testing.T) {
 						// A long function pads itself back to its size
 						// class, in more instructions of padding when a
 						// call goes; nothing grows in bytes.
-						if qs.Functions > ps.Functions || qs.Bytes > ps.Bytes {
+						// (A function built plainer may take more bytes:
+						// the minimizer keeps it only when it is smaller.)
+						if qs.Functions > ps.Functions || qs.Bytes > ps.Bytes && r.Op != gen.ReducePlain {
 							t.Errorf("seed %d %+v: %s: %v, was %v", seed, opt, r, qs, ps)
 						}
 						// A reduction inside one function leaves every
 						// other function as it was.
-						if r.Op == gen.ReduceLoop || r.Op == gen.ReduceFillers {
+						if r.Op == gen.ReduceLoop || r.Op == gen.ReduceFillers || r.Op == gen.ReducePlain {
 							for name, shape := range shapes(q) {
 								if name != r.Func && !strings.HasPrefix(name, r.Func+".") && before[name] != shape {
 									t.Errorf("seed %d %+v: %s changed %s:\n%s\nwas\n%s", seed, opt, r, name, shape, before[name])
@@ -93,7 +95,7 @@ func TestReductionsKeepTheRowsTrue(t *testing.T) {
 					}
 				}
 			}
-			for _, op := range []string{gen.ReduceFunc, gen.ReduceCall, gen.ReduceLoop, gen.ReduceFillers} {
+			for _, op := range []string{gen.ReduceFunc, gen.ReduceCall, gen.ReduceLoop, gen.ReduceFillers, gen.ReducePlain} {
 				if kinds[op] == 0 {
 					t.Errorf("no %s reduction applied", op)
 				}
