@@ -38,6 +38,54 @@ func noreturnCallSkeleton(b *builder, f *plan) {
 	b.emitCall(f.noret)
 }
 
+// shrink-wrap: what GCC's shrink-wrapping makes of
+//
+//	if (fast) return x;  /* no frame needed */
+//	... frame, calls ...
+//	if (bad) fatal();    /* noreturn */
+//
+// The fast path, in the entry state, is placed right after the call to
+// fatal, so that call's return address is the fast path's first
+// instruction: the row there (the entry rules) is not the one in force
+// at the call. An unwinder that looks the caller's row up at the return
+// address instead of the return address minus one takes the frame for
+// one that has not been set up. The row changes across the call, inside
+// the function (noreturn-call's return address lies past the function).
+func shrinkWrapSkeleton(b *builder, f *plan) {
+	p := &b.t.prims
+	fast := b.newLabel()
+	b.cond(fast)
+	entry := b.st
+	fp := b.rng.IntN(2) == 0
+	if fp {
+		p.fpSetup(b)
+	} else {
+		p.spSetup(b)
+	}
+	b.calls(posPrologue)
+	b.body()
+	fatal := b.newLabel()
+	b.cond(fatal)
+	framed := b.st
+	b.t.filler(b)
+	b.calls(posBody)
+	if fp {
+		p.fpTeardowns[b.rng.IntN(len(p.fpTeardowns))](b)
+	} else {
+		p.spTeardown(b, func() {})
+	}
+	p.ret(b)
+	b.st = framed
+	b.place(fatal)
+	b.t.filler(b)
+	b.checkCall()
+	b.emitCall(f.noret)
+	b.st = entry
+	b.place(fast)
+	b.t.filler(b)
+	p.ret(b)
+}
+
 // noreturnCallee is the function a noreturn-call calls: it ends the
 // program with a jump to the entry stub's exit, with or without a frame
 // of its own live. It is no catalog entry: the planner adds one per
