@@ -10,7 +10,12 @@ package gen
 // return normally. The callee (noreturnCallee, a plan of its own one level
 // down) never returns: it jumps to the entry stub's exit, which ends the
 // run.
-func noreturnCallSkeleton(b *builder, f *plan) {
+func noreturnCallSkeleton(b *builder, f *plan) { framedFatal(b, f) }
+
+// framedFatal builds a function with a frame (FP- or SP-based) that
+// returns, and a path on an argument bit that ends in a call to f.noret:
+// the last instruction built so far.
+func framedFatal(b *builder, f *plan) {
 	p := &b.t.prims
 	fp := b.rng.IntN(2) == 0
 	if fp {
@@ -52,38 +57,14 @@ func noreturnCallSkeleton(b *builder, f *plan) {
 // one that has not been set up. The row changes across the call, inside
 // the function (noreturn-call's return address lies past the function).
 func shrinkWrapSkeleton(b *builder, f *plan) {
-	p := &b.t.prims
 	fast := b.newLabel()
 	b.cond(fast)
 	entry := b.st
-	fp := b.rng.IntN(2) == 0
-	if fp {
-		p.fpSetup(b)
-	} else {
-		p.spSetup(b)
-	}
-	b.calls(posPrologue)
-	b.body()
-	fatal := b.newLabel()
-	b.cond(fatal)
-	framed := b.st
-	b.t.filler(b)
-	b.calls(posBody)
-	if fp {
-		p.fpTeardowns[b.rng.IntN(len(p.fpTeardowns))](b)
-	} else {
-		p.spTeardown(b, func() {})
-	}
-	p.ret(b)
-	b.st = framed
-	b.place(fatal)
-	b.t.filler(b)
-	b.checkCall()
-	b.emitCall(f.noret)
+	framedFatal(b, f)
 	b.st = entry
 	b.place(fast)
 	b.t.filler(b)
-	p.ret(b)
+	b.t.prims.ret(b)
 }
 
 // noreturnCallee is the function a noreturn-call calls: it ends the
