@@ -82,7 +82,7 @@ for doc in "$R"/docs/findings/01[6-9]-*.md "$R"/docs/findings/020-*.md; do
 		failed=1
 		continue
 	}
-	last_out="" runs=0
+	last_out="" runs=0 pending=0
 	while read -r kind name start end; do
 		[[ -n $kind ]] || continue
 		body=$(sed -n "${start},${end}p" "$doc")
@@ -91,15 +91,19 @@ for doc in "$R"/docs/findings/01[6-9]-*.md "$R"/docs/findings/020-*.md; do
 			printf '%s\n' "$body" >"$work/$name"
 			;;
 		run)
+			if ((pending)); then
+				printf 'check-lib: %s: run %d has no output block after it\n' "${doc#"$R"/}" "$runs" >&2
+				failed=1
+			fi
 			((run)) || continue
-			runs=$((runs + 1))
+			runs=$((runs + 1)) pending=1
 			printf '%s\n' "$body" >"$work/.run.sh"
 			last_out=$(cd "$work" && bash .run.sh 2>&1)
 			((verbose)) && printf '=== %s run %d\n%s\n' "$num" "$runs" "$last_out"
 			;;
 		output)
 			((run)) || continue
-			checked=$((checked + 1))
+			checked=$((checked + 1)) pending=0
 			if [[ $last_out != "$body" ]]; then
 				failed=1
 				printf 'check-lib: %s, run %d: the output differs from the write-up (-: %s, +: now)\n' \
@@ -113,6 +117,10 @@ for doc in "$R"/docs/findings/01[6-9]-*.md "$R"/docs/findings/020-*.md; do
 			;;
 		esac
 	done <<<"$list"
+	if ((pending)); then
+		printf 'check-lib: %s: run %d has no output block after it\n' "${doc#"$R"/}" "$runs" >&2
+		failed=1
+	fi
 done
 
 if ((checked == 0)); then
