@@ -36,6 +36,14 @@ need() {
 		exit 1
 	}
 }
+# The write-ups name the exact sid snapshot they measured. When setup has
+# provisioned another one (a fresh cache after sid moved), say so: the
+# findings are to be measured again, not the setup to be repeated.
+sid=$(sed -n 's/^dir=//p' "$C/stamps/binutils-sid" 2>/dev/null)
+if [[ -n $sid && $sid != */binutils-2.47.50.20261021 ]]; then
+	printf 'check-lib: the findings were measured with sid binutils 2.47.50.20261021, setup provisioned %s: measure them again and update docs/findings\n' "${sid##*/}" >&2
+	exit 1
+fi
 need "$C/toolchains/binutils-2.40/bin/x86_64-linux-gnu-ld" "step 4"
 need "$C/toolchains/binutils-2.44/bin/x86_64-linux-gnu-as" "step 4"
 need "$C/toolchains/binutils-2.47.50.20261021/bin/x86_64-linux-gnu-as" "step 4"
