@@ -30,7 +30,6 @@ REQUIRE_SETUP := SFCONFORM_REQUIRE_SETUP=1
 test: setup
 	$(GO) vet ./...
 	$(REQUIRE_SETUP) $(GO) test -count=1 $$($(GO) list ./... | grep -v '/suites/')
-	bash docs/findings/check-lib.sh
 	@mkdir -p $(REPORTS)
 	$(REQUIRE_SETUP) $(GINKGO) -r --randomize-all --fail-on-empty --label-filter='!slow && !toolchain' --junit-report=$(CURDIR)/$(REPORTS)/junit.xml ./suites
 
