@@ -64,6 +64,16 @@ func (p *Program) funcNamed(name string) *Func {
 	return nil
 }
 
+// StubTarget is the function the stub named stub jumps on to, the one its
+// PLT name stands for; "" when stub is no stub of the program.
+func (p *Program) StubTarget(stub string) string {
+	f := p.funcNamed(stub)
+	if f == nil || f.StubBlock == "" {
+		return ""
+	}
+	return stubTarget(f)
+}
+
 // stubTarget is where the stub f jumps on to: the target of its last
 // branch.
 func stubTarget(f *Func) string {
