@@ -281,6 +281,7 @@ func pltImage(img *image.Image, l *linked, pt *part, code []byte) error {
 			p.Base+uint64(i), describeAt(p, p.Base+uint64(i)), want[i:min(i+8, len(want))], code[i:min(i+8, len(code))])
 	}
 	img.Symbols = append(img.Symbols, image.Symbol{Name: ".plt", Addr: l.plt.addr, Size: uint32(l.plt.abi.first)})
+	img.Record.Assembly = p.AssemblyWith(gen.AsmOptions{PLT: true})
 	img.Segments = append(img.Segments, image.Segment{Addr: l.plt.addr, Code: l.plt.code})
 	img.Segments = append(img.Segments, l.plt.got...)
 	return nil

@@ -68,6 +68,9 @@ func TestPLTImage(t *testing.T) {
 			t.Errorf("PLT entry %d: symbol %+v, want %s@plt", i+1, s, st)
 		}
 	}
+	if img.Record.Assembly != p.AssemblyWith(gen.AsmOptions{PLT: true}) || !strings.Contains(img.Record.Assembly, gen.PLTName(stubs[0])+"@PLT") {
+		t.Errorf("the record does not keep the text assembled through the PLT")
+	}
 	if len(img.Symbols) != len(p.Symbols())+1+len(stubs) {
 		t.Errorf("%d symbols, want gen's %d, PLT0 and %d entries", len(img.Symbols), len(p.Symbols()), len(stubs))
 	}
