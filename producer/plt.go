@@ -385,3 +385,40 @@ func fdeCount(t *sframe.Table) int {
 	}
 	return n
 }
+
+// Limited is a producer whose images of some pattern are not what the
+// pattern asks of the toolchain, for a reason of the tools': Limits says,
+// for t, which patterns and why.
+type Limited interface {
+	Limits(t target.Target) map[string]string
+}
+
+// limits is what the build cannot do through the linker: the plt-stubs
+// programs keep gen's stubs where the PLT probe found ld's .plt
+// undescribed or the program's FDEs lost.
+func (b *toolBuild) limits() map[string]string {
+	if sup := b.pltProbe(); !sup.ok {
+		return map[string]string{"plt-stubs": "the calls reach gen's stubs, not a PLT the linker makes: " + sup.why}
+	}
+	return nil
+}
+
+// Limits says what the toolchain's link cannot do for t (plt.go).
+func (g *GAS) Limits(t target.Target) map[string]string {
+	b, err := g.build(t)
+	if err != nil {
+		return nil
+	}
+	return b.limits()
+}
+
+// Limits says what the toolchain's link cannot do for t (plt.go).
+func (l *LLVMMC) Limits(t target.Target) map[string]string {
+	b, err := l.build(t)
+	if err != nil {
+		return nil
+	}
+	return b.limits()
+}
+
+var _, _ Limited = (*GAS)(nil), (*LLVMMC)(nil)

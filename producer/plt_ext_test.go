@@ -84,6 +84,9 @@ func TestPLTThroughTheLinker(t *testing.T) {
 				if sup.ok != ok || !strings.Contains(sup.why, why) {
 					t.Fatalf("the PLT probe says %+v; measured: %v, %q", sup, ok, why)
 				}
+				if lim := prod.(Limited).Limits(tg); ok != (lim == nil) || !ok && !strings.Contains(lim["plt-stubs"], sup.why) {
+					t.Errorf("Limits says %q; the probe %+v", lim, sup)
+				}
 				progs := packed(t, tg, v, seedRange(1, 8), gen.Options{Patterns: []string{"plt-stubs", "tail-call", "fp-frame", "leaf"}})
 				imgs, errs := b.produce(progs)
 				for i := range progs {
