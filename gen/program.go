@@ -387,7 +387,7 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		nearOnly := i == depth-1
 		ok := func(p *pattern) bool {
 			return (p.calls || !mustCall) && (!p.needsDeeper() || deeper) && (!p.far || !nearOnly) &&
-				(p.name != "new-stack" || f.level <= maxAltStacks) && !(p.signal && i < depth)
+				(p.name != "new-stack" || f.level <= maxAltStacks) && !(p.signal && i < depth) && !(p.entryExit && mustCall)
 		}
 		j := slices.IndexFunc(deck, ok)
 		if j >= 0 {

@@ -122,6 +122,7 @@ type pattern struct {
 	tail          bool // leaves through a tail call
 	epilogueCalls bool // has a legal call position inside the epilogue
 	earlyExit     bool // may return before its posBody calls
+	entryExit     bool // may return before its prologue, so before any call: never on the depth chain
 	exits         bool // some paths end with a call to a deeper function that never returns
 	stubs         bool // a block of PLT-like stubs, each jumping to its own deeper function
 	signal        bool // a signal handler: entered by a signal, never called

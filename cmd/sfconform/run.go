@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -108,6 +109,10 @@ type cell struct {
 	// that are in its mix all the same: what the toolchain does with such
 	// CFI (skip the function, warn, write a wrong row) is its result.
 	Beyond []string `json:"patterns_beyond_version,omitempty"`
+	// Limited are the patterns of the mix a toolchain producer's tools
+	// cannot make as the pattern asks, and why (producer.Limited: ld
+	// describes no AArch64 .plt, so plt-stubs keeps gen's stubs).
+	Limited map[string]string `json:"patterns_limited,omitempty"`
 	// unexpressedWhy says why the Unexpressed patterns are left out.
 	unexpressedWhy string
 
@@ -458,6 +463,16 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 		c.Status, c.Reason = "unsupported", why
 		return
 	}
+	if l, ok := prod.(producer.Limited); ok {
+		for p, why := range l.Limits(c.target) {
+			if slices.Contains(patterns, p) || patterns == nil && slices.Contains(gen.Patterns(c.target), p) && !slices.Contains(c.Unexpressed, p) {
+				if c.Limited == nil {
+					c.Limited = map[string]string{}
+				}
+				c.Limited[p] = why
+			}
+		}
+	}
 	chk, err := checkers.Get(c.target)
 	if err != nil {
 		setupErr(err)
@@ -731,6 +746,9 @@ func printSummary(w io.Writer, cells []*cell) {
 		if len(c.Unexpressed) > 0 {
 			fmt.Fprintf(w, "%s %s x %s: patterns %s unsupported (%s), not in the mix\n",
 				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.unexpressedWhy)
+		}
+		for _, p := range slices.Sorted(maps.Keys(c.Limited)) {
+			fmt.Fprintf(w, "%s %s x %s: pattern %s: %s\n", c.Target, c.Producer, c.Consumer, p, c.Limited[p])
 		}
 		if len(c.Beyond) > 0 {
 			fmt.Fprintf(w, "%s %s x %s: patterns %s are beyond SFrame v%d, in the mix to see what the toolchain does with them\n",
