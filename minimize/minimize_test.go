@@ -193,23 +193,40 @@ func TestMinimizeWithGNUAs(t *testing.T) {
 	}
 	defer chk.Close()
 	cons := consumer.NewBuiltin()
-	img, prog, err := harness.Produce(prod, target.X86_64, 3, gen.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := chk.Check(img, cons)
-	sig, err := minimize.SignatureOf(img, res)
-	if err != nil {
-		t.Fatal(err)
+	// gas 2.44 writes wrong rows for the entry stub's ".cfi_undefined
+	// %rip" (finding 022's family); find the first seed whose first failure
+	// is that one, so the test does not hang on one seed's draw.
+	var (
+		img  *image.Image
+		prog *gen.Program
+		res  *harness.Result
+		sig  minimize.Signature
+	)
+	for seed := int64(1); ; seed++ {
+		if seed > 64 {
+			t.Fatalf("no seed in 1..64 makes gas 2.44 fail WRONG in _start first (last: %v)", sig)
+		}
+		img, prog, err = harness.Produce(prod, target.X86_64, seed, gen.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = chk.Check(img, cons)
+		if len(res.Failures) == 0 {
+			continue
+		}
+		sig, err = minimize.SignatureOf(img, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sig.Function == "_start" && sig.Verdict == verdict.Wrong {
+			break
+		}
 	}
 	r, err := minimize.Minimize(chk, prod, cons, prog, res.Failures[0].Path, sig, minimize.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%v: %v -> %v in %d attempts, %v", sig, r.Original, r.Minimized, r.Attempts, r.Elapsed)
-	if sig.Function != "_start" || sig.Verdict != verdict.Wrong {
-		t.Errorf("gas 2.44's first failure is %v, want WRONG in _start", sig)
-	}
 	if r.Minimized.Functions != 2 || r.Img.Record == nil || r.Img.Record.Tools[0].Package == "" || r.Failure.ReferenceRow == "" {
 		t.Errorf("minimized to %v, record %+v, reference row %q; want the stub and the root, made by gas", r.Minimized, r.Img.Record, r.Failure.ReferenceRow)
 	}
