@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/sfconform/sfconform/consumer"
@@ -198,9 +199,30 @@ func caseData(c Cell, b harness.Blame, s *Sample, path string) ([]byte, error) {
 	}
 	cs.Format = corpus.FormatName
 	cs.Replay = "sfconform run --replay " + filepath.ToSlash(path)
+	if cs.Record != nil {
+		rec := *cs.Record
+		rec.Commands = stableCommands(rec.Commands)
+		cs.Record = &rec
+	}
 	data, err := json.MarshalIndent(cs, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append(data, '\n'), nil
+}
+
+// batchDir matches the temporary directory a toolchain producer ran its
+// batch in (os.MkdirTemp's "sfconform-NAME-DIGITS"), gone once it
+// finished.
+var batchDir = regexp.MustCompile(`[^\s"']*/sfconform-[^\s/"']+-[0-9]+/`)
+
+// stableCommands names the batch directory in a toolchain's commands
+// $WORK/, so that make matrix stores the same cases for the same seeds
+// and a regenerated docs/matrix changes only where the results do.
+func stableCommands(cmds []string) []string {
+	out := make([]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = batchDir.ReplaceAllString(c, "$$WORK/")
+	}
+	return out
 }

@@ -235,3 +235,25 @@ func TestMarkdownAndCases(t *testing.T) {
 		}
 	}
 }
+
+// TestStableCommands holds the stored cases' toolchain commands to one
+// text per seed: the batch's temporary directory is named $WORK/, and
+// nothing else of a command changes.
+func TestStableCommands(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"/usr/bin/as --gsframe -o /tmp/sfconform-gas-2.44-3694509280/b0.o /tmp/sfconform-gas-2.44-3694509280/b0.s",
+			"/usr/bin/as --gsframe -o $WORK/b0.o $WORK/b0.s"},
+		{"ld -Ttext=0x10000000 -o /var/tmp/x/sfconform-llvm-mc-23-1/b /var/tmp/x/sfconform-llvm-mc-23-1/b0.o",
+			"ld -Ttext=0x10000000 -o $WORK/b $WORK/b0.o"},
+		{"as -o /tmp/sfconform-gas_dir_home_b-42/b0.o b0.s", "as -o $WORK/b0.o b0.s"},
+		// Not a batch directory: left alone.
+		{"as -o /tmp/sfconform-gas-2.44/b0.o /tmp/sfconform-x-12", "as -o /tmp/sfconform-gas-2.44/b0.o /tmp/sfconform-x-12"},
+		{"/var/cache/sfconform/toolchains/binutils-2.44/bin/x86_64-linux-gnu-as", "/var/cache/sfconform/toolchains/binutils-2.44/bin/x86_64-linux-gnu-as"},
+	} {
+		got := stableCommands([]string{tc.in})
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("stableCommands(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
