@@ -10,7 +10,8 @@
 #                                  stderr together, in the scratch directory
 #   <!-- check-lib: output -->     what the run before it must print, exactly
 # All findings share one scratch directory, in file-name order, so a later
-# finding may use a program an earlier one built (017 uses 016's find-pc).
+# finding may use a program an earlier one built (017, 021 and 025 use
+# 016's find-pc; 019 and 026 use 018's walk).
 #
 # Usage: docs/findings/check-lib.sh [-v] [FINDING-NUMBER...]
 #   -v  print every run's output
