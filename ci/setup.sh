@@ -22,6 +22,8 @@
 #   7. the glibc consumer: glibc's SFrame reader and walker from sid's glibc
 #      source package (apt-get source), compiled unmodified with the host gcc
 #      and consumer/glibc, into $SFCONFORM_CACHE/consumers/glibc-<source hash>/
+#   8. a headless browser (the host suite's chromium), in which the tests
+#      render the HTML reports
 #
 # A suite's toolchain, once provisioned, stays as it is: setup does not
 # follow sid. To take sid's current binutils, remove
@@ -771,6 +773,24 @@ setup_glibc_consumer() {
 	note "glibc consumer: glibc $ver, in $dir"
 }
 
+# --- 8. a headless browser ---------------------------------------------------
+
+# The HTML reports are checked in a real browser (report/html's tests).
+setup_browser() {
+	local status
+	status=$(dpkg-query -W -f='${Status}' chromium 2>/dev/null || true)
+	if [[ $status == "install ok installed" ]]; then
+		note "browser: chromium present"
+		return
+	fi
+	need_root "chromium"
+	log "installing chromium"
+	apt-get update -qq || die "apt-get update failed for the system's sources"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null ||
+		die "apt-get install failed for: chromium"
+	note "browser: installed chromium"
+}
+
 # --- main -------------------------------------------------------------------
 
 main() {
@@ -785,6 +805,7 @@ main() {
 	setup_llvm
 	setup_libsframe_consumer
 	setup_glibc_consumer
+	setup_browser
 	printf 'setup: done in %ds\n' $((SECONDS - start)) >&2
 	printf '  %s\n' "${SUMMARY[@]}" >&2
 }
