@@ -76,6 +76,9 @@ type Result struct {
 	LoadErr    error     // the consumer refused the section (every step is then ERROR)
 	RunErr     error     // the emulation stopped early: fault, budget, oracle
 	Executed   []uint64  // PCs in execution order, when Trace asked for them
+	// ExpectedAt are the oracle's frames at each step of Executed (the
+	// HTML report shows them beside each instruction).
+	ExpectedAt [][]frame.Frame
 
 	// The differential (CheckAgainst): Differs counts the steps whose row
 	// in the image's section differs from the reference's; Equivalent,
@@ -248,6 +251,9 @@ func (c *Checker) step(s *emu.Step) error {
 		c.res.Executed = append(c.res.Executed, s.Regs.PC)
 	}
 	c.expected = c.tracker.Expected(c.expected[:0], s.Regs)
+	if c.record {
+		c.res.ExpectedAt = append(c.res.ExpectedAt, slices.Clone(c.expected))
+	}
 	var d *rowPair
 	if c.diff != nil {
 		r := c.diff.at(s.Regs.PC)

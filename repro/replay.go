@@ -97,7 +97,7 @@ func Run(c *corpus.Case, opt Options) (*Replay, error) {
 	} else {
 		// The trace for the table: a second run, same steps.
 		tr := chk.Trace(r.Img, cons)
-		r.Res.Executed = tr.Executed
+		r.Res.Executed, r.Res.ExpectedAt = tr.Executed, tr.ExpectedAt
 	}
 	for i := range r.Res.Failures {
 		if f := &r.Res.Failures[i]; f.Path == 0 && f.Step == c.Step {
