@@ -87,8 +87,10 @@ type runConfig struct {
 	// shard, with --shard i/n: the part of every cell's seeds this run
 	// checks (shard.go).
 	shard shardSpec
-	// reports: --junit FILE and --html DIR (reports.go).
+	// reports: --junit FILE and --html DIR (junit.go, html.go).
 	junit, html string
+	// progress reports on stderr (nil with -q).
+	progress *progress
 }
 
 // cell is one target x producer x consumer of the summary.
@@ -251,7 +253,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if cfg.shard.Count > 0 {
 		fmt.Fprintf(stderr, "sfconform run: shard %s: blocks of %d programs\n", cfg.shard, cfg.batch)
 	}
+	if !cfg.quiet {
+		cfg.progress = newProgress(stderr, isTerminal(stderr), time.Now, len(cfg.targets)*len(cfg.producers)*len(cfg.consumers),
+			len(shardSeeds(cfg.seed, cfg.programs, cfg.batch, cfg.shard)))
+	}
 	cells := runCells(cfg, stderr)
+	if cfg.progress != nil {
+		cfg.progress.finish()
+	}
 	sum := summary{Seed: cfg.seed, Programs: cfg.programs, Paths: cfg.paths, Cells: cells, Backtraces: cbfFigure(cfg),
 		Batch: cfg.batch, PatternsAsked: cfg.patterns}
 	if cfg.shard.Count > 0 {
@@ -462,6 +471,9 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	setupErr := func(err error) {
 		c.Status, c.Reason, c.setupErr = "error", err.Error(), err
 	}
+	if cfg.progress != nil {
+		defer func() { cfg.progress.cellDone(c.Programs) }()
+	}
 	prod, err := producer.New(c.Producer)
 	if err != nil {
 		setupErr(err)
@@ -520,7 +532,9 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	defer func() { c.Seconds = time.Since(start).Seconds() }()
 	name := fmt.Sprintf("%s %s x %s", c.Target, c.Producer, c.Consumer)
 	report := func(format string, args ...any) {
-		if !cfg.quiet {
+		if cfg.progress != nil {
+			cfg.progress.printf(format, args...)
+		} else if !cfg.quiet {
 			mu.Lock()
 			fmt.Fprintf(stderr, format, args...)
 			mu.Unlock()
@@ -548,13 +562,13 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 					c.Saved = append(c.Saved, path)
 				}
 				c.countPatterns(p.Prog, nil, true, path)
+				if cfg.progress != nil {
+					cfg.progress.program(0, true)
+				}
 				report("FAIL %s seed %d: %v\n", name, p.Seed, firstLine(p.Err.Error()))
 				continue
 			}
 			checkProgram(c, chk, cons, p, toolchain, cfg, name, report, stderr)
-			if c.Programs%2500 == 0 {
-				report("%s: %d/%d programs, %d instructions\n", name, c.Programs, len(seeds), c.Instructions)
-			}
 		}
 	}
 	if c.Differs != nil {
@@ -600,6 +614,9 @@ func checkProgram(c *cell, chk *harness.Checker, cons consumer.Consumer, p harne
 	}
 	c.Programs++
 	c.Instructions += res.Steps
+	if cfg.progress != nil {
+		cfg.progress.program(res.Steps, !res.Clean())
+	}
 	for v := range res.Counts {
 		c.counts[v] += res.Counts[v]
 	}
