@@ -321,15 +321,18 @@ func firstSeed(s string) int64 {
 // coordinates (corpus.Save: never over another file); a producer failure
 // (.txt) is copied as it is.
 func copyReproducer(dir, path, out string, copied map[string]string) (string, error) {
-	src := path
+	// As written; relative to the summary; in the summary's directory's
+	// copy of the reproducers' directory (summary.json beside failures/,
+	// as a CI artifact holds them), or beside the summary.
+	candidates := []string{path, filepath.Join(dir, filepath.Base(filepath.Dir(path)), filepath.Base(path)), filepath.Join(dir, filepath.Base(path))}
 	if !filepath.IsAbs(path) {
-		if _, err := os.Stat(path); err != nil {
-			src = filepath.Join(dir, path)
-			if _, err := os.Stat(src); err != nil {
-				// The summary's directory holds the reproducers'
-				// directory (summary.json beside failures/).
-				src = filepath.Join(dir, filepath.Base(filepath.Dir(path)), filepath.Base(path))
-			}
+		candidates = slices.Insert(candidates, 1, filepath.Join(dir, path))
+	}
+	src := path
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err == nil {
+			src = c
+			break
 		}
 	}
 	if np, ok := copied[src]; ok {

@@ -114,7 +114,18 @@ func TestShardsMergeToOneRun(t *testing.T) {
 	}
 	merged := filepath.Join(dir, "merged")
 	junit := filepath.Join(dir, "merged.xml")
-	out, errOut, code := runCLI("merge", "--json", "--out", merged, "--junit", junit, d1, d2)
+	// The shards' directories moved, as CI artifacts are: the summaries
+	// name the reproducers where they were written.
+	moved1, moved2 := filepath.Join(dir, "artifact-1"), filepath.Join(dir, "artifact-2")
+	if err := os.Rename(d1, moved1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(d2, moved2); err != nil {
+		t.Fatal(err)
+	}
+	d1, d2 = moved1, moved2
+	html := filepath.Join(dir, "html")
+	out, errOut, code := runCLI("merge", "--json", "--out", merged, "--junit", junit, "--html", html, d1, d2)
 	if code != exitFailure {
 		t.Fatalf("merge: exit %d: %s", code, errOut)
 	}
@@ -152,6 +163,9 @@ func TestShardsMergeToOneRun(t *testing.T) {
 		}
 	}
 	checkJUnit(t, junit, &m)
+	if b, err := os.ReadFile(filepath.Join(html, "index.html")); err != nil || strings.Count(string(b), `class="failure"`) != min(failed, maxHTMLFailures) {
+		t.Errorf("merge --html: %v, %d failures worked through, want %d", err, strings.Count(string(b), `class="failure"`), min(failed, maxHTMLFailures))
+	}
 
 	// A shard missing, or one of another run, is refused.
 	if _, errOut, code := runCLI("merge", "--out", filepath.Join(dir, "x"), d1); code != exitSetup || !strings.Contains(errOut, "shard 2/2 is missing") {
