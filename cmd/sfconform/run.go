@@ -62,7 +62,9 @@ that row gives (this frame's CFA, the caller's PC, SP and FP) match the
 machine. The "version" column names the exact Debian packages the cell ran.
 
 Program i of a cell uses seed S+i, S being --seed (default: from the
-clock, printed on stderr). Exit status: 0 all clean, 1 failures, 2 bad
+clock, printed on stderr). --shard i/n checks the i-th of n parts of them
+(blocks of --batch programs dealt out in turn); 'sfconform merge' joins
+the n JSON summaries. --html DIR and --junit FILE also write the reports. Exit status: 0 all clean, 1 failures, 2 bad
 usage or setup.
 `
 
