@@ -11,7 +11,8 @@ import (
 )
 
 // maxHTMLFailures is how many failures the HTML report of a run works
-// through (each is replayed to show it); the rest are listed.
+// through (each is replayed to show it), taken from every failing cell in
+// turn; the rest are listed.
 const maxHTMLFailures = 40
 
 func htmlVerdicts() []string {
@@ -34,6 +35,7 @@ func writeHTML(dir string, s *summary) (string, error) {
 		line += ", patterns " + strings.Join(s.PatternsAsked, ",")
 	}
 	r.Lines = append(r.Lines, line)
+	shown := detailed(s.Cells, maxHTMLFailures)
 	for _, c := range s.Cells {
 		hc := html.Cell{Target: c.Target, Producer: c.Producer, Consumer: c.Consumer, Status: c.Status, Reason: c.Reason,
 			Programs: c.Programs, Instructions: c.Instructions, Failed: c.Failed, Version: c.Packages}
@@ -43,10 +45,10 @@ func writeHTML(dir string, s *summary) (string, error) {
 			}
 		}
 		for _, path := range c.Saved {
-			if !strings.HasSuffix(path, ".json") || len(r.Failures) >= maxHTMLFailures {
+			if !shown[path] {
 				why := "a program the producer made no image of: the file holds the tools' output and the assembly"
 				if strings.HasSuffix(path, ".json") {
-					why = fmt.Sprintf("beyond the first %d failures the report works through: sfconform repro --html DIR %s", maxHTMLFailures, path)
+					why = fmt.Sprintf("beyond the %d failures the report works through: sfconform repro --html DIR %s", maxHTMLFailures, path)
 				}
 				r.Unshown = append(r.Unshown, html.Link{Text: path, Why: why})
 				hc.Links = append(hc.Links, html.Link{Text: "#" + fmt.Sprint(len(hc.Links)+1), Href: "#unshown"})
@@ -55,10 +57,11 @@ func writeHTML(dir string, s *summary) (string, error) {
 			f, why := htmlFailure(path, len(r.Failures))
 			if why != "" {
 				r.Unshown = append(r.Unshown, html.Link{Text: path, Why: why})
+				hc.Links = append(hc.Links, html.Link{Text: "#" + fmt.Sprint(len(hc.Links)+1), Href: "#unshown"})
 				continue
 			}
 			r.Failures = append(r.Failures, f)
-			hc.Links = append(hc.Links, html.Link{Text: fmt.Sprintf("#%d", len(r.Failures)), Href: "#" + f.ID})
+			hc.Links = append(hc.Links, html.Link{Text: fmt.Sprintf("#%d", len(hc.Links)+1), Href: "#" + f.ID})
 		}
 		r.Matrix = append(r.Matrix, hc)
 		switch {
@@ -69,6 +72,32 @@ func writeHTML(dir string, s *summary) (string, error) {
 		}
 	}
 	return html.WriteFile(dir, "index.html", r)
+}
+
+// detailed picks the reproducers the report works through: at most n,
+// taken from the failing cells in turn (each cell's first, then each
+// one's second, ...), so that every failing cell shows some.
+func detailed(cells []*cell, n int) map[string]bool {
+	out := map[string]bool{}
+	for k := 0; len(out) < n; k++ {
+		more := false
+		for _, c := range cells {
+			var cases []string
+			for _, p := range c.Saved {
+				if strings.HasSuffix(p, ".json") {
+					cases = append(cases, p)
+				}
+			}
+			if k < len(cases) && len(out) < n {
+				out[cases[k]] = true
+				more = true
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	return out
 }
 
 // htmlFailure replays a reproducer for the report; why says why it shows

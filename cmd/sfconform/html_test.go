@@ -173,3 +173,28 @@ func TestRunHTMLInBrowser(t *testing.T) {
 	checkInBrowser(t, chromium, page, "failing-step-0")
 	checkInBrowser(t, chromium, page, "failing-step-1")
 }
+
+// The report works through failures of every failing cell in turn, up to
+// its limit, and never a producer's .txt.
+func TestHTMLDetailsEveryFailingCell(t *testing.T) {
+	t.Parallel()
+	cells := []*cell{
+		{Saved: []string{"a1.json", "a2.json", "a3.json", "a4.json"}},
+		{},
+		{Saved: []string{"b1.txt", "b2.json"}},
+		{Saved: []string{"c1.json", "c2.json"}},
+	}
+	got := detailed(cells, 5)
+	want := []string{"a1.json", "b2.json", "c1.json", "a2.json", "c2.json"}
+	if len(got) != len(want) {
+		t.Fatalf("detailed %v, want %v", got, want)
+	}
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("detailed %v, want %v", got, want)
+		}
+	}
+	if n := len(detailed(cells, 100)); n != 7 {
+		t.Errorf("with room for all: %d detailed, want 7", n)
+	}
+}
