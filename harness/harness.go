@@ -30,6 +30,9 @@ type Options struct {
 	// Backtraces, when set, counts every expected backtrace judged and
 	// what it takes to store it (backtraces.go).
 	Backtraces *BacktraceStats
+	// KeepExpected makes Trace keep the oracle's frames at every step
+	// (Result.ExpectedAt), for a report that shows them.
+	KeepExpected bool
 }
 
 // Failure is one step whose backtrace was not OK.
@@ -76,8 +79,9 @@ type Result struct {
 	LoadErr    error     // the consumer refused the section (every step is then ERROR)
 	RunErr     error     // the emulation stopped early: fault, budget, oracle
 	Executed   []uint64  // PCs in execution order, when Trace asked for them
-	// ExpectedAt are the oracle's frames at each step of Executed (the
-	// HTML report shows them beside each instruction).
+	// ExpectedAt are the oracle's frames at each step of Executed, when
+	// Options.KeepExpected asked for them (the HTML report shows them
+	// beside each instruction).
 	ExpectedAt [][]frame.Frame
 
 	// The differential (CheckAgainst): Differs counts the steps whose row
@@ -251,7 +255,7 @@ func (c *Checker) step(s *emu.Step) error {
 		c.res.Executed = append(c.res.Executed, s.Regs.PC)
 	}
 	c.expected = c.tracker.Expected(c.expected[:0], s.Regs)
-	if c.record {
+	if c.record && c.opt.KeepExpected {
 		c.res.ExpectedAt = append(c.res.ExpectedAt, slices.Clone(c.expected))
 	}
 	var d *rowPair

@@ -82,7 +82,7 @@ func Run(c *corpus.Case, opt Options) (*Replay, error) {
 			return nil, fmt.Errorf("consumer %s does not read SFrame v%d of %s: %w", r.Consumer, v, t.Name(), err)
 		}
 	}
-	chk, err := harness.New(t, harness.Options{MaxFailures: 1 << 30})
+	chk, err := harness.New(t, harness.Options{MaxFailures: 1 << 30, KeepExpected: true})
 	if err != nil {
 		return nil, err
 	}
