@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/corpus"
+	"github.com/sfconform/sfconform/internal/browser"
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/producer"
 )
@@ -165,6 +166,11 @@ func TestShardsMergeToOneRun(t *testing.T) {
 	checkJUnit(t, junit, &m)
 	if b, err := os.ReadFile(filepath.Join(html, "index.html")); err != nil || strings.Count(string(b), `class="failure"`) != min(failed, maxHTMLFailures) {
 		t.Errorf("merge --html: %v, %d failures worked through, want %d", err, strings.Count(string(b), `class="failure"`), min(failed, maxHTMLFailures))
+	}
+	// The browser tests of run and repro --html need chromium; here it
+	// checks the merged page when it is there.
+	if chromium, err := browser.Chromium(); err == nil {
+		checkInBrowser(t, chromium, filepath.Join(html, "index.html"), "failing-step-0")
 	}
 
 	// A shard missing, or one of another run, is refused.
