@@ -64,8 +64,8 @@ machine. The "version" column names the exact Debian packages the cell ran.
 Program i of a cell uses seed S+i, S being --seed (default: from the
 clock, printed on stderr). --shard i/n checks the i-th of n parts of them
 (blocks of --batch programs dealt out in turn); 'sfconform merge' joins
-the n JSON summaries. --html DIR and --junit FILE also write the reports. Exit status: 0 all clean, 1 failures, 2 bad
-usage or setup.
+the n JSON summaries. --html DIR and --junit FILE also write the reports.
+Exit status: 0 all clean, 1 failures, 2 bad usage or setup.
 `
 
 // runConfig is what the run flags select.
@@ -142,7 +142,7 @@ type cell struct {
 	Warned     int      `json:"programs_with_warnings,omitempty"`   // programs the producer's tools warned about
 	ToolFailed int      `json:"producer_failed_programs,omitempty"` // programs the tools could not make an image of
 	// ByPattern: per pattern, the programs with a function of it and the
-	// failures in such a function (patterns.go); the JUnit report's
+	// failures in such a function (patterns_result.go); the JUnit report's
 	// testcases.
 	ByPattern map[string]*patternResult `json:"by_pattern,omitempty"`
 
