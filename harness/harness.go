@@ -255,9 +255,6 @@ func (c *Checker) step(s *emu.Step) error {
 		c.res.Executed = append(c.res.Executed, s.Regs.PC)
 	}
 	c.expected = c.tracker.Expected(c.expected[:0], s.Regs)
-	if c.record && c.opt.KeepExpected {
-		c.res.ExpectedAt = append(c.res.ExpectedAt, slices.Clone(c.expected))
-	}
 	var d *rowPair
 	if c.diff != nil {
 		r := c.diff.at(s.Regs.PC)
@@ -313,6 +310,11 @@ func (c *Checker) flush() {
 // row against the reference's.
 func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer.Result, d *rowPair) {
 	j := oracle.Compare(expected, r.Frames, r.Err)
+	if c.record && c.opt.KeepExpected {
+		// Every step is judged once, in order: the frames line up
+		// with Executed.
+		c.res.ExpectedAt = append(c.res.ExpectedAt, slices.Clone(expected))
+	}
 	if c.opt.Backtraces != nil {
 		c.opt.Backtraces.Add(expected)
 	}
