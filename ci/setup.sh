@@ -22,7 +22,7 @@
 #   7. the glibc consumer: glibc's SFrame reader and walker from sid's glibc
 #      source package (apt-get source), compiled unmodified with the host gcc
 #      and consumer/glibc, into $SFCONFORM_CACHE/consumers/glibc-<source hash>/
-#   8. a headless browser (the host suite's chromium), in which the tests
+#   9. a headless browser (the host suite's chromium), in which the tests
 #      render the HTML reports
 #
 # A suite's toolchain, once provisioned, stays as it is: setup does not
@@ -773,7 +773,7 @@ setup_glibc_consumer() {
 	note "glibc consumer: glibc $ver, in $dir"
 }
 
-# --- 8. a headless browser ---------------------------------------------------
+# --- 9. a headless browser ---------------------------------------------------
 
 # The HTML reports are checked in a real browser (report/html's tests).
 setup_browser() {

@@ -30,7 +30,7 @@ const (
 	GlibcConsumer Step = 7
 	// Browser installs chromium, in which the tests render the HTML
 	// reports.
-	Browser Step = 8
+	Browser Step = 9
 )
 
 var stepText = map[Step]string{
