@@ -1,0 +1,3 @@
+package check
+
+func (c *checker) static() {}
