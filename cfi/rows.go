@@ -303,10 +303,15 @@ const (
 func Simple(expr []byte, cfaPushed bool, order binary.ByteOrder) (reg int64, off int64, deref bool, ok bool) {
 	c := &cursor{b: expr, o: order}
 	haveBase := cfaPushed
+	implicit := cfaPushed // the CFA pushed for us, not yet used: a register may replace it
 	reg = -1
 	var pending *int64
 	for c.off < len(expr) {
 		op := c.u8()
+		if implicit && (op >= opBreg0 && op <= opBreg31 || op == opBregx || op == opCFA) {
+			haveBase = false
+		}
+		implicit = false
 		switch {
 		case op >= opBreg0 && op <= opBreg31 && !haveBase:
 			reg, off, haveBase = int64(op-opBreg0), c.sleb(), true

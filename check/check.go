@@ -237,9 +237,7 @@ func File(path string, opts Options) (*Report, error) {
 		return r, fmt.Errorf("%w: %s: %v", ErrUnusable, path, err)
 	}
 	c.functions()
-	if opts.Static {
-		c.static()
-	}
+	c.static() // without opts.Static it only walks the boundaries
 	if opts.Dynamic {
 		c.dynamic()
 	}

@@ -23,6 +23,9 @@ type checker struct {
 	fdes  []sframe.Func
 	funcs []symbol // function starts with ends filled in
 	fr    []FuncReport
+	// uncovered holds each function's uncovered-bytes finding until the
+	// static check knows whether its CFI is expressible.
+	uncovered []*Finding
 }
 
 func (c *checker) sframeOffset(off int) (int, int64) {
@@ -225,6 +228,7 @@ func (c *checker) functions() {
 	}
 	c.funcs = funcs
 	c.fr = make([]FuncReport, len(funcs))
+	c.uncovered = make([]*Finding, len(funcs))
 	for i, f := range funcs {
 		fr := &c.fr[i]
 		fr.Name, fr.Start, fr.Size = f.Name, hex(f.Addr), f.Size
@@ -242,7 +246,7 @@ func (c *checker) functions() {
 			if c.cfi != nil && c.cfi.Find(first) == nil {
 				msg += "; the CFI has no FDE there either"
 			}
-			c.add(i, Finding{Kind: KindUncovered, Severity: SevWarning, PC: hex(first), Message: msg})
+			c.uncovered[i] = &Finding{Kind: KindUncovered, Severity: SevWarning, PC: hex(first), Message: msg}
 		}
 	}
 }
