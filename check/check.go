@@ -118,7 +118,10 @@ type FuncReport struct {
 	Steps    int            `json:"steps"`
 	Verdicts map[string]int `json:"verdicts,omitempty"`
 	Ends     map[string]int `json:"ends,omitempty"`
-	Findings int            `json:"findings"`
+	// FirstEnd is why the first run that ended early ended (a fault's
+	// address and instruction, the budget), with emulator addresses.
+	FirstEnd string `json:"first_end,omitempty"`
+	Findings int    `json:"findings"`
 }
 
 // Summary totals a report.
