@@ -1,0 +1,271 @@
+package check_test
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/check"
+	"github.com/sfconform/sfconform/internal/testenv"
+	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
+)
+
+// built is one file made from real compiler output by a provisioned gas.
+type built struct {
+	name string
+	tc   toolchain.Toolchain
+	obj  string // the relocatable object of frames.c
+	exe  string // frames.c and ext.c linked
+}
+
+// cc is the gcc that compiles for a target.
+func cc(t testing.TB, tg target.Target) []string {
+	var c []string
+	switch tg {
+	case target.X86_64:
+		c = []string{"gcc"}
+	case target.AArch64:
+		c = []string{"aarch64-linux-gnu-gcc", "-mbranch-protection=pac-ret+leaf"}
+	case target.AArch64BE:
+		c = []string{"aarch64-linux-gnu-gcc", "-mbig-endian"}
+	case target.S390X:
+		c = []string{"s390x-linux-gnu-gcc"}
+	}
+	c[0] = testenv.LookPath(t, c[0], testenv.HostPackages)
+	return c
+}
+
+// buildAll compiles testdata/frames.c with the host's and the cross gccs
+// at -O2 and assembles it with every provisioned gas that writes SFrame
+// for the target: the fixture iterator of this package's tests.
+func buildAll(t *testing.T) []built {
+	all, err := toolchain.All()
+	if len(all) == 0 {
+		testenv.Missing(t, testenv.Binutils, "no GNU toolchain: %v", err)
+	}
+	dir := t.TempDir()
+	var out []built
+	for _, tg := range target.All {
+		c := cc(t, tg)
+		var srcs []string
+		for _, base := range []string{"frames", "ext"} {
+			s := filepath.Join(dir, tg.Name()+"-"+base+".s")
+			args := append(c[1:], "-O2", "-fasynchronous-unwind-tables", "-S", "-o", s, filepath.Join("testdata", base+".c"))
+			if b, err := exec.Command(c[0], args...).CombinedOutput(); err != nil {
+				t.Fatalf("%s %v: %v\n%s", c[0], args, err, b)
+			}
+			srcs = append(srcs, s)
+		}
+		for _, tc := range all {
+			if tc.Target != tg || tc.SFrameVersion == 0 || tc.LD == "" {
+				continue
+			}
+			name := tc.Name + "/" + tg.Name()
+			p := filepath.Join(dir, strings.ReplaceAll(name, "/", "-"))
+			b := built{name: name, tc: tc, obj: p + ".o", exe: p}
+			if r, err := tc.Assemble(srcs[0], b.obj, "--gsframe"); err != nil {
+				t.Fatalf("%s: %v\n%s", name, err, r)
+			}
+			if r, err := tc.Assemble(srcs[1], p+"-ext.o", "--gsframe"); err != nil {
+				t.Fatalf("%s: %v\n%s", name, err, r)
+			}
+			if r, err := tc.Link(toolchain.Link{Output: b.exe, Objects: []string{b.obj, p + "-ext.o"}, Text: 0x401000, Entry: 0x401000}); err != nil {
+				t.Fatalf("%s: %v\n%s", name, err, r)
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// TestRealCompilerOutput checks gcc's output assembled by every gas:
+// statically (object and executable) every SFrame row agrees with the
+// CFI, or the CFI is one the version cannot express; dynamically every
+// function runs and is judged.
+func TestRealCompilerOutput(t *testing.T) {
+	for _, b := range buildAll(t) {
+		b := b
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			for _, path := range []string{b.obj, b.exe} {
+				r, err := check.File(path, check.Options{Static: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := r.Summary
+				if s.Compared == 0 || s.Functions < 10 {
+					t.Errorf("%s: %d functions, %d rows compared", path, s.Functions, s.Compared)
+				}
+				for _, f := range r.Findings {
+					if f.Severity == check.SevError {
+						t.Errorf("%s: %s %s %s: %s\n sframe %s\n cfi    %s", path, f.Kind, f.Func, f.PC, f.Message, f.SFrame, f.CFI)
+					}
+				}
+				if r.Type == "REL" && !r.Relocated {
+					t.Errorf("%s: a relocatable object not laid out", path)
+				}
+				t.Logf("%s: %s v%d: %d functions, %d instructions, %d compared, %d inexpressible",
+					filepath.Base(path), r.Type, r.Sections[0].Version, s.Functions, s.Instructions, s.Compared, s.Inexpressible)
+			}
+		})
+	}
+}
+
+// TestDynamic runs the functions of gcc's output under the emulator: all
+// steps are judged and the functions without a frame-pointer surprise are
+// clean.
+func TestDynamic(t *testing.T) {
+	for _, b := range buildAll(t) {
+		if b.tc.SFrameVersion != 3 {
+			continue
+		}
+		b := b
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := check.File(b.exe, check.Options{Dynamic: true, SaveDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Summary.Steps == 0 || r.Summary.Verdicts["OK"] == 0 {
+				t.Fatalf("no step judged OK: %+v", r.Summary)
+			}
+			for _, fr := range r.Functions {
+				if fr.Name == "leaf" && (fr.Executed != fr.Instructions || fr.Verdicts["OK"] != fr.Steps) {
+					t.Errorf("leaf: %d of %d instructions executed, verdicts %v", fr.Executed, fr.Instructions, fr.Verdicts)
+				}
+			}
+			for _, f := range r.Findings {
+				// The DRAP epilogue of gcc's x86-64 code is finding 030.
+				if f.Severity == check.SevError && !(f.Func == "drap" && b.tc.Target == target.X86_64) {
+					t.Errorf("%s %s: %s", f.Func, f.PC, f.Message)
+				}
+			}
+			t.Logf("%d functions, %d steps %v", r.Summary.Functions, r.Summary.Steps, r.Summary.Verdicts)
+		})
+	}
+}
+
+// TestBrokenRowIsFound moves one row's CFA offset in a linked file's
+// section: the static check must name that function with both rules, and
+// the dynamic one must judge it WRONG.
+func TestBrokenRowIsFound(t *testing.T) {
+	var b *built
+	for _, x := range buildAll(t) {
+		if x.tc.Target == target.X86_64 && x.tc.SFrameVersion == 3 {
+			b = &x
+		}
+	}
+	if b == nil {
+		testenv.Missing(t, testenv.Binutils, "no x86-64 gas writing SFrame v3")
+		return
+	}
+	broken := filepath.Join(t.TempDir(), "broken")
+	victim := breakRow(t, b.exe, broken, "leaf")
+	r, err := check.File(broken, check.Options{Static: true, Dynamic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var static, dynamic bool
+	for _, f := range r.Findings {
+		if f.Func != "leaf" || f.Severity != check.SevError {
+			continue
+		}
+		static = static || (f.Kind == check.KindStatic && f.SFrame != f.CFI && f.SFrame != "")
+		dynamic = dynamic || f.Kind == check.KindDynamic
+	}
+	if !static || !dynamic || check.ExitCode([]*check.Report{r}) != 1 {
+		js, _ := json.MarshalIndent(r.Findings, "", "  ")
+		t.Fatalf("row %s of leaf moved; static found %v, dynamic %v; findings:\n%s", victim, static, dynamic, js)
+	}
+}
+
+// breakRow copies exe to out with the CFA offset of the last row of
+// function fn's FDE moved by 8, re-encoding the section as GNU as would.
+func breakRow(t *testing.T, exe, out, fn string) string {
+	t.Helper()
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	var addr uint64
+	for _, s := range syms {
+		if s.Name == fn {
+			addr = s.Value
+		}
+	}
+	sec := f.Section(sframe.SectionName)
+	data, _ := sec.Data()
+	tab, err := sframe.Decode(data, sec.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tab.Sections[0]
+	fdes, err := s.FDEs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := ""
+	for i := range fdes {
+		if fdes[i].Start == addr {
+			row := &fdes[i].Rows[len(fdes[i].Rows)-1]
+			row.CFA.Offset += 8
+			victim = fmt.Sprintf("+%d: CFA %+v", row.Start, row.CFA)
+		}
+	}
+	if victim == "" {
+		t.Fatalf("no FDE for %s at 0x%x", fn, addr)
+	}
+	fp, ra := sframe.DefaultFixedOffsets(s.Header.ABI)
+	enc, err := sframe.Encode(fdes, sframe.EncodeOptions{Version: s.Header.Version, ABI: s.Header.ABI, Base: sec.Addr, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(enc) != len(data) {
+		t.Fatalf("re-encoded section is %d bytes, not %d", len(enc), len(data))
+	}
+	file, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(file[sec.Offset:], enc)
+	if err := os.WriteFile(out, file, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return victim
+}
+
+// TestUnusable: what cannot be checked says why, and exits 2.
+func TestUnusable(t *testing.T) {
+	dir := t.TempDir()
+	notELF := filepath.Join(dir, "text")
+	os.WriteFile(notELF, []byte("hello"), 0o644)
+	noSFrame := filepath.Join(dir, "nosframe")
+	// A minimal x86-64 ELF header with no sections.
+	h := make([]byte, 64)
+	copy(h, "\x7fELF\x02\x01\x01")
+	binary.LittleEndian.PutUint16(h[16:], uint16(elf.ET_EXEC))
+	binary.LittleEndian.PutUint16(h[18:], uint16(elf.EM_X86_64))
+	binary.LittleEndian.PutUint32(h[20:], 1)
+	binary.LittleEndian.PutUint16(h[52:], 64)
+	os.WriteFile(noSFrame, h, 0o644)
+	for path, want := range map[string]string{
+		notELF:                  "not a readable ELF file",
+		noSFrame:                "no section headers",
+		filepath.Join(dir, "x"): "no such file",
+	} {
+		r, err := check.File(path, check.DefaultOptions())
+		if err == nil || !strings.Contains(r.Unusable, want) || check.ExitCode([]*check.Report{r}) != 2 {
+			t.Errorf("%s: err %v, unusable %q, want %q and exit 2", path, err, r.Unusable, want)
+		}
+	}
+}
