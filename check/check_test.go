@@ -269,3 +269,34 @@ func TestUnusable(t *testing.T) {
 		}
 	}
 }
+
+// TestStripped: a file without symbol tables takes its function starts
+// from .eh_frame's FDEs and says so; the static check runs the same.
+func TestStripped(t *testing.T) {
+	strip := testenv.LookPath(t, "strip", testenv.HostPackages)
+	for _, b := range buildAll(t) {
+		if b.tc.Target != target.X86_64 || b.tc.SFrameVersion != 3 {
+			continue
+		}
+		out := filepath.Join(t.TempDir(), "stripped")
+		if o, err := exec.Command(strip, "--strip-all", "-o", out, b.exe).CombinedOutput(); err != nil {
+			t.Fatalf("strip: %v\n%s", err, o)
+		}
+		full, err := check.File(b.exe, check.Options{Static: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := check.File(out, check.Options{Static: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full.FuncSource != ".symtab" || r.FuncSource != ".eh_frame" {
+			t.Errorf("function starts from %q and, stripped, %q", full.FuncSource, r.FuncSource)
+		}
+		if r.Summary.Compared == 0 || r.Summary.Differ != 0 || r.Summary.Functions != full.Summary.Functions {
+			t.Errorf("stripped: %+v\nfull: %+v", r.Summary, full.Summary)
+		}
+		return
+	}
+	testenv.Missing(t, testenv.Binutils, "no x86-64 gas writing SFrame v3")
+}
