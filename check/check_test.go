@@ -300,3 +300,41 @@ func TestStripped(t *testing.T) {
 	}
 	testenv.Missing(t, testenv.Binutils, "no x86-64 gas writing SFrame v3")
 }
+
+// TestDebugFrame: without .eh_frame (gcc -g -fno-asynchronous-unwind-tables
+// puts the CFI in .debug_frame, which gas relocates with absolute
+// relocations and section-offset CIE pointers) the static check compares
+// with .debug_frame.
+func TestDebugFrame(t *testing.T) {
+	all, err := toolchain.All()
+	if len(all) == 0 {
+		testenv.Missing(t, testenv.Binutils, "no GNU toolchain: %v", err)
+	}
+	dir := t.TempDir()
+	n := 0
+	for _, tc := range all {
+		if tc.SFrameVersion != 3 {
+			continue
+		}
+		c := cc(t, tc.Target)
+		s, o := filepath.Join(dir, tc.Target.Name()+".s"), filepath.Join(dir, tc.Target.Name()+".o")
+		args := append(c[1:], "-O2", "-g", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", "-S", "-o", s, filepath.Join("testdata", "frames.c"))
+		if b, err := exec.Command(c[0], args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", c[0], args, err, b)
+		}
+		if r, err := tc.Assemble(s, o, "--gsframe"); err != nil {
+			t.Fatalf("%v\n%s", err, r)
+		}
+		r, err := check.File(o, check.Options{Static: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.CFISource != ".debug_frame" || r.Summary.Compared == 0 || r.Summary.Differ != 0 || r.Summary.Errors != 0 {
+			t.Errorf("%s: CFI %q, %+v", tc.Target, r.CFISource, r.Summary)
+		}
+		n++
+	}
+	if n == 0 {
+		testenv.Missing(t, testenv.Binutils, "no gas writing SFrame v3")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
@@ -73,8 +74,8 @@ func (c *checker) dynamic() {
 	}
 	defer cons.Close()
 	for i, f := range c.funcs {
-		if !c.fr[i].HasFDE || f.Size == 0 {
-			continue
+		if !c.fr[i].HasFDE || f.Size == 0 || strings.HasPrefix(f.Name, ".plt") {
+			continue // a PLT entry is entered by a call through it, not run alone
 		}
 		c.runFunction(i, fo, chk, cons)
 	}

@@ -215,10 +215,41 @@ func (l *loaded) readFuncs() {
 			out = append(out, symbol{Name: s.Name, Addr: addr, Size: s.Size})
 		}
 		if len(out) > 0 {
-			l.Funcs, l.FuncSource = dedupe(out), src.name
+			l.Funcs, l.FuncSource = dedupe(append(out, l.pltEntries()...)), src.name
 			return
 		}
 	}
+}
+
+// pltEntries names the entries of a linked file's PLT sections
+// (".plt+16"), which no symbol table lists: a call through the PLT enters
+// one, and the oracle records a frame only at a symbol. The layouts are
+// ld's: x86-64 16-byte entries (PLT0 too); AArch64 a 32-byte PLT0, then
+// 16-byte entries; s390x 32 bytes each.
+func (l *loaded) pltEntries() []symbol {
+	if l.File.Type == elf.ET_REL {
+		return nil
+	}
+	var out []symbol
+	for _, s := range l.File.Sections {
+		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Size == 0 || (s.Name != ".plt" && s.Name != ".plt.sec" && s.Name != ".plt.got") {
+			continue
+		}
+		first, entry := uint64(16), uint64(16)
+		switch l.Target {
+		case target.AArch64, target.AArch64BE:
+			first = 32
+		case target.S390X:
+			first, entry = 32, 32
+		}
+		if s.Name != ".plt" {
+			first = entry // .plt.sec and .plt.got have no PLT0
+		}
+		for off, size := uint64(0), first; off+size <= s.Size; off, size = off+size, entry {
+			out = append(out, symbol{Name: fmt.Sprintf("%s+%d", s.Name, off), Addr: s.Addr + off, Size: size})
+		}
+	}
+	return out
 }
 
 // dedupe sorts symbols by address and keeps one per address (the sized
@@ -278,8 +309,8 @@ const relLayoutBase = 0x400000
 func layOut(f *elf.File) {
 	addr := uint64(relLayoutBase)
 	for _, s := range f.Sections {
-		if s.Flags&elf.SHF_ALLOC == 0 && s.Name != ".debug_frame" {
-			continue
+		if s.Flags&elf.SHF_ALLOC == 0 {
+			continue // .debug_frame's CIE pointers are offsets: its address stays 0
 		}
 		if a := s.Addralign; a > 1 {
 			addr = (addr + a - 1) &^ (a - 1)
