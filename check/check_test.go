@@ -338,3 +338,78 @@ func TestDebugFrame(t *testing.T) {
 		testenv.Missing(t, testenv.Binutils, "no gas writing SFrame v3")
 	}
 }
+
+// matrixEnv runs TestCompilerMatrix (make check-matrix): every
+// optimisation level of frames.c, every gas, objects, static and PIE
+// links, static and dynamic checks. A few minutes on two cores.
+const matrixEnv = "SFCONFORM_CHECK_MATRIX"
+
+// TestCompilerMatrix is the long slice of the real-code checks: -O0, -O2,
+// -O2 with and without the frame pointer, -O3 (and pac-ret on AArch64),
+// each assembled by every gas that writes SFrame for the target, checked
+// as an object and linked (-static at a fixed address, and -pie). Every
+// static difference and every dynamic failure other than finding 030 fails
+// it.
+func TestCompilerMatrix(t *testing.T) {
+	if os.Getenv(matrixEnv) != "1" {
+		t.Skipf("the long slice: %s=1 (make check-matrix)", matrixEnv)
+	}
+	all, err := toolchain.All()
+	if len(all) == 0 {
+		testenv.Missing(t, testenv.Binutils, "no GNU toolchain: %v", err)
+	}
+	dir := t.TempDir()
+	opts := map[string][]string{"O0": {"-O0"}, "O2": {"-O2"}, "O2fp": {"-O2", "-fno-omit-frame-pointer"},
+		"O2nofp": {"-O2", "-fomit-frame-pointer"}, "O3": {"-O3"}, "O2pac": {"-O2", "-mbranch-protection=pac-ret+leaf"}}
+	for _, tc := range all {
+		if tc.SFrameVersion == 0 || tc.LD == "" {
+			continue
+		}
+		c := cc(t, tc.Target)
+		for name, o := range opts {
+			if name == "O2pac" && tc.Target != target.AArch64 && tc.Target != target.AArch64BE {
+				continue
+			}
+			tc, name, o := tc, name, o
+			t.Run(tc.Name+"/"+tc.Target.Name()+"/"+name, func(t *testing.T) {
+				p := filepath.Join(dir, tc.Name+"-"+tc.Target.Name()+"-"+name)
+				var objs []string
+				for _, base := range []string{"frames", "ext"} {
+					args := append(append(c[1:len(c):len(c)], o...), "-fasynchronous-unwind-tables", "-fPIE", "-S", "-o", p+base+".s", filepath.Join("testdata", base+".c"))
+					if b, err := exec.Command(c[0], args...).CombinedOutput(); err != nil {
+						t.Fatalf("%s %v: %v\n%s", c[0], args, err, b)
+					}
+					if r, err := tc.Assemble(p+base+".s", p+base+".o", "--gsframe"); err != nil {
+						t.Fatalf("%v\n%s", err, r)
+					}
+					objs = append(objs, p+base+".o")
+				}
+				files := []string{objs[0], p}
+				if r, err := tc.Link(toolchain.Link{Output: p, Objects: objs, Text: 0x401000, Entry: 0x401000}); err != nil {
+					t.Fatalf("%v\n%s", err, r)
+				}
+				pie := p + "-pie"
+				args := append(append([]string{}, tc.LDFlags...), "-pie", "-e", "leaf", "-o", pie)
+				if b, err := exec.Command(tc.LD, append(args, objs...)...).CombinedOutput(); err == nil {
+					files = append(files, pie)
+				} else {
+					t.Logf("no PIE: %v\n%s", err, b)
+				}
+				for _, f := range files {
+					r, err := check.File(f, check.Options{Static: true, Dynamic: true, SaveDir: t.TempDir()})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, x := range r.Findings {
+						if x.Severity == check.SevError && !(x.Func == "drap" && tc.Target == target.X86_64 && x.Kind == check.KindDynamic) {
+							t.Errorf("%s: %s %s %s: %s\n sframe %s\n cfi    %s", filepath.Base(f), x.Kind, x.Func, x.PC, x.Message, x.SFrame, x.CFI)
+						}
+					}
+					s := r.Summary
+					t.Logf("%s: %s v%d: %d functions, %d instructions, %d compared, %d inexpressible, %d executed, %d steps %v",
+						filepath.Base(f), r.Type, r.Sections[0].Version, s.Functions, s.Instructions, s.Compared, s.Inexpressible, s.Executed, s.Steps, s.Verdicts)
+				}
+			})
+		}
+	}
+}
