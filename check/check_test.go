@@ -191,17 +191,40 @@ func TestBrokenRowIsFound(t *testing.T) {
 // function fn's FDE moved by 8, re-encoding the section as GNU as would.
 func breakRow(t *testing.T, exe, out, fn string) string {
 	t.Helper()
+	victim := ""
+	mutate(t, exe, out, func(fdes []sframe.FDE, addr func(string) uint64) {
+		for i := range fdes {
+			if fdes[i].Start == addr(fn) {
+				row := &fdes[i].Rows[len(fdes[i].Rows)-1]
+				row.CFA.Offset += 8
+				victim = fmt.Sprintf("+%d: CFA %+v", row.Start, row.CFA)
+			}
+		}
+	})
+	if victim == "" {
+		t.Fatalf("no FDE for %s", fn)
+	}
+	return victim
+}
+
+// mutate copies exe to out with its .sframe's FDEs changed by change (which
+// finds symbols with addr) and re-encoded as GNU as would, to the same size.
+func mutate(t *testing.T, exe, out string, change func(fdes []sframe.FDE, addr func(string) uint64)) {
+	t.Helper()
 	f, err := elf.Open(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	syms, _ := f.Symbols()
-	var addr uint64
-	for _, s := range syms {
-		if s.Name == fn {
-			addr = s.Value
+	addr := func(name string) uint64 {
+		for _, s := range syms {
+			if s.Name == name {
+				return s.Value
+			}
 		}
+		t.Fatalf("no symbol %s", name)
+		return 0
 	}
 	sec := f.Section(sframe.SectionName)
 	data, _ := sec.Data()
@@ -214,17 +237,7 @@ func breakRow(t *testing.T, exe, out, fn string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	victim := ""
-	for i := range fdes {
-		if fdes[i].Start == addr {
-			row := &fdes[i].Rows[len(fdes[i].Rows)-1]
-			row.CFA.Offset += 8
-			victim = fmt.Sprintf("+%d: CFA %+v", row.Start, row.CFA)
-		}
-	}
-	if victim == "" {
-		t.Fatalf("no FDE for %s at 0x%x", fn, addr)
-	}
+	change(fdes, addr)
 	fp, ra := sframe.DefaultFixedOffsets(s.Header.ABI)
 	enc, err := sframe.Encode(fdes, sframe.EncodeOptions{Version: s.Header.Version, ABI: s.Header.ABI, Base: sec.Addr, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})
 	if err != nil {
@@ -241,7 +254,48 @@ func breakRow(t *testing.T, exe, out, fn string) string {
 	if err := os.WriteFile(out, file, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return victim
+}
+
+// TestStructureFindings: an FDE moved out of the executable segment, and
+// two FDEs given one start, are errors of their own kinds.
+func TestStructureFindings(t *testing.T) {
+	var b *built
+	for _, x := range buildAll(t) {
+		if x.tc.Target == target.X86_64 && x.tc.SFrameVersion == 3 {
+			b = &x
+		}
+	}
+	if b == nil {
+		testenv.Missing(t, testenv.Binutils, "no x86-64 gas writing SFrame v3")
+		return
+	}
+	for kind, change := range map[string]func([]sframe.FDE, func(string) uint64){
+		check.KindOutside: func(fdes []sframe.FDE, addr func(string) uint64) {
+			for i := range fdes {
+				if fdes[i].Start == addr("leaf") {
+					fdes[i].Start = 0x100000 // below the first segment
+				}
+			}
+		},
+		check.KindDuplicate: func(fdes []sframe.FDE, addr func(string) uint64) {
+			for i := range fdes {
+				if fdes[i].Start == addr("calls") {
+					fdes[i].Start = addr("leaf")
+				}
+			}
+		},
+	} {
+		out := filepath.Join(t.TempDir(), kind)
+		mutate(t, b.exe, out, change)
+		r, err := check.File(out, check.Options{Static: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Summary.ByKind[kind] == 0 || !r.Failed() {
+			js, _ := json.MarshalIndent(r.Findings, "", "  ")
+			t.Errorf("%s: not reported:\n%s", kind, js)
+		}
+	}
 }
 
 // TestUnusable: what cannot be checked says why, and exits 2.
