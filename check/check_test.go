@@ -24,6 +24,7 @@ type built struct {
 	tc   toolchain.Toolchain
 	obj  string // the relocatable object of frames.c
 	exe  string // frames.c and ext.c linked
+	so   string // frames.c alone as a shared object (-z now): ext is a shared library's
 }
 
 // cc is the gcc that compiles for a target.
@@ -58,7 +59,7 @@ func buildAll(t *testing.T) []built {
 		var srcs []string
 		for _, base := range []string{"frames", "ext"} {
 			s := filepath.Join(dir, tg.Name()+"-"+base+".s")
-			args := append(c[1:], "-O2", "-fasynchronous-unwind-tables", "-S", "-o", s, filepath.Join("testdata", base+".c"))
+			args := append(c[1:len(c):len(c)], "-O2", "-fPIC", "-fasynchronous-unwind-tables", "-S", "-o", s, filepath.Join("testdata", base+".c"))
 			if b, err := exec.Command(c[0], args...).CombinedOutput(); err != nil {
 				t.Fatalf("%s %v: %v\n%s", c[0], args, err, b)
 			}
@@ -70,7 +71,7 @@ func buildAll(t *testing.T) []built {
 			}
 			name := tc.Name + "/" + tg.Name()
 			p := filepath.Join(dir, strings.ReplaceAll(name, "/", "-"))
-			b := built{name: name, tc: tc, obj: p + ".o", exe: p}
+			b := built{name: name, tc: tc, obj: p + ".o", exe: p, so: p + ".so"}
 			if r, err := tc.Assemble(srcs[0], b.obj, "--gsframe"); err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, r)
 			}
@@ -78,6 +79,9 @@ func buildAll(t *testing.T) []built {
 				t.Fatalf("%s: %v\n%s", name, err, r)
 			}
 			if r, err := tc.Link(toolchain.Link{Output: b.exe, Objects: []string{b.obj, p + "-ext.o"}, Text: 0x401000, Entry: 0x401000}); err != nil {
+				t.Fatalf("%s: %v\n%s", name, err, r)
+			}
+			if r, err := tc.Link(toolchain.Link{Output: b.so, Objects: []string{b.obj}, Text: 0x401000, Entry: 0x401000, Shared: true}); err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, r)
 			}
 			out = append(out, b)
@@ -133,6 +137,22 @@ func TestDynamic(t *testing.T) {
 			r, err := check.File(b.exe, check.Options{Dynamic: true, SaveDir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The shared object's calls to ext go through ld's PLT to the
+			// check's stand-in for a library function, and come back.
+			so, err := check.File(b.so, check.Options{Dynamic: true, SaveDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fr := range so.Functions {
+				if fr.Name == "calls" && fr.Executed != fr.Instructions {
+					t.Errorf("shared object: calls ran %d of %d instructions (ends %v: %s)", fr.Executed, fr.Instructions, fr.Ends, fr.FirstEnd)
+				}
+			}
+			for _, f := range so.Findings {
+				if f.Severity == check.SevError && !(f.Func == "drap" && b.tc.Target == target.X86_64) {
+					t.Errorf("shared object: %s %s: %s", f.Func, f.PC, f.Message)
+				}
 			}
 			if r.Summary.Steps == 0 || r.Summary.Verdicts["OK"] == 0 {
 				t.Fatalf("no step judged OK: %+v", r.Summary)

@@ -33,8 +33,11 @@ import (
 // call, or when the budget runs out; every instruction executed up to there
 // is judged. Report.Functions[i].Ends counts why runs ended.
 const (
-	stubArea  = 0x1000  // the stubs' page, at emu.CodeBase
-	imageBase = 0x10000 // the file's first segment goes this far into the code region
+	stubArea = 0x1000 // the stubs' page, at emu.CodeBase
+	// externalOff places, after the entry stub, the function every call
+	// leaving the file lands in: it returns 0 at once.
+	externalOff = 0x100
+	imageBase   = 0x10000 // the file's first segment goes this far into the code region
 )
 
 // foreign is the file as the emulator runs it.
@@ -90,7 +93,7 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 	for v := 0; v < c.opts.Variants; v++ {
 		img := *fo.img
 		code, exit := stubCode(c.l.Target, fo.stub, lo)
-		img.Segments = []image.Segment{{Addr: fo.stub, Code: code}}
+		img.Segments = []image.Segment{{Addr: fo.stub, Code: code}, {Addr: fo.stub + externalOff, Code: externalCode(c.l.Target)}}
 		img.Entry, img.Exit = fo.stub, exit
 		img.Paths = []map[int]uint64{arguments(c.l.Target, v)}
 		res := chk.Trace(&img, cons)
@@ -129,6 +132,10 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 			sev, why = SevNote, "not a finding: the SP left the emulator's stack in this variant; "
 		case fail.Judgement.Field == "depth" && len(fail.Got) >= sframe.DefaultMaxFrames:
 			sev, why = SevNote, fmt.Sprintf("not a finding: deeper than the unwinder's %d-frame limit; ", sframe.DefaultMaxFrames)
+		case fail.Judgement.Verdict == verdict.NoInfo && c.noFDE(fail, fo.delta):
+			// Code without an FDE (ld's AArch64 .plt): the coverage
+			// warning of the structure check, seen running.
+			sev, why = SevWarning, "code without an FDE reached: "
 		}
 		fi := Finding{Kind: KindDynamic, Severity: sev, PC: hex(fail.PC - fo.delta),
 			Message: why + fmt.Sprintf("variant %d, step %d (%s): %s at frame %d (%s): %s; expected %s, got %s",
@@ -237,7 +244,11 @@ func (c *checker) foreignImage() (*foreign, error) {
 	}
 	stub := uint64(emu.CodeBase + stubArea)
 	// The oracle finds the entry stub, the outermost frame, by a symbol.
-	img.Symbols = append(img.Symbols, image.Symbol{Name: "<entry>", Addr: stub, Size: uint32(stubLen(l.Target))})
+	img.Symbols = append(img.Symbols, image.Symbol{Name: "<entry>", Addr: stub, Size: uint32(stubLen(l.Target))},
+		image.Symbol{Name: "<external>", Addr: stub + externalOff, Size: uint32(len(externalCode(l.Target)))})
+	if err := c.bindDynamic(code, lo, delta, stub+externalOff); err != nil {
+		return nil, err
+	}
 	img.SortSymbols()
 	section, err := withStubSection(l.Target, l.SFrame, l.SFrameAddr+delta, stub, c.r.Sections)
 	if err != nil {
@@ -291,7 +302,18 @@ func withStubSection(t target.Target, sec []byte, base, stub uint64, infos []Sec
 	at := base + uint64(len(sec)+pad)
 	stubFDE := sframe.FDE{Start: stub, Size: uint32(stubLen(t)), Rows: []sframe.Row{{
 		CFA: sframe.Rule{Kind: sframe.RuleUndefined}, RA: sframe.Rule{Kind: sframe.RuleUndefined}, FP: sframe.Rule{Kind: sframe.RuleSame}}}}
-	extra, err := sframe.Encode([]sframe.FDE{stubFDE}, sframe.EncodeOptions{Version: version, ABI: abi, Base: at, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})
+	// The external function never touches its frame: the entry rules
+	// hold throughout (the psABI's, as the oracle reads them).
+	entry := sframe.Row{CFA: sframe.Rule{Kind: sframe.RuleExpr, Reg: t.SP()}, RA: sframe.Rule{Kind: sframe.RuleSame}, FP: sframe.Rule{Kind: sframe.RuleSame}}
+	switch t {
+	case target.X86_64:
+		entry.CFA.Offset = 8
+		entry.RA = sframe.Rule{Kind: sframe.RuleExpr, Reg: sframe.RegCFA, Offset: -8, Deref: true}
+	case target.S390X:
+		entry.CFA.Offset = 160
+	}
+	extFDE := sframe.FDE{Start: stub + externalOff, Size: uint32(len(externalCode(t))), Rows: []sframe.Row{entry}}
+	extra, err := sframe.Encode([]sframe.FDE{stubFDE, extFDE}, sframe.EncodeOptions{Version: version, ABI: abi, Base: at, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the entry stub's section: %v", err)
 	}
@@ -360,4 +382,88 @@ func (c *checker) ruleRegs() []int {
 	}
 	sort.Ints(out)
 	return out
+}
+
+// externalCode returns 0 to the caller at once.
+func externalCode(t target.Target) []byte {
+	switch t {
+	case target.X86_64:
+		return []byte{0x31, 0xc0, 0xc3} // xor %eax,%eax; ret
+	case target.S390X:
+		return []byte{0xa7, 0x29, 0, 0, 0x07, 0xfe} // lghi %r2,0; br %r14
+	}
+	return []byte{0x00, 0x00, 0x80, 0xd2, 0xc0, 0x03, 0x5f, 0xd6} // mov x0, #0; ret
+}
+
+// Dynamic relocation types bindDynamic applies, per machine.
+var dynRelocs = map[elf.Machine]struct{ relative, jumpSlot, globDat, abs64 uint32 }{
+	elf.EM_X86_64:  {uint32(elf.R_X86_64_RELATIVE), uint32(elf.R_X86_64_JMP_SLOT), uint32(elf.R_X86_64_GLOB_DAT), uint32(elf.R_X86_64_64)},
+	elf.EM_AARCH64: {uint32(elf.R_AARCH64_RELATIVE), uint32(elf.R_AARCH64_JUMP_SLOT), uint32(elf.R_AARCH64_GLOB_DAT), uint32(elf.R_AARCH64_ABS64)},
+	elf.EM_S390:    {uint32(elf.R_390_RELATIVE), uint32(elf.R_390_JMP_SLOT), uint32(elf.R_390_GLOB_DAT), uint32(elf.R_390_64)},
+}
+
+// bindDynamic does what ld.so does under BIND_NOW for the relocations a
+// call needs: RELATIVE words get the moved base, JUMP_SLOT, GLOB_DAT and
+// 64-bit absolute words their symbol's moved address, or the external
+// function's when the file does not define the symbol (a shared
+// library's). code holds the segments from address lo; other relocation
+// types are left as they are.
+func (c *checker) bindDynamic(code []byte, lo, delta, external uint64) error {
+	f := c.l.File
+	kinds, ok := dynRelocs[f.Machine]
+	if !ok {
+		return nil
+	}
+	syms, _ := f.DynamicSymbols()
+	for _, sec := range f.Sections {
+		if sec.Type != elf.SHT_RELA || sec.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		data, err := sec.Data()
+		if err != nil {
+			return fmt.Errorf("reading %s: %v", sec.Name, err)
+		}
+		bo := f.ByteOrder
+		for i := 0; i+24 <= len(data); i += 24 {
+			off, info, addend := bo.Uint64(data[i:]), bo.Uint64(data[i+8:]), bo.Uint64(data[i+16:])
+			typ, symIdx := uint32(info), info>>32
+			if off < lo || off-lo+8 > uint64(len(code)) {
+				continue
+			}
+			var v uint64
+			switch typ {
+			case kinds.relative:
+				v = addend + delta
+			case kinds.jumpSlot, kinds.globDat, kinds.abs64:
+				v = external
+				if symIdx > 0 && symIdx <= uint64(len(syms)) {
+					if s := syms[symIdx-1]; s.Section != elf.SHN_UNDEF && s.Value != 0 {
+						v = s.Value + delta
+					}
+				}
+				if typ != kinds.jumpSlot {
+					v += addend
+				}
+			default:
+				continue
+			}
+			bo.PutUint64(code[off-lo:], v)
+		}
+	}
+	return nil
+}
+
+// noFDE reports whether the frame a NOINFO stopped at lies where the
+// section has no FDE at all.
+func (c *checker) noFDE(fail harness.Failure, delta uint64) bool {
+	j := fail.Judgement.Frame
+	if j < 0 || j >= len(fail.Expected) {
+		return false
+	}
+	pc := fail.Expected[j].PC - delta
+	if j > 0 {
+		pc-- // a caller is looked up at its return address - 1
+	}
+	_, err := c.t.FindFDE(pc)
+	return err != nil
 }
