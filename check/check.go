@@ -52,15 +52,18 @@ const (
 
 // Kinds of findings.
 const (
-	KindDecode        = "decode"        // the section does not decode
-	KindInvalid       = "invalid"       // a rule strict consumers apply (validate)
-	KindConcatenated  = "concatenated"  // several SFrame headers in one section
-	KindOutside       = "outside"       // an FDE covering bytes outside every executable segment
-	KindOverlap       = "overlap"       // two FDEs whose ranges overlap
-	KindDuplicate     = "duplicate"     // two FDEs with one start
-	KindUncovered     = "uncovered"     // a function's bytes that no FDE covers
-	KindStatic        = "static"        // an SFrame row differs from the CFI row
-	KindMissing       = "missing"       // CFI describes a PC that SFrame does not (or the reverse)
+	KindDecode       = "decode"       // the section does not decode
+	KindInvalid      = "invalid"      // a rule strict consumers apply (validate)
+	KindConcatenated = "concatenated" // several SFrame headers in one section
+	KindOutside      = "outside"      // an FDE covering bytes outside every executable segment
+	KindOverlap      = "overlap"      // two FDEs whose ranges overlap
+	KindDuplicate    = "duplicate"    // two FDEs with one start
+	KindUncovered    = "uncovered"    // a function's bytes that no FDE covers
+	KindStatic       = "static"       // an SFrame row differs from the CFI row
+	// KindMissing: CFI the version can express describes a PC the section
+	// does not (an error: a dropped FDE, as ld 2.47 drops v2 input), or the
+	// section has rows where the CFI has no FDE (a warning).
+	KindMissing       = "missing"
 	KindInexpressible = "inexpressible" // CFI the section's version cannot express
 	KindNotCompared   = "not-compared"  // CFI this check does not evaluate (an expression)
 	KindDynamic       = "dynamic"       // a wrong unwind at an executed instruction

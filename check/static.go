@@ -142,7 +142,7 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 				if sfFn.Size > 0 {
 					msg = fmt.Sprintf("SFrame FDE at 0x%x has no row for this PC", sfFn.Start)
 				}
-				noSFrame = &Finding{Kind: KindMissing, Severity: SevWarning, PC: hex(pc), Message: msg, CFI: want.Text}
+				noSFrame = &Finding{Kind: KindMissing, Severity: SevError, PC: hex(pc), Message: msg, CFI: want.Text}
 			}
 			continue
 		}
