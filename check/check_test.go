@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/check"
+	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/corpus"
+	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
@@ -166,6 +169,9 @@ func TestDynamic(t *testing.T) {
 				// The DRAP epilogue of gcc's x86-64 code is finding 030.
 				if f.Severity == check.SevError && !(f.Func == "drap" && b.tc.Target == target.X86_64) {
 					t.Errorf("%s %s: %s", f.Func, f.PC, f.Message)
+				}
+				if f.Reproducer != "" {
+					replays(t, f.Reproducer)
 				}
 			}
 			t.Logf("%d functions, %d steps %v", r.Summary.Functions, r.Summary.Steps, r.Summary.Verdicts)
@@ -485,5 +491,32 @@ func TestCompilerMatrix(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// replays loads a saved reproducer and runs it again through the harness:
+// it must fail at the same step with the same verdict.
+func replays(t *testing.T, path string) {
+	t.Helper()
+	cs, err := corpus.Load(path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	img, err := cs.Image()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	chk, err := harness.New(img.Target, harness.Options{Budget: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chk.Close()
+	cons, err := consumer.New("builtin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := chk.Check(img, cons)
+	if len(res.Failures) == 0 || res.Failures[0].Step != cs.Step || res.Failures[0].Judgement.Verdict != cs.Verdict {
+		t.Errorf("%s does not replay: recorded step %d %s, now %+v", path, cs.Step, cs.Verdict, res.Failures)
 	}
 }

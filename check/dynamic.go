@@ -156,6 +156,7 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 // saveCase saves a failing run in the corpus format; the image holds the
 // moved file's code and section, and the stub. Its one function.
 func saveCase(dir string, img *image.Image, consName string, res *harness.Result) string {
+	img = merged(img)
 	cs := harness.NewCase(img, nil, 0, consName, res)
 	if cs == nil {
 		return ""
@@ -466,4 +467,21 @@ func (c *checker) noFDE(fail harness.Failure, delta uint64) bool {
 	}
 	_, err := c.t.FindFDE(pc)
 	return err != nil
+}
+
+// merged is img with its stub segments laid into the code, which then
+// starts at the stubs' page: a reproducer's entry must lie in its code.
+func merged(img *image.Image) *image.Image {
+	out := *img
+	lo := img.CodeAddr
+	for _, s := range img.Segments {
+		lo = min(lo, s.Addr)
+	}
+	code := make([]byte, img.CodeAddr-lo+uint64(len(img.Code)))
+	copy(code[img.CodeAddr-lo:], img.Code)
+	for _, s := range img.Segments {
+		copy(code[s.Addr-lo:], s.Code)
+	}
+	out.Code, out.CodeAddr, out.Segments = code, lo, nil
+	return &out
 }
