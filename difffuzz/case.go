@@ -73,6 +73,11 @@ type Repro struct {
 	Crash bool `json:"crash,omitempty"`
 	// Detail is what the consumers answered, for the reader.
 	Detail string `json:"detail"`
+	// Nondeterministic marks a crash that asking the case again did not
+	// repeat: it depends on memory outside the section (what libsframe
+	// read past its buffer). Replaying checks what does repeat: the
+	// consumer still disagrees with builtin on the case.
+	Nondeterministic bool `json:"nondeterministic,omitempty"`
 }
 
 // ReadRepro reads a reproducer file.

@@ -3,6 +3,7 @@ package difffuzz
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/sfconform/sfconform/consumer"
@@ -180,15 +181,14 @@ var crashRules = []*Rule{
 		Spec:  specOf[ruleWordCount] + " (at most 6 in any layout: MAX_NUM_DATAWORDS). sframe_find_fre's sframe_decode_fre copies count x size bytes (up to 15 x 4 = 60) into the 24-byte fre_datawords array of an sframe_frame_row_entry on its stack, before any check: a stack buffer overflow, which its own assertion on the FRE size or the stack protector turns into an abort when the copy reaches fre_info or the canary.",
 		right: "builtin",
 		match: func(s *situation) bool {
-			return s.is("libsframe") && s.crash && (strings.Contains(s.a.Crash, "sframe_decode_fre: Assertion") || strings.Contains(s.a.Crash, "stack smashing")) && s.l().wordsOverflow()
-		},
-	},
-	{
-		Name:  "libsframe-heap-corruption",
-		Spec:  "The section is malformed (the layout lists what it breaks). libsframe answered every step, then the C library found its heap corrupted when the decoder was freed: libsframe wrote past a heap buffer while reading the section (its foreign-endian path flips bytes in place wherever the offsets point).",
-		right: "builtin",
-		match: func(s *situation) bool {
-			return s.is("libsframe") && s.crash && s.step == AfterSteps && len(s.l().broken) > 0
+			if !s.is("libsframe") || !s.crash || s.load() || !s.l().wordsOverflow() || s.crashIn("sframe_decode") {
+				return false
+			}
+			// The copy overwrites fre_info (the assertion), the stack
+			// protector's canary, or sframe_find_fre's caller's frame:
+			// the crash then comes after the call, in our code.
+			return strings.Contains(s.a.Crash, "sframe_decode_fre: Assertion") || strings.Contains(s.a.Crash, "stack smashing") ||
+				s.crashIn("idle")
 		},
 	},
 	{
@@ -337,25 +337,25 @@ var walkRules = []*Rule{
 			if !s.is("libsframe") || len(s.l().sections) == 0 {
 				return false
 			}
-			if s.load() && !s.crash && s.builtinRefused() && !s.a.Refused() {
-				// builtin refuses what follows the first section, which
-				// libsframe does not read.
-				f := s.l().first()
-				return f != nil && f.off >= s.l().sections[0].end
-			}
-			if len(s.l().sections) < 2 {
-				return false
-			}
-			if s.load() && !s.crash && !s.builtinRefused() && s.a.Refused() && !s.native() {
+			if s.load() && !s.crash && !s.builtinRefused() && s.a.Refused() && !s.native() && len(s.l().sections) > 1 {
 				return true // the foreign-endian path refuses anything after the first section
 			}
 			if s.load() && !s.crash && s.builtinRefused() && !s.a.Refused() {
 				// builtin refuses what follows the first section, which
-				// libsframe does not read.
-				f := s.l().first()
-				return f != nil && f.off >= s.l().sections[0].end
+				// libsframe does not read: the first section breaks no
+				// rule builtin checks when it decodes, and more follows.
+				first := s.l().sections[0]
+				if first.end >= len(s.o.Case.Section) {
+					return false
+				}
+				for _, b := range s.l().broken {
+					if b.off < first.end && slices.Contains(append(structureRules, decodeRules...), b.rule) {
+						return false
+					}
+				}
+				return true
 			}
-			if s.b == nil || s.x == nil {
+			if s.b == nil || s.x == nil || len(s.l().sections) < 2 {
 				return false
 			}
 			c := max(culprit(s.b.Frames, s.x.Frames), 0)
@@ -596,14 +596,17 @@ var glibcRules = []*Rule{
 	},
 	{
 		Name:  "glibc-pc-offset-32-bit",
-		Spec:  "v3 2.3.1: a function covers [start, start + sfdi_func_size), sizes up to 4 GiB. glibc's walk passes the PC to its sframe_find_fre as a 32-bit signed offset from the section, so a PC 2 GiB or more from the section (inside a large function) is looked up somewhere else.",
+		Spec:  "v3 2.3.1: a function covers [start, start + sfdi_func_size), sizes up to 4 GiB. glibc's walk passes the PC to its sframe_find_fre as a 32-bit signed offset from the section, so a PC 2 GiB or more from the section (inside a large function) is looked up somewhere else, or nowhere.",
 		right: "builtin",
 		match: func(s *situation) bool {
-			k, ok := stoppedAtSamePC(s, "", "noinfo")
-			if !ok || !s.is("glibc") {
+			if !s.is("glibc") || s.b == nil || s.x == nil {
 				return false
 			}
-			d := int64(s.x.Frames[k].PC - s.o.Case.Addr)
+			c := max(culprit(s.b.Frames, s.x.Frames), 0)
+			if c >= len(s.x.Frames) {
+				return false
+			}
+			d := int64(s.x.Frames[c].PC - s.o.Case.Addr)
 			return d != int64(int32(d))
 		},
 	},

@@ -2,7 +2,6 @@ package difffuzz
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -11,8 +10,11 @@ import (
 // mutants of them (SFCONFORM_DIFFFUZZ_MUTANTS changes how many,
 // SFCONFORM_DIFFFUZZ_SEED the mutations), asked of builtin, libsframe
 // and, where a mutant passes validation, glibc. It fails on a
-// disagreement no rule classifies, and writes each such case as a
-// reproducer file to replay.
+// disagreement no rule classifies. Each crash and each unclassified
+// disagreement of a new kind is written as a reproducer file, to a
+// temporary directory, or to SFCONFORM_DIFFFUZZ_KEEP; with
+// SFCONFORM_DIFFFUZZ_KEEP_ALL=1 also the first of every class, which is how
+// testdata/repros was filled.
 func TestSlice(t *testing.T) {
 	seeds := seedsFor(t)
 	r := runnerFor(t, true)
@@ -23,22 +25,39 @@ func TestSlice(t *testing.T) {
 	if keep := os.Getenv("SFCONFORM_DIFFFUZZ_KEEP"); keep != "" {
 		dir = keep
 	}
-	failed := 0
+	keep, err := NewKeeper(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep.Runner = runnerFor(t, true) // its own processes: Campaign's are busy
+	all := os.Getenv("SFCONFORM_DIFFFUZZ_KEEP_ALL") == "1"
+	keep.PerClass = all
+	failed, kept := 0, 0
 	st := Campaign(r, seeds, n, seed, func(o *Outcome) {
 		for _, d := range o.Disagreements {
+			if !d.Crash && d.Class != Unclassified && !all {
+				continue
+			}
+			path, err := keep.Keep(o.Case, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if path != "" {
+				kept++
+			}
 			if d.Class != Unclassified {
 				continue
 			}
+			if path == "" {
+				path = "(one of this kind is kept already)"
+			}
 			if failed++; failed <= 10 {
-				path := filepath.Join(dir, reproName(d, o.Case)+".json")
-				if err := WriteRepro(path, &Repro{Case: o.Case, Consumer: d.Consumer, Class: d.Class, Step: d.Step, Crash: d.Crash, Detail: d.Detail}); err != nil {
-					t.Fatal(err)
-				}
 				t.Errorf("unclassified: %s\n  case %s\n  layout: %v\n  replay: SFCONFORM_REPRO=%s go test ./difffuzz -run TestRepros -v",
 					d, o.Case.Name, o.Layout.broken, path)
 			}
 		}
 	})
+	t.Logf("%d reproducers of new kinds written to %s", kept, dir)
 	t.Logf("%v", st)
 	if failed > 10 {
 		t.Errorf("... %d unclassified disagreements in all", failed)

@@ -1,0 +1,89 @@
+package difffuzz
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// FuzzConsumers is the open-ended differential fuzzing: the engine mutates
+// a seed section (which selects the seed's target, address and recorded
+// machine states) and a PC, and the case, with lookups, goes to builtin,
+// libsframe and (valid sections) glibc.
+//
+//	go test ./difffuzz -run '^$' -fuzz FuzzConsumers -fuzztime 10m -parallel 2
+//
+// Every crash, and every unclassified disagreement, of a kind not kept
+// yet is written as a reproducer to testdata/repros (TestRepros replays
+// them). An unclassified disagreement fails the fuzz target, as Go's
+// fuzzing wants, unless SFCONFORM_DIFFFUZZ_KEEP names a directory: then
+// reproducers go there, the run goes on, and each worker writes its
+// counts by class to stats-PID.json in it (TestFuzzStats adds them up).
+func FuzzConsumers(f *testing.F) {
+	seeds := seedsFor(f)
+	rnd := rand.New(rand.NewSource(1))
+	for i, c := range seeds {
+		f.Add(uint16(i), []byte(c.Section), uint64(0))
+		// Structured mutants too: the engine's byte-level mutations
+		// rarely hit a field on its own.
+		for k := 0; k < 3; k++ {
+			m, _ := Mutate(c.Section, c.Addr, rnd)
+			f.Add(uint16(i), m, rnd.Uint64())
+		}
+	}
+	r := runnerFor(f, true)
+	dir, collect := reproDir, false
+	if d := os.Getenv("SFCONFORM_DIFFFUZZ_KEEP"); d != "" {
+		dir, collect = d, true
+	}
+	keep, err := NewKeeper(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	keep.Runner = runnerFor(f, true)
+	st := newStats()
+	var mu sync.Mutex
+	f.Fuzz(func(t *testing.T, which uint16, sec []byte, pc uint64) {
+		base := seeds[int(which)%len(seeds)]
+		c := WithLookups(base.WithSection(base.Name+", fuzzed", sec), LookupsPerCase,
+			[]uint64{pc, base.Addr + pc%uint64(len(sec)+1)})
+		mu.Lock() // one libsframe process per worker
+		o := r.Run(c)
+		st.add(o)
+		if collect && st.Cases%200 == 0 {
+			writeStats(t, dir, st)
+		}
+		mu.Unlock()
+		for _, d := range o.Disagreements {
+			if !d.Crash && d.Class != Unclassified {
+				continue
+			}
+			path, err := keep.Keep(o.Case, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Class == Unclassified && !collect {
+				t.Errorf("unclassified: %v\n  layout: %v\n  reproducer: %s", d, o.Layout.broken, path)
+			}
+		}
+	})
+}
+
+// writeStats writes this worker's counts.
+func writeStats(t *testing.T, dir string, st *Stats) {
+	b, err := json.Marshal(struct {
+		Cases, Steps int
+		ByClass      map[string]int
+		Crashes      map[string]int
+	}{st.Cases, st.Steps, st.ByClass, st.Crashes})
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("stats-%d.json", os.Getpid())), b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
