@@ -94,7 +94,7 @@ func init() {
 		Rules = append(Rules, uncheckedRule(r))
 	}
 	Rules = append(Rules, walkRules...)
-	for _, r := range functionRules {
+	for _, r := range lookupRules {
 		Rules = append(Rules, malformedRule(r))
 	}
 	Rules = append(Rules, glibcRules...)
@@ -107,6 +107,10 @@ var structureRules = []string{ruleFDEsPastEnd, ruleFREsPastEnd, ruleFDEsIntoFREs
 // decodeRules are the function rules builtin checks when it decodes a
 // section (the FDE fields); it reads FREs only when a lookup needs them.
 var decodeRules = []string{ruleFREType, ruleFDEType, ruleRepSize, ruleFREOutside}
+
+// lookupRules are the function rules builtin finds only when a lookup
+// reads the function's FREs.
+var lookupRules = []string{ruleWordSize, ruleFREOutside, ruleFREsShared, ruleFREStart, ruleFREOrder, ruleWordCount}
 
 // functionRules are the layout rules about one function's FDE and FREs.
 var functionRules = []string{ruleFREType, ruleFDEType, ruleRepSize, ruleWordSize, ruleFREOutside, ruleFREsShared, ruleFREStart, ruleFREOrder, ruleWordCount}
@@ -170,10 +174,10 @@ var crashRules = []*Rule{
 	},
 	{
 		Name:  "libsframe-crash-fre-subsection",
-		Spec:  specOf[ruleFREsPastEnd] + "; sframe_decode copies fre_len bytes from freoff without looking at the buffer's size (the same unchecked header as 017, another field).",
+		Spec:  specOf[ruleFREsPastEnd] + " (after the auxiliary header, " + specOf[ruleAuxHeader] + "); sframe_decode copies fre_len bytes from the end of the auxiliary header + freoff without looking at the buffer's size (the same unchecked header as 017, other fields).",
 		right: "builtin",
 		match: func(s *situation) bool {
-			return s.is("libsframe") && s.crashIn("sframe_decode") && s.native() && (s.l().has(ruleFREsPastEnd) || s.l().has(ruleSubsections))
+			return s.is("libsframe") && s.crashIn("sframe_decode") && s.native() && (s.l().has(ruleFREsPastEnd) || s.l().has(ruleSubsections) || s.l().has(ruleAuxHeader))
 		},
 	},
 	{
@@ -238,6 +242,14 @@ var loadRules = []*Rule{
 		},
 	},
 	{
+		Name:  "function-past-address-space",
+		Spec:  "v3 2.3.1: a function is [start, start + size); one that runs past 2^64-1 is no range of addresses, and the specification does not say what a tracer does with it. builtin refuses the section, libsframe loads it (and its 64-bit signed arithmetic never notices). Either is right.",
+		right: "either",
+		match: func(s *situation) bool {
+			return s.load() && !s.crash && s.builtinRefused() && !s.a.Refused() && firstStructureRule(s.l()) == "" && s.l().has(ruleEndWraps)
+		},
+	},
+	{
 		Name:  "builtin-reads-another-abi",
 		Spec:  "v3 2.2.1: the ABI/arch identifier names the target the section is for; our C consumer refuses a section whose identifier is not the image's target, builtin's consumer unwinds the image with the rules of the ABI the section names.",
 		right: "other",
@@ -248,7 +260,7 @@ var loadRules = []*Rule{
 	},
 	{
 		Name:  "libsframe-foreign-endian-checks-at-load",
-		Spec:  "The section breaks a rule about a function's FREs (" + strings.Join(functionRules, ", ") + "). Or FRE bytes no function refers to, which the specification does not forbid. libsframe's foreign-endian path walks every FRE while flipping, adds up their sizes, and refuses the section when they do not account for the rest of the buffer; builtin decodes lazily and fails the lookups that reach the bad FRE. The specification says what is malformed, not when to notice: either is right.",
+		Spec:  "The section breaks a rule about a function's FREs (" + strings.Join(functionRules, ", ") + "). Or FRE bytes no function refers to, which the specification does not forbid. libsframe's foreign-endian path walks every FRE while flipping, adds up their sizes, and refuses the section when they do not account for the rest of the buffer; builtin decodes lazily and fails the lookups that reach the bad FRE. The specification says what is malformed, not when to notice. Either is right.",
 		right: "either",
 		match: func(s *situation) bool {
 			if !s.is("libsframe") || !s.load() || s.crash || s.builtinRefused() || !s.a.Refused() || len(s.l().sections) == 0 {

@@ -62,6 +62,7 @@ const (
 	ruleFREsShared   = "fres-shared"    // 2.2, 2.4: each function has its own attribute and FREs
 	ruleOverlap      = "overlap"        // 2.3.1: each FDE is one function; two functions share no address
 	ruleStartWraps   = "start-wraps"    // 2.3.1: the start (anchor + offset) is an address: it does not wrap around
+	ruleEndWraps     = "end-wraps"      // 2.3.1: [start, start + size) is a range of addresses: it does not run past 2^64
 	ruleFixed        = "fixed-offsets"  // 3.1.1-3.1.3: which of CFA, RA, FP each ABI tracks per FRE and which at a fixed offset
 
 	// factFREGap is no rule: bytes of the FRE sub-section that no
@@ -333,6 +334,9 @@ func (l *layout) fde(s *rawSection, i int) *rawFDE {
 		field > 0 && signed < int64(anchor) || field < 0 && signed > int64(anchor) {
 		f.wraps = true
 		l.breaks(ruleStartWraps, p, "FDE %d: start %#x%+#x wraps around the address space", i, anchor, field)
+	}
+	if f.size > 0 && f.start+uint64(f.size-1) < f.start {
+		l.breaks(ruleEndWraps, p+8, "FDE %d: function at %#x of %#x bytes runs past the top of the address space", i, f.start, f.size)
 	}
 	at := s.freBase + int(min(uint64(f.freOff), uint64(s.freEnd-s.freBase)))
 	if uint64(f.freOff) > uint64(s.freEnd-s.freBase) {
