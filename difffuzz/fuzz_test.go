@@ -2,6 +2,7 @@ package difffuzz
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand"
 	"os"
@@ -19,7 +20,8 @@ import (
 //
 // Every crash, and every unclassified disagreement, of a kind not kept
 // yet is written as a reproducer to testdata/repros (TestRepros replays
-// them). An unclassified disagreement fails the fuzz target, as Go's
+// them); without -fuzz, go test asks the seed inputs only and writes to a
+// temporary directory. An unclassified disagreement fails the fuzz target, as Go's
 // fuzzing wants, unless SFCONFORM_DIFFFUZZ_KEEP names a directory: then
 // reproducers go there, the run goes on, and each worker writes its
 // counts by class to stats-PID.json in it (TestFuzzStats adds them up).
@@ -36,7 +38,12 @@ func FuzzConsumers(f *testing.F) {
 		}
 	}
 	r := runnerFor(f, true)
-	dir, collect := reproDir, false
+	// Only a fuzzing run adds to testdata/repros: go test (make test)
+	// runs the seed inputs alone and leaves the tree as it found it.
+	dir, collect := f.TempDir(), false
+	if fuzzing() {
+		dir = reproDir
+	}
 	if d := os.Getenv("SFCONFORM_DIFFFUZZ_KEEP"); d != "" {
 		dir, collect = d, true
 	}
@@ -71,6 +78,13 @@ func FuzzConsumers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzing reports whether the test binary runs with -fuzz (not only the
+// seed inputs).
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
 }
 
 // writeStats writes this worker's counts.

@@ -72,14 +72,25 @@ func (k *Keeper) Keep(c *Case, d Disagreement) (string, error) {
 	return path, WriteRepro(path, rep)
 }
 
+// replays is how many times a case is asked again before its reproducer
+// counts as deterministic: a crash that depends on the heap bytes
+// libsframe reads past its buffer (their addresses move with ASLR) often
+// repeats once and not the next time.
+const replays = 3
+
 // repeats reports whether asking the reproducer's case again shows its
-// disagreement again (with a Runner; without one it is taken to).
+// disagreement again, every one of replays times (with a Runner; without
+// one it is taken to).
 func (k *Keeper) repeats(r *Repro) bool {
 	if k.Runner == nil {
 		return true
 	}
-	_, ok := Replay(k.Runner, r)
-	return ok
+	for range replays {
+		if _, ok := Replay(k.Runner, r); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Replay asks a reproducer's case and returns the disagreement matching
