@@ -190,8 +190,8 @@ const (
 	opRep       = 0x80
 	repExternal = 0x08
 	repLenMask  = 0x07
-	// omitInlineMax is the largest run Encode writes inline. The 5-bit
-	// field holds 32, but Swift's encoder inlines only up to 31 and this
-	// package writes what Swift writes.
-	omitInlineMax = 31
+	// omitInlineMax is the largest run Encode writes inline: the 5-bit
+	// field holds count-1, so 32. (Swift's encoder inlines only up to 31
+	// and writes 32 in two bytes; the document allows one.)
+	omitInlineMax = 32
 )

@@ -25,9 +25,12 @@
 //   - The first address is written absolute, as the document requires. (Swift's
 //     encoder writes it relative to 0 when the lengths tie; the length is the
 //     same either way, only the a bit differs.)
-//   - An omitted run of up to 31 frames is written inline; a longer one as
-//     0x60|(k-1) followed by the count in k big-endian bytes, k as small as
-//     possible. This is Swift's choice; the inline field could hold 32.
+//   - An omitted run of up to 32 frames is written inline, as the 5-bit
+//     field holding count-1 allows; a longer one as 0x60|(k-1) followed by
+//     the count in k big-endian bytes, k as small as possible. (Swift's
+//     encoder inlines only up to 31, one byte more for a run of 32.)
+//     Together with the address rule this makes every stream Encode writes
+//     the shortest the document allows (TestEncodeIsShortest).
 //   - "end" is always written, or "trunc" when Backtrace.Truncated is set.
 //   - "rep" (0x80-0x8f) is never written. The document lists these opcodes as
 //     reserved, and a reader that follows it would reject them; a repeated

@@ -9,7 +9,7 @@ import (
 // The bytes below are worked out by hand: 02 is the 64-bit info byte;
 // 1a 40 10 00 the first PC, absolute in 3 bytes; 21 02 34 the first return
 // address, 0x234 on from the PC; 60 64 a run of 100 omitted frames (more than
-// 31, so the count follows in one byte); 23 7e bf fd cc the last return
+// 32, so the count follows in one byte); 23 7e bf fd cc the last return
 // address as a 4-byte delta, which ties with the absolute form and so goes
 // relative; 01 trunc.
 func Example() {

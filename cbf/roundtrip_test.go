@@ -80,7 +80,7 @@ func minLen(v uint64, w WordSize) int {
 
 // checkChoices walks enc next to bt and checks each instruction is the one
 // the encoding rules call for: the shortest address form with ties to
-// relative and the first one absolute, omit runs inline up to 31 and in the
+// relative and the first one absolute, omit runs inline up to 32 and in the
 // fewest count bytes above, no rep, and end or trunc last.
 func checkChoices(t *testing.T, bt Backtrace, enc []byte) {
 	t.Helper()
@@ -92,7 +92,7 @@ func checkChoices(t *testing.T, bt Backtrace, enc []byte) {
 		for ; o < len(bt.Omitted) && bt.Omitted[o].At == i; o++ {
 			c := bt.Omitted[o].Count
 			op := enc[off]
-			if c <= 31 {
+			if c <= 32 {
 				if op != 0x40|byte(c-1) {
 					t.Fatalf("omit %d at byte %d: opcode %#02x, want inline %#02x\n%v\n% x", c, off, op, 0x40|byte(c-1), bt, enc)
 				}

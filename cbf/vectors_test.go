@@ -213,8 +213,9 @@ func TestFormatErrorMessage(t *testing.T) {
 	}
 }
 
-// The omit runs the format treats differently: 1 and 31 inline, 32 external
-// in one byte (the first length Swift does not inline), 1000 in two.
+// The omit runs the format treats differently: 1, 31 and 32 inline (the
+// 5-bit field holds count-1; Swift's encoder writes 32 externally), 33
+// external in one byte, 1000 in two.
 func TestOmitRuns(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -223,7 +224,8 @@ func TestOmitRuns(t *testing.T) {
 	}{
 		{1, []byte{0x40}},
 		{31, []byte{0x5e}},
-		{32, []byte{0x60, 0x20}},
+		{32, []byte{0x5f}},
+		{33, []byte{0x60, 0x21}},
 		{1000, []byte{0x61, 0x03, 0xe8}},
 	} {
 		for _, size := range []WordSize{Word16, Word32, Word64} {

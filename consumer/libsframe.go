@@ -28,8 +28,10 @@ func init() {
 // displacements, RA undefined and RA mangled.
 //
 // sfconform's C code decides the walk, after the SFrame v3
-// specification's appendix "Generating Stack Traces using SFrame": caller
-// frames are looked up at RA-1; an RA-undefined row is the outermost
+// specification's appendix "Generating Stack Traces using SFrame", with
+// one change: caller frames are looked up at RA-1 (the appendix looks them
+// up at the RA, which finds the wrong row when a call ends its function,
+// docs/findings/018); an RA-undefined row is the outermost
 // frame; the caller's SP is the CFA (s390x: CFA-160) and must lie above
 // the frame's SP, as the builtin unwinder and the Linux unwinder require;
 // an RA that no row

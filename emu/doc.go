@@ -20,6 +20,9 @@
 //	[CodeBase, CodeBase+CodeSize)  0x10000000, 16 MiB  code, read/write/execute
 //	[FarCodeBase, +FarCodeSize)    0x150000000, 1 MiB  far code (Run.Segments),
 //	                               5 GiB above CodeBase, read/write/execute
+//	[LowCodeBase, +LowCodeSize)    0x0fe00000, 1 MiB   code and data a linker puts
+//	                               before the code (a .plt; Run.Segments),
+//	                               2 MiB below CodeBase, read/write/execute
 //	[StackBase, StackTop)          0x70000000, 16 MiB  stack, read/write
 //	InitialSP                      StackTop-4096       SP at entry to every run
 //

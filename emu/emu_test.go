@@ -227,6 +227,7 @@ func TestReadWordBounds(t *testing.T) {
 			{StackBase, true}, {StackTop - 8, true}, {StackTop - 7, false}, {StackBase - 1, false},
 			{StackBase - 8, false}, {StackTop, false}, {0, false}, {^uint64(0), false},
 			{CodeBase, true}, {CodeBase - 8, false}, {CodeBase + CodeSize - 8, true}, {CodeBase + CodeSize - 4, false},
+			{LowCodeBase, true}, {LowCodeBase + LowCodeSize - 8, true}, {LowCodeBase + LowCodeSize - 4, false}, {LowCodeBase - 8, false},
 		} {
 			if _, ok := s.ReadWord(c.addr); ok != c.ok {
 				return fmt.Errorf("ReadWord(%#x) ok = %v, want %v", c.addr, ok, c.ok)
@@ -741,4 +742,52 @@ func TestFarSegment(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLowSegment: code in the low code region (a shared object's .plt)
+// runs, reached by a call from the code region, and reads data in a
+// segment of the code region (its GOT); the MiB between the low region
+// and the code stays unmapped.
+func TestLowSegment(t *testing.T) {
+	t.Parallel()
+	m := newMachine(t, target.X86_64)
+	const plt, got = LowCodeBase + 0x1000, CodeBase + 0x100
+	near := x86Rel32Call(CodeBase, plt)                                 // call plt
+	pltCode := append([]byte{0xff, 0x25}, le32(uint32(got-(plt+6)))...) // jmp *got(%rip)
+	ret := uint64(CodeBase + 0x80)
+	gotData := append(le32(uint32(ret)), le32(uint32(ret>>32))...)
+	code := make([]byte, 0x81)
+	copy(code, near)
+	code[0x80] = 0xc3 // ret, reached through the GOT
+	exit := uint64(CodeBase + len(near))
+	r := &Run{Code: code, CodeAddr: CodeBase, Entry: CodeBase, Exit: exit, Budget: 10,
+		Segments: []Segment{{Addr: plt, Code: pltCode}, {Addr: got, Code: gotData}}}
+	low := 0
+	_, err := m.Execute(r, func(s *Step) error {
+		if s.Regs.PC >= LowCodeBase && s.Regs.PC < LowCodeBase+LowCodeSize {
+			low++
+			if w, ok := s.ReadWord(plt); !ok || w&0xffff != 0x25ff {
+				return fmt.Errorf("ReadWord(%#x) = %#x, %v", uint64(plt), w, ok)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if low != 1 {
+		t.Errorf("%d steps in the low segment, want 1", low)
+	}
+	r.Segments[0].Addr = LowCodeBase + LowCodeSize - 2
+	if _, err := m.Execute(r, nil); err == nil || !strings.Contains(err.Error(), "outside the code regions") {
+		t.Errorf("segment past the low region's end: err = %v", err)
+	}
+	r.Segments[0].Addr = CodeBase - 0x1000 // in the unmapped MiB below the code
+	if _, err := m.Execute(r, nil); err == nil || !strings.Contains(err.Error(), "outside the code regions") {
+		t.Errorf("segment between the low region and the code: err = %v", err)
+	}
+}
+
+func x86Rel32Call(pc, target uint64) []byte {
+	return append([]byte{0xe8}, le32(uint32(target-(pc+5)))...)
 }

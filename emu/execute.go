@@ -108,9 +108,10 @@ func (m *Machine) checkRun(r *Run) error {
 		end := s.Addr + uint64(len(s.Code))
 		inNear := s.Addr >= CodeBase && end <= CodeBase+CodeSize
 		inFar := s.Addr >= FarCodeBase && end <= FarCodeBase+FarCodeSize
-		if end < s.Addr || !(inNear || inFar) {
-			return fmt.Errorf("segment [%#x, %#x) is outside the code regions [%#x, %#x) and [%#x, %#x)",
-				s.Addr, end, CodeBase, CodeBase+CodeSize, FarCodeBase, FarCodeBase+FarCodeSize)
+		inLow := s.Addr >= LowCodeBase && end <= LowCodeBase+LowCodeSize
+		if end < s.Addr || !(inNear || inFar || inLow) {
+			return fmt.Errorf("segment [%#x, %#x) is outside the code regions [%#x, %#x), [%#x, %#x) and [%#x, %#x)",
+				s.Addr, end, CodeBase, CodeBase+CodeSize, FarCodeBase, FarCodeBase+FarCodeSize, LowCodeBase, LowCodeBase+LowCodeSize)
 		}
 	}
 	return nil
@@ -268,5 +269,5 @@ func memTypeText(t int) string {
 
 // mapped reports whether addr is inside a mapped region.
 func (m *Machine) mapped(addr uint64) bool {
-	return addr-CodeBase < CodeSize || addr-FarCodeBase < FarCodeSize || addr-StackBase < StackSize
+	return addr-CodeBase < CodeSize || addr-FarCodeBase < FarCodeSize || addr-LowCodeBase < LowCodeSize || addr-StackBase < StackSize
 }

@@ -16,6 +16,15 @@ const (
 	FarCodeBase = CodeBase + 5<<30
 	FarCodeSize = 1 << 20
 
+	// LowCodeBase starts a third region, for Run.Segments too: what a
+	// linker lays out before the code when it links a shared object, its
+	// .plt among it (a batch's first segment goes 2 MiB below its code),
+	// within the reach of a call from the code region. The MiB between it
+	// and CodeBase stays unmapped, so running off the start of the code
+	// still faults.
+	LowCodeBase = CodeBase - 2<<20
+	LowCodeSize = 1 << 20
+
 	// StackBase and StackTop bound the stack region [StackBase, StackTop).
 	// The pages just below StackBase and at StackTop are unmapped, so
 	// running off either end of the stack faults instead of silently

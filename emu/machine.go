@@ -108,7 +108,7 @@ func (m *Machine) readWord(addr uint64) (uint64, bool) {
 		}
 		return binary.LittleEndian.Uint64(b), true
 	}
-	if off, foff := addr-CodeBase, addr-FarCodeBase; off <= CodeSize-8 || foff <= FarCodeSize-8 {
+	if off, foff, loff := addr-CodeBase, addr-FarCodeBase, addr-LowCodeBase; off <= CodeSize-8 || foff <= FarCodeSize-8 || loff <= LowCodeSize-8 {
 		var b [8]byte
 		if m.u.MemReadInto(b[:], addr) != nil {
 			return 0, false
@@ -125,8 +125,9 @@ func (m *Machine) readWord(addr uint64) (uint64, bool) {
 type Run struct {
 	Code     []byte // machine code as it must be in memory (AArch64 instruction words little-endian in both modes)
 	CodeAddr uint64 // where Code goes, inside the code region
-	// Segments are further code, each written at its own address inside
-	// the code region or the far code region.
+	// Segments are further code (or data the code reads, such as a GOT),
+	// each written at its own address inside the code region, the far
+	// code region or the low code region.
 	Segments []Segment
 	Entry    uint64 // first instruction executed
 	Exit     uint64 // the run ends cleanly when the PC reaches Exit, before executing it
@@ -262,6 +263,9 @@ func (m *Machine) setup() error {
 	}
 	if err := m.u.MemMap(FarCodeBase, FarCodeSize); err != nil {
 		return fmt.Errorf("mapping far code region: %w", err)
+	}
+	if err := m.u.MemMap(LowCodeBase, LowCodeSize); err != nil {
+		return fmt.Errorf("mapping low code region: %w", err)
 	}
 	stack, err := syscall.Mmap(-1, 0, StackSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {

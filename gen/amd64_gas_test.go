@@ -8,11 +8,14 @@ import "github.com/sfconform/sfconform/target"
 func init() {
 	x86 := target.X86_64
 	// SFrame v1 and v2 cannot express a CFA on %r10/%r11 or loaded from
-	// memory, nor an RA in a register; the assemblers leave the function
-	// out, 2.40 without a word.
+	// memory, nor an RA in a register. 2.44 leaves the function out with a
+	// warning. 2.40 takes a CFA on %r10 for an SP-based one, and leaves
+	// the function out without a word only when the CFI also has a
+	// .cfi_escape or .cfi_register, as these patterns' always do
+	// (docs/findings/001).
 	for p, dir := range map[string]string{"drap": ".cfi_def_cfa %r10, 0", "cfa-other-reg-ra-in-reg": ".cfi_def_cfa_register %r10 or %r11"} {
 		gasCannot[gasCase{"gas-2.40", x86, p, false}] = "GNU as 2.40 (SFrame v1) silently writes no FDE for a function with " +
-			dir + " (no message; objdump 2.40 --sframe counts no FDE for it)"
+			dir + " and a .cfi_escape or .cfi_register (no message; objdump 2.40 --sframe counts no FDE for it); without them it writes the CFA as SP-based (docs/findings/001)"
 		gasCannot[gasCase{"gas-2.44", x86, p, false}] = "GNU as 2.44 (SFrame v2) writes no FDE for a function with " + dir +
 			" and warns `Warning: skipping SFrame FDE; non-SP/FP register 10 in .cfi_def_cfa` (or 11, .cfi_def_cfa_register)"
 	}

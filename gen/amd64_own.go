@@ -133,14 +133,7 @@ func x86QuietFiller(b *builder) {
 }
 
 // x86QuietBody is the plan's body with x86QuietFiller.
-func x86QuietBody(b *builder) {
-	for i := 0; i < b.plan.fillers; i++ {
-		x86QuietFiller(b)
-	}
-	if b.plan.loop > 0 {
-		b.t.loop(b, b.plan.loop)
-	}
-}
+func x86QuietBody(b *builder) { b.bodyWith(x86QuietFiller) }
 
 // fpSavedAtFP records the caller's FP saved at *(FP+0): the frame
 // pointer of a realigned frame is no fixed distance from the CFA.

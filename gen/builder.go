@@ -189,6 +189,16 @@ func (b *builder) padding(unit []byte, count int, format string, args ...any) {
 	o.pad = count
 }
 
+// discard runs emit and drops what it emitted, keeping its draws on the
+// random generator and the label numbers it took: a function with a call,
+// a filler or a loop dropped (shrink.go) is then the same function without
+// those instructions. Labels waiting for the next instruction still wait.
+func (b *builder) discard(emit func()) {
+	n, next, st := len(b.ops), b.next, b.st
+	emit()
+	b.ops, b.next, b.st = b.ops[:n], next, st
+}
+
 // newLabel returns a fresh local label name.
 func (b *builder) newLabel() string {
 	b.labels++

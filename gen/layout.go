@@ -273,6 +273,10 @@ type AsmOptions struct {
 	// NoExecStack: the program renders those lines as comments, so that
 	// the text keeps the lines of Assembly.
 	InFile bool
+	// PLT: the direct calls to PLT-like stubs call each stub's PLTName
+	// through the PLT a linker makes, a global symbol defined as the
+	// stub's target on the line that ends the stub (plt.go).
+	PLT bool
 }
 
 // CFISections is the directive that sends the CFI to .debug_frame, which
@@ -340,7 +344,10 @@ func (p *Program) AssemblyWith(o AsmOptions) string {
 			}
 			prev = op.row
 			text := op.text
-			if op.br != nil && op.br.textAt == nil && o.Prefix != "" {
+			switch {
+			case o.PLT && p.pltCall(op):
+				text = renameToken(text, op.br.target, name(PLTName(op.br.target))+t.pltSuffix())
+			case op.br != nil && op.br.textAt == nil && o.Prefix != "":
 				text = renameToken(text, op.br.target, name(op.br.target))
 			}
 			if op.pad > 1 {
@@ -349,7 +356,11 @@ func (p *Program) AssemblyWith(o AsmOptions) string {
 			}
 			fmt.Fprintf(&sb, "\t%s\n", text)
 		}
-		fmt.Fprintf(&sb, "\t.cfi_endproc\n\t.size %s, .-%s\n", fn, fn)
+		alias := ""
+		if o.PLT && f.StubBlock != "" {
+			alias = t.pltAlias(f, name)
+		}
+		fmt.Fprintf(&sb, "\t.cfi_endproc\n\t.size %s, .-%s%s\n", fn, fn, alias)
 		if f.Far {
 			sb.WriteString("\t.popsection\n")
 		}

@@ -73,6 +73,8 @@ type Program struct {
 	// in Funcs (skel_signal.go).
 	sigs  []sigSpec
 	tramp int
+	// origin is what the program was generated from (shrink.go).
+	origin *origin
 }
 
 // Func is one function of a Program: one symbol, one FDE (but see
@@ -134,6 +136,8 @@ type callSite struct {
 	pos    callPos
 	cond   bool // skipped on a test of an argument bit
 	fixed  bool // part of the depth chain: unconditional, never dropped
+	// dropped by a reduction (shrink.go): not emitted.
+	dropped bool
 }
 
 // plan is what Generate decides for a function before its pattern builds it.
@@ -151,6 +155,12 @@ type plan struct {
 	noret       string
 	stubs       []string
 	stubTargets []string
+	// rng is the generator's state when the function was first built
+	// (shrink.go rebuilds it from there); dropFillers and dropLoop are
+	// what reductions took out of its body.
+	rng         []byte
+	dropFillers int
+	dropLoop    bool
 }
 
 func (f *plan) hasPos(pos callPos) bool {
@@ -200,7 +210,8 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 	if depth == 1 {
 		n = 1 // nothing could call the others
 	}
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x5f2c_0f0a_9e37_79b9^uint64(abi)))
+	src := rand.NewPCG(uint64(seed), 0x5f2c_0f0a_9e37_79b9^uint64(abi))
+	rng := rand.New(src)
 
 	p = &Program{Target: abi, Seed: seed, t: t}
 	p.ArgRegs = slices.Clone(t.argRegs)
@@ -232,13 +243,30 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 			p, err = nil, fmt.Errorf("gen: %s seed %d: %v", abi.Name(), seed, r)
 		}
 	}()
-	p.far = map[string]bool{}
-	for _, f := range plans {
-		if f.pat.far {
-			p.far[f.name] = true
+	// Each function is built from the generator's state as it was when
+	// its turn came, which shrink.go keeps to rebuild it alone.
+	p.origin = &origin{opt: opt, plans: plans, argSets: slices.Clone(p.ArgSets), keep: allPaths(paths), stubRNG: pcgState(src)}
+	p.buildFuncs(t, plans, rng, func(f *plan) *rand.Rand { f.rng = pcgState(src); return rng }, paths)
+	p.origin.far = p.far
+	if err := p.Layout(DefaultBase); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// buildFuncs builds the entry stub (with stubRNG) and each plan's
+// functions (with rngOf's generator for the plan) into p.Funcs, then the
+// signals of paths paths. It panics where gen's rules are broken.
+func (p *Program) buildFuncs(t *isa, plans []*plan, stubRNG *rand.Rand, rngOf func(f *plan) *rand.Rand, paths int) {
+	if p.far == nil { // a reduced program keeps the names of its origin's
+		p.far = map[string]bool{}
+		for _, f := range plans {
+			if f.pat.far {
+				p.far[f.name] = true
+			}
 		}
 	}
-	stub := newBuilder(t, "_start", rng, p)
+	stub := newBuilder(t, "_start", stubRNG, p)
 	stub.st.outermost = true
 	t.stub(stub, plans[0].name)
 	for _, o := range stub.ops {
@@ -249,7 +277,7 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 	p.Funcs = append(p.Funcs, &Func{Name: "_start", Pattern: "entry", ops: stub.ops})
 	var atEnd []*Func
 	for _, f := range plans {
-		b := newBuilder(t, f.name, rng, p)
+		b := newBuilder(t, f.name, rngOf(f), p)
 		b.plan = f
 		f.pat.build(b, f)
 		// A PLT block is its stubs only.
@@ -270,10 +298,6 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 	}
 	p.Funcs = append(p.Funcs, atEnd...)
 	addSignals(t, p, plans, paths)
-	if err := p.Layout(DefaultBase); err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 // selectPatterns returns the catalog entries named (nil: all), in catalog
@@ -363,7 +387,7 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		nearOnly := i == depth-1
 		ok := func(p *pattern) bool {
 			return (p.calls || !mustCall) && (!p.needsDeeper() || deeper) && (!p.far || !nearOnly) &&
-				(p.name != "new-stack" || f.level <= maxAltStacks) && !(p.signal && i < depth)
+				(p.name != "new-stack" || f.level <= maxAltStacks) && !(p.signal && i < depth) && !(p.entryExit && mustCall)
 		}
 		j := slices.IndexFunc(deck, ok)
 		if j >= 0 {

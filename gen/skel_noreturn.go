@@ -10,7 +10,12 @@ package gen
 // return normally. The callee (noreturnCallee, a plan of its own one level
 // down) never returns: it jumps to the entry stub's exit, which ends the
 // run.
-func noreturnCallSkeleton(b *builder, f *plan) {
+func noreturnCallSkeleton(b *builder, f *plan) { framedFatal(b, f) }
+
+// framedFatal builds a function with a frame (FP- or SP-based) that
+// returns, and a path on an argument bit that ends in a call to f.noret:
+// the last instruction built so far.
+func framedFatal(b *builder, f *plan) {
 	p := &b.t.prims
 	fp := b.rng.IntN(2) == 0
 	if fp {
@@ -36,6 +41,30 @@ func noreturnCallSkeleton(b *builder, f *plan) {
 	b.t.filler(b)
 	b.checkCall()
 	b.emitCall(f.noret)
+}
+
+// shrink-wrap: what GCC's shrink-wrapping makes of
+//
+//	if (fast) return x;  /* no frame needed */
+//	... frame, calls ...
+//	if (bad) fatal();    /* noreturn */
+//
+// The fast path, in the entry state, is placed right after the call to
+// fatal, so that call's return address is the fast path's first
+// instruction: the row there (the entry rules) is not the one in force
+// at the call. An unwinder that looks the caller's row up at the return
+// address instead of the return address minus one takes the frame for
+// one that has not been set up. The row changes across the call, inside
+// the function (noreturn-call's return address lies past the function).
+func shrinkWrapSkeleton(b *builder, f *plan) {
+	fast := b.newLabel()
+	b.cond(fast)
+	entry := b.st
+	framedFatal(b, f)
+	b.st = entry
+	b.place(fast)
+	b.t.filler(b)
+	b.t.prims.ret(b)
 }
 
 // noreturnCallee is the function a noreturn-call calls: it ends the

@@ -248,7 +248,7 @@ func reachedOnEveryPath(p *Program, plans []*plan) [][2]int {
 		}
 		ok = false
 		for _, c := range plans[i].calls {
-			if c.fixed {
+			if c.fixed && !c.dropped {
 				i, ok = index[c.target], true
 			}
 		}

@@ -15,6 +15,9 @@ package gen
 //	                without a frame first
 //	noreturn-call   a call that never returns as the last instruction,
 //	                on an argument bit (skel_noreturn.go)
+//	shrink-wrap     a fast path in the entry state right after such a
+//	                call, so the row changes at the return address
+//	                (skel_noreturn.go)
 //	plt-stubs       a block of PLT-like stubs under one PCMASK FDE
 //	                (skel_plt.go)
 //	hot-cold        a cold part after every function, entered and left
@@ -40,6 +43,7 @@ var skeletons = []*pattern{
 	{name: "multi-epilogue", doc: "early return on an argument bit; two epilogues in different forms", calls: true, earlyExit: true, build: multiEpilogueSkeleton},
 	{name: "tail-call", doc: "frame torn down, then a jump to a deeper function", calls: true, tail: true, build: tailCallSkeleton},
 	{name: "noreturn-call", doc: "last instruction a call that never returns, on some paths: the return address lies past the function", calls: true, earlyExit: true, exits: true, build: noreturnCallSkeleton},
+	{name: "shrink-wrap", doc: "a fast path that returns before the prologue, placed right after a call that never returns: the return address is the fast path's first instruction, whose row (the entry rules) is not the call's", calls: true, earlyExit: true, entryExit: true, exits: true, build: shrinkWrapSkeleton},
 	{name: "plt-stubs", doc: "PLT-like stubs of one size under one PCMASK FDE, each jumping to its own function", stubs: true, cannot: "SFrame v1's PCMASK lookup takes the row whose start's bits are all set in the offset, not the offset modulo the stub size, so these rows are no v1 PCMASK FDE; the builtin encoder writes v2 and v3", build: pltStubsSkeleton},
 	{name: "hot-cold", doc: "hot/cold split: the cold part placed after every function, entered by a jump with the frame live", calls: true, earlyExit: true, build: hotColdSkeleton},
 	{name: "long-function", doc: "256+ bytes, sometimes 64 KiB+, with rows past those offsets executed (2- and 4-byte FRE starts); x86-64: frames of 128+ and 32 KiB+ bytes", calls: true, epilogueCalls: true, build: longFunctionSkeleton},

@@ -122,6 +122,7 @@ type pattern struct {
 	tail          bool // leaves through a tail call
 	epilogueCalls bool // has a legal call position inside the epilogue
 	earlyExit     bool // may return before its posBody calls
+	entryExit     bool // may return before its prologue, so before any call: never on the depth chain
 	exits         bool // some paths end with a call to a deeper function that never returns
 	stubs         bool // a block of PLT-like stubs, each jumping to its own deeper function
 	signal        bool // a signal handler: entered by a signal, never called
@@ -189,28 +190,52 @@ func (b *builder) calls(pos callPos) {
 		if c.pos != pos {
 			continue
 		}
-		if c.cond {
-			skip := b.newLabel()
-			b.cond(skip)
-			b.checkCall()
-			b.emitCall(c.target)
-			b.place(skip)
+		if c.dropped {
+			// Made for its random draws and label numbers only.
+			b.discard(func() { b.emitCallSite(c) })
 			continue
 		}
-		b.checkCall()
-		b.emitCall(c.target)
+		b.emitCallSite(c)
 	}
 }
 
+// emitCallSite emits one call, after a test that skips it when it is
+// conditional.
+func (b *builder) emitCallSite(c callSite) {
+	if c.cond {
+		skip := b.newLabel()
+		b.cond(skip)
+		b.checkCall()
+		b.emitCall(c.target)
+		b.place(skip)
+		return
+	}
+	b.checkCall()
+	b.emitCall(c.target)
+}
+
 // body emits the plan's filler instructions and loop.
-func (b *builder) body() {
+func (b *builder) body() { b.bodyWith(b.t.filler) }
+
+// bodyWith is body with another filler. The fillers and the loop a
+// reduction dropped (shrink.go) are made and discarded, so that the rest
+// of the function comes out as it was.
+func (b *builder) bodyWith(filler func(b *builder)) {
 	if b.plan == nil {
 		return
 	}
 	for i := 0; i < b.plan.fillers; i++ {
-		b.t.filler(b)
+		if i >= b.plan.fillers-b.plan.dropFillers {
+			b.discard(func() { filler(b) })
+			continue
+		}
+		filler(b)
 	}
 	if b.plan.loop > 0 {
+		if b.plan.dropLoop {
+			b.discard(func() { b.t.loop(b, b.plan.loop) })
+			return
+		}
 		b.t.loop(b, b.plan.loop)
 	}
 }

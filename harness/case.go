@@ -262,6 +262,9 @@ func NewCase(img *image.Image, prog *gen.Program, seed int64, consumerName strin
 	if prog != nil {
 		c.Assembly = prog.Assembly()
 	}
+	if img.Record != nil && img.Record.Assembly != "" {
+		c.Assembly = img.Record.Assembly // what the tools assembled
+	}
 	switch {
 	case len(res.Failures) > 0:
 		f := &res.Failures[0]

@@ -27,6 +27,9 @@ type Options struct {
 	// MaxFailures is how many failing steps of one image are kept in
 	// full (all are counted). 0 = 1: the first failure is the minimal case.
 	MaxFailures int
+	// Backtraces, when set, counts every expected backtrace judged and
+	// what it takes to store it (backtraces.go).
+	Backtraces *BacktraceStats
 }
 
 // Failure is one step whose backtrace was not OK.
@@ -300,6 +303,9 @@ func (c *Checker) flush() {
 // row against the reference's.
 func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer.Result, d *rowPair) {
 	j := oracle.Compare(expected, r.Frames, r.Err)
+	if c.opt.Backtraces != nil {
+		c.opt.Backtraces.Add(expected)
+	}
 	res := c.res
 	res.Steps++
 	res.Counts[j.Verdict]++

@@ -98,6 +98,10 @@ type Record struct {
 	// together; the section holds all of their functions.
 	Batch    int       `json:"batch,omitempty"`
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Assembly, when set, is the program's text as the tools got it,
+	// where that is not the generator's ordinary rendering (calls through
+	// a PLT the linker made); its lines are the ordinary rendering's.
+	Assembly string `json:"assembly,omitempty"`
 }
 
 // Tool is one program a producer ran.

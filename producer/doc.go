@@ -28,6 +28,18 @@
 // toolchain wrote it. A tool that fails on a batch is tried on its halves
 // until the failure lands on the program that causes it.
 //
+// Calls to gen's PLT-like stubs go through a PLT the linker makes, where
+// it describes that PLT in .sframe (plt.go): the batch is rendered with
+// gen.AsmOptions.PLT and linked as a shared object (-shared -z now), its
+// first segment, .plt among it, 2 MiB below the code; the loader binds the
+// GOT slots of the R_*_JUMP_SLOT relocations (and refuses any other
+// dynamic relocation), and the image gets the .plt and the GOT as
+// segments and a symbol per PLT entry. So ld's own PLT0 and PCMASK FDEs
+// are judged. Where ld writes no FDE for its .plt (AArch64), or the link
+// loses the program's FDEs (llvm-mc's objects with GNU ld 2.44), a probe
+// measured once per toolchain and target says so and the calls reach
+// gen's stubs, as before.
+//
 // Each image carries an image.Record: the tools' --version and Debian
 // package versions, the commands run, and the tools' warnings, attributed
 // to the function (and the line of the program's own assembly text) they

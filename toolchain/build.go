@@ -98,11 +98,24 @@ type Link struct {
 	// Entry is the entry address. It is given as a number: gen's symbols
 	// are local, and "-e _start" would make ld warn that it finds none.
 	Entry uint64
+	// Shared links a shared object (-shared) whose symbols a loader binds
+	// at load time (-z now), so that calls to its global symbols go
+	// through the PLT ld makes. TextSegment, when not 0, is the address
+	// of its first segment (-Ttext-segment): where ld puts what comes
+	// before .text, the .plt among it.
+	Shared      bool
+	TextSegment uint64
 }
 
 // Link runs the linker with the target's flags (LDFlags).
 func (t Toolchain) Link(l Link) (Run, error) {
 	args := append([]string{t.LD}, t.LDFlags...)
+	if l.Shared {
+		args = append(args, "-shared", "-z", "now")
+	}
+	if l.TextSegment != 0 {
+		args = append(args, fmt.Sprintf("-Ttext-segment=%#x", l.TextSegment))
+	}
 	args = append(args, fmt.Sprintf("-Ttext=%#x", l.Text))
 	names := make([]string, 0, len(l.Sections))
 	for name := range l.Sections {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,11 +17,9 @@ import (
 	"time"
 
 	"github.com/sfconform/sfconform/consumer"
-	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
-	"github.com/sfconform/sfconform/oracle"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
@@ -81,6 +80,10 @@ type runConfig struct {
 	batch     int
 	quiet     bool
 	json      bool
+	// What happens to a failing program before it is saved (repro_save.go).
+	minimize minimizeConfig
+	// backtraces, with --cbf-stats, counts the judged backtraces per worker.
+	backtraces *backtraceCount
 }
 
 // cell is one target x producer x consumer of the summary.
@@ -106,6 +109,10 @@ type cell struct {
 	// that are in its mix all the same: what the toolchain does with such
 	// CFI (skip the function, warn, write a wrong row) is its result.
 	Beyond []string `json:"patterns_beyond_version,omitempty"`
+	// Limited are the patterns of the mix a toolchain producer's tools
+	// cannot make as the pattern asks, and why (producer.Limited: ld
+	// describes no AArch64 .plt, so plt-stubs keeps gen's stubs).
+	Limited map[string]string `json:"patterns_limited,omitempty"`
 	// unexpressedWhy says why the Unexpressed patterns are left out.
 	unexpressedWhy string
 
@@ -127,6 +134,7 @@ type cell struct {
 	ToolFailed int      `json:"producer_failed_programs,omitempty"` // programs the tools could not make an image of
 
 	target    target.Target
+	prod      producer.Producer
 	counts    [verdict.Count]int
 	setupErr  error
 	firstDiff string
@@ -145,6 +153,9 @@ type summary struct {
 	Programs int     `json:"programs_per_cell"`
 	Paths    int     `json:"paths_per_program"`
 	Cells    []*cell `json:"cells"`
+	// Backtraces, with --cbf-stats: the stored size of every judged
+	// backtrace, CBF against 8 bytes a frame.
+	Backtraces *backtraceFigure `json:"backtraces,omitempty"`
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -165,6 +176,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list producers and consumers and what each supports, then exit")
 	replay := fs.String("replay", "", "replay one saved failure file and report whether it still fails")
 	versions := fs.String("versions", "", "removed: the producer's name says the version (builtin-v2, builtin-v3)")
+	minimizeFlags(fs, &cfg.minimize)
+	cbfStats := fs.Bool("cbf-stats", false, "also measure what every judged backtrace takes to store: CBF against 8 bytes a frame")
 	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
 		return parseExit(err)
 	}
@@ -207,17 +220,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if cfg.programs < 1 || cfg.workers < 1 || cfg.paths < 1 || cfg.batch < 1 {
 		return fail(errors.New("--programs, --paths, --batch and -j must be at least 1"))
 	}
+	if *cbfStats {
+		cfg.backtraces = &backtraceCount{}
+	}
 	fmt.Fprintf(stderr, "sfconform run: seed %d, %d programs x %d paths per cell, producers %s, consumers %s\n",
 		cfg.seed, cfg.programs, cfg.paths, strings.Join(cfg.producers, ","), strings.Join(cfg.consumers, ","))
 	cells := runCells(cfg, stderr)
 	if cfg.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(summary{Seed: cfg.seed, Programs: cfg.programs, Paths: cfg.paths, Cells: cells}); err != nil {
+		if err := enc.Encode(summary{Seed: cfg.seed, Programs: cfg.programs, Paths: cfg.paths, Cells: cells, Backtraces: cbfFigure(cfg)}); err != nil {
 			return fail(err)
 		}
 	} else {
 		printSummary(stdout, cells)
+		printCBFFigure(stdout, cfg)
 	}
 	code := exitOK
 	for _, c := range cells {
@@ -387,7 +404,7 @@ func runCells(cfg runConfig, stderr io.Writer) []*cell {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			checkers := harness.NewPool(harness.Options{})
+			checkers := harness.NewPool(harness.Options{Backtraces: cfg.backtraces.forWorker()})
 			defer checkers.Close()
 			for c := range work {
 				runCell(cfg, c, checkers, &mu, stderr)
@@ -431,6 +448,7 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 		setupErr(err)
 		return
 	}
+	c.prod = prod
 	c.SFrameVersion, _ = prod.SFrameVersion(c.target)
 	c.Unexpressed = unexpressed(c.target, max(c.SFrameVersion, 2))
 	c.unexpressedWhy = fmt.Sprintf("SFrame v%d cannot express them", c.SFrameVersion)
@@ -444,6 +462,16 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	if why != "" {
 		c.Status, c.Reason = "unsupported", why
 		return
+	}
+	if l, ok := prod.(producer.Limited); ok {
+		for p, why := range l.Limits(c.target) {
+			if slices.Contains(patterns, p) || patterns == nil && slices.Contains(gen.Patterns(c.target), p) && !slices.Contains(c.Unexpressed, p) {
+				if c.Limited == nil {
+					c.Limited = map[string]string{}
+				}
+				c.Limited[p] = why
+			}
+		}
 	}
 	chk, err := checkers.Get(c.target)
 	if err != nil {
@@ -561,7 +589,7 @@ func checkProgram(c *cell, chk *harness.Checker, cons consumer.Consumer, p harne
 	}
 	if !res.Clean() {
 		c.Failed++
-		if path, err := corpus.Save(cfg.out, harness.NewCase(img, prog, seed, cons.Name(), res)); err != nil {
+		if path, err := saveFailure(cfg, c, chk, cons, p, res, report); err != nil {
 			fmt.Fprintf(stderr, "%s seed %d: saving the failure: %v\n", name, seed, err)
 		} else {
 			c.Saved = append(c.Saved, path)
@@ -719,6 +747,9 @@ func printSummary(w io.Writer, cells []*cell) {
 			fmt.Fprintf(w, "%s %s x %s: patterns %s unsupported (%s), not in the mix\n",
 				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.unexpressedWhy)
 		}
+		for _, p := range slices.Sorted(maps.Keys(c.Limited)) {
+			fmt.Fprintf(w, "%s %s x %s: pattern %s: %s\n", c.Target, c.Producer, c.Consumer, p, c.Limited[p])
+		}
 		if len(c.Beyond) > 0 {
 			fmt.Fprintf(w, "%s %s x %s: patterns %s are beyond SFrame v%d, in the mix to see what the toolchain does with them\n",
 				c.Target, c.Producer, c.Consumer, strings.Join(c.Beyond, ", "), c.SFrameVersion)
@@ -754,76 +785,4 @@ func unexpressed(t target.Target, v int) []string {
 		}
 	}
 	return out
-}
-
-// replayCase re-runs a saved failure on the consumer it names (or, when it
-// names none, the first of consumers) and says whether the recorded step
-// still fails.
-func replayCase(path, consumers string, w, stderr io.Writer) int {
-	c, err := corpus.Load(path)
-	if err != nil {
-		fmt.Fprintln(stderr, "sfconform run --replay:", err)
-		return exitSetup
-	}
-	img, err := c.Image()
-	if err != nil {
-		fmt.Fprintf(stderr, "sfconform run --replay: %s: %v\n", path, err)
-		return exitSetup
-	}
-	consName := c.Consumer
-	if consName == "" {
-		consName, _, _ = strings.Cut(consumers, ",")
-	}
-	cons, err := consumer.New(consName)
-	if err != nil {
-		fmt.Fprintln(stderr, "sfconform run --replay:", err)
-		return exitSetup
-	}
-	defer cons.Close()
-	chk, err := harness.New(img.Target, harness.Options{MaxFailures: 1 << 30})
-	if err != nil {
-		fmt.Fprintln(stderr, "sfconform run --replay:", err)
-		return exitSetup
-	}
-	defer chk.Close()
-	res := chk.Check(img, cons)
-	fmt.Fprintf(w, "replay %s: %s, %s, producer %s, consumer %s, seed %d\n", path, c.Target, "SFrame v"+strconv.Itoa(c.Version), c.Producer, consName, c.Seed)
-	if r := c.Record; r != nil {
-		fmt.Fprintf(w, "made by:  %s (%d programs linked together)\n", r.Versions(), r.Batch)
-		for _, wn := range r.Warnings {
-			fmt.Fprintf(w, "warning:  %s\n", wn)
-		}
-	}
-	fmt.Fprintf(w, "recorded: step %d at %s (%s): %s %s\n", c.Step, c.Function, c.Insn, c.Verdict, c.Detail)
-	if c.ReferenceRow != "" {
-		fmt.Fprintf(w, "row:      %s; sfconform's own encoding: %s\n", c.Row, c.ReferenceRow)
-	}
-	for _, v := range res.Violations {
-		fmt.Fprintf(w, "section:  %v\n", v)
-	}
-	for i := range res.Failures {
-		f := &res.Failures[i]
-		if f.Step != c.Step {
-			continue
-		}
-		fmt.Fprintf(w, "now:      step %d at %s (%s): %s %s\n%s", f.Step, f.Function, f.Insn, f.Judgement.Verdict, f.Judgement.Detail,
-			oracle.FormatFrames(f.Expected, f.Got))
-		return exitFailure
-	}
-	switch {
-	case c.Verdict == verdict.Invalid && res.Invalid():
-		fmt.Fprintln(w, "now:      the section is still invalid")
-		return exitFailure
-	case res.LoadErr != nil:
-		fmt.Fprintf(w, "now:      consumer refused the section: %v\n", res.LoadErr)
-		return exitFailure
-	case res.RunErr != nil:
-		fmt.Fprintf(w, "now:      run stopped: %v\n", res.RunErr)
-		return exitFailure
-	case !res.Clean():
-		fmt.Fprintf(w, "now:      the recorded failure is gone, but the program still fails: %s\n", describe(res))
-		return exitFailure
-	}
-	fmt.Fprintf(w, "now:      all %d steps conform: the failure no longer reproduces\n", res.Steps)
-	return exitOK
 }

@@ -23,10 +23,11 @@
        whether it is mangled (sframe_fre_get_ra_mangled_p).
 
    Ours (the stack walk, after the SFrame v3 specification's appendix
-   "Generating Stack Traces using SFrame")
+   "Generating Stack Traces using SFrame", with one change)
      - frame 0 is the step's PC, SP and FP; a caller frame's FRE is looked
        up at RA - 1 (the return address may lie past its function's end,
-       after a call to a noreturn function);
+       after a call to a noreturn function; the appendix looks up at the
+       RA itself, as glibc does: docs/findings/018);
      - an RA-undefined row ends the walk: that frame is the outermost one;
      - CFA = SP or FP + offset (flexible FDEs: any register, topmost frame
        only, or the value loaded from there); the caller's SP is the CFA,

@@ -1,0 +1,16 @@
+// Package repro makes, replays and writes up reproducers
+// (docs/reproducer-format.md): NewCase assembles a case of format version 2
+// from a checked failure (with the minimization that made it, the
+// standalone build commands, gen's coordinates and the machine state at
+// the failing step); Run replays a case with its recorded producer and
+// consumer or others, the image made again from the regenerated program
+// when the producer changes; Report writes a case up for a maintainer in
+// Markdown, with the plain commands that show the defect without
+// sfconform (as, ld and objdump for a toolchain's row; a C program against
+// libsframe's API for libsframe; the section in an ELF file for a dumper),
+// and exports a toolchain case to the binutils testsuite (NAME.s, NAME.d
+// in the style of gas/testsuite/gas/cfi-sframe).
+//
+// The tests run a report's commands on their own, with the provisioned
+// tools on PATH, and check that they show the row the report calls wrong.
+package repro
