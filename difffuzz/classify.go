@@ -181,9 +181,10 @@ var crashRules = []*Rule{
 		},
 	},
 	{
-		Name:  "libsframe-overflow-data-words",
-		Spec:  specOf[ruleWordCount] + " (at most 6 in any layout: MAX_NUM_DATAWORDS). sframe_find_fre's sframe_decode_fre copies count x size bytes (up to 15 x 4 = 60) into the 24-byte fre_datawords array of an sframe_frame_row_entry on its stack, before any check: a stack buffer overflow, which its own assertion on the FRE size or the stack protector turns into an abort when the copy reaches fre_info or the canary.",
-		right: "builtin",
+		Name:    "libsframe-overflow-data-words",
+		Finding: "docs/findings/028-libsframe-fre-datawords-stack-overflow.md",
+		Spec:    specOf[ruleWordCount] + " (at most 6 in any layout: MAX_NUM_DATAWORDS). sframe_find_fre's sframe_decode_fre copies count x size bytes (up to 15 x 4 = 60) into the 24-byte fre_datawords array of an sframe_frame_row_entry on its stack, before any check: a stack buffer overflow, which its own assertion on the FRE size or the stack protector turns into an abort when the copy reaches fre_info or the canary.",
+		right:   "builtin",
 		match: func(s *situation) bool {
 			if !s.is("libsframe") || !s.crash || s.load() || !s.l().wordsOverflow() || s.crashIn("sframe_decode") {
 				return false
@@ -204,9 +205,10 @@ var crashRules = []*Rule{
 		},
 	},
 	{
-		Name:  "libsframe-crash-rep-size-zero",
-		Spec:  specOf[ruleRepSize] + "; sframe_find_fre divides by it (SIGFPE).",
-		right: "builtin",
+		Name:    "libsframe-crash-rep-size-zero",
+		Finding: "docs/findings/029-libsframe-pcmask-rep-size-zero-sigfpe.md",
+		Spec:    specOf[ruleRepSize] + "; sframe_find_fre divides by it (SIGFPE).",
+		right:   "builtin",
 		match: func(s *situation) bool {
 			return s.is("libsframe") && s.crashIn("sframe_find_fre") && strings.Contains(s.a.Crash, "(FPE)") && s.l().has(ruleRepSize)
 		},
@@ -383,9 +385,10 @@ var walkRules = []*Rule{
 		},
 	},
 	{
-		Name:  "libsframe-ignores-pcrel-flag",
-		Spec:  "v3 2.1.3 (and v2 erratum 1): without SFRAME_F_FDE_FUNC_START_PCREL a function's start is an offset from the start of the section. libsframe 2.47's sframe_find_fre adds the FDE's own offset whatever the flag says, so in such a section (GNU ld 2.44 and older write them) it looks every function up 28 + 20 x index bytes (v2) past its start: it finds the wrong rows, or none.",
-		right: "builtin",
+		Name:    "libsframe-ignores-pcrel-flag",
+		Finding: "docs/findings/021-libsframe-v2-start-taken-as-pcrel.md",
+		Spec:    "v3 2.1.3 (and v2 erratum 1): without SFRAME_F_FDE_FUNC_START_PCREL a function's start is an offset from the start of the section. libsframe 2.47's sframe_find_fre adds the FDE's own offset whatever the flag says, so in such a section (GNU ld 2.44 and older write them) it looks every function up 28 + 20 x index bytes (v2) past its start: it finds the wrong rows, or none.",
+		right:   "builtin",
 		match: func(s *situation) bool {
 			if !s.is("libsframe") || s.b == nil || s.x == nil || len(s.l().sections) == 0 {
 				return false

@@ -1,6 +1,7 @@
 package difffuzz
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,6 +22,11 @@ func TestRulesAreDocumented(t *testing.T) {
 		case "builtin", "other", "either":
 		default:
 			t.Errorf("rule %s: right %q, want builtin, other or either", r.Name, r.right)
+		}
+		if r.Finding != "" {
+			if _, err := os.Stat(filepath.Join("..", r.Finding)); err != nil {
+				t.Errorf("rule %s links a finding that is not there: %v", r.Name, err)
+			}
 		}
 		if r.right == "either" && !strings.Contains(r.Spec, "Either is right") {
 			t.Errorf("rule %s is \"either\" but its Spec does not say why both are right", r.Name)
