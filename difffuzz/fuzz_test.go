@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // FuzzConsumers is the open-ended differential fuzzing: the engine mutates
@@ -52,7 +53,7 @@ func FuzzConsumers(f *testing.F) {
 		f.Fatal(err)
 	}
 	keep.Runner = runnerFor(f, true)
-	st := newStats()
+	st, start := newStats(), time.Now()
 	var mu sync.Mutex
 	f.Fuzz(func(t *testing.T, which uint16, sec []byte, pc uint64) {
 		base := seeds[int(which)%len(seeds)]
@@ -62,7 +63,7 @@ func FuzzConsumers(f *testing.F) {
 		o := r.Run(c)
 		st.add(o)
 		if collect && st.Cases%200 == 0 {
-			writeStats(t, dir, st)
+			writeStats(t, dir, st, start)
 		}
 		mu.Unlock()
 		for _, d := range o.Disagreements {
@@ -87,13 +88,23 @@ func fuzzing() bool {
 	return f != nil && f.Value.String() != ""
 }
 
+// workerStats is what a fuzzing worker writes to stats-PID.json: its
+// counts, and who is right in each class (from the first example).
+type workerStats struct {
+	Cases, Steps, Agreed, Glibc int
+	Elapsed                     time.Duration
+	ByClass, Crashes            map[string]int
+	Right                       map[string]string
+}
+
 // writeStats writes this worker's counts.
-func writeStats(t *testing.T, dir string, st *Stats) {
-	b, err := json.Marshal(struct {
-		Cases, Steps int
-		ByClass      map[string]int
-		Crashes      map[string]int
-	}{st.Cases, st.Steps, st.ByClass, st.Crashes})
+func writeStats(t *testing.T, dir string, st *Stats, start time.Time) {
+	w := workerStats{Cases: st.Cases, Steps: st.Steps, Agreed: st.Agreed, Glibc: st.Glibc, Elapsed: time.Since(start),
+		ByClass: st.ByClass, Crashes: st.Crashes, Right: map[string]string{}}
+	for k, e := range st.Examples {
+		w.Right[k] = e.D.Right
+	}
+	b, err := json.Marshal(w)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("stats-%d.json", os.Getpid())), b, 0o644)
 	}

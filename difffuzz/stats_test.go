@@ -22,11 +22,7 @@ func TestFuzzStats(t *testing.T) {
 	}
 	st := newStats()
 	for _, p := range paths {
-		var w struct {
-			Cases, Steps int
-			ByClass      map[string]int
-			Crashes      map[string]int
-		}
+		var w workerStats
 		b, err := os.ReadFile(p)
 		if err == nil {
 			err = json.Unmarshal(b, &w)
@@ -36,6 +32,12 @@ func TestFuzzStats(t *testing.T) {
 		}
 		st.Cases += w.Cases
 		st.Steps += w.Steps
+		st.Agreed += w.Agreed
+		st.Glibc += w.Glibc
+		st.Elapsed = max(st.Elapsed, w.Elapsed) // the workers run side by side
+		for k, r := range w.Right {
+			st.Examples[k] = Example{D: Disagreement{Right: r}}
+		}
 		for k, v := range w.ByClass {
 			st.ByClass[k] += v
 		}
@@ -44,6 +46,9 @@ func TestFuzzStats(t *testing.T) {
 		}
 	}
 	t.Logf("%d workers:\n%v", len(paths), st)
+	if n := st.Unclassified(); n > 0 {
+		t.Errorf("%d disagreements no rule explains: their reproducers are in %s", n, dir)
+	}
 	repros, _ := filepath.Glob(filepath.Join(dir, "*-*-*.json"))
 	for _, p := range repros {
 		if r, err := ReadRepro(p); err == nil {
