@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sfconform/sfconform/internal/testenv"
@@ -29,12 +28,14 @@ import (
 //
 // It builds sframe/testdata/bench/libsframe-bench.c against the static
 // libsframe.a the libsframe consumer is linked with (ci/setup.sh step 6:
-// sid's libsframe-dev), runs it once on the same section (its own clock:
-// sframe_decode of the whole section, sframe_find_fre at uniformly random
-// PCs and at increasing PCs 7 bytes apart), then times the same three
-// operations of the sframe package here. Each sub-benchmark reports
-// libsframe's ns/op next to ours and the ratio libsframe/builtin (above 1:
-// the sframe package is faster).
+// sid's libsframe-dev) and runs it on the same section with its own clock
+// (sframe_decode of the whole section, sframe_find_fre at uniformly random
+// PCs and at increasing PCs 7 bytes apart), then times the same operation
+// of the sframe package: each sub-benchmark, in every round of -count N,
+// runs the timer right before its own loop and reports libsframe's ns/op
+// next to ours and the ratio libsframe/builtin (above 1: the sframe
+// package is faster). On a loaded machine the two halves see different
+// loads: compare rounds, or run on a quiet one.
 //
 // The two decodes do not do the same work: sframe.Decode checks every
 // header and FDE and indexes the functions, leaving FREs where they are
@@ -43,7 +44,6 @@ import (
 // host's byte order.
 func BenchmarkVersusLibsframe(b *testing.B) {
 	sec, base := benchSection(b)
-	lib := libsframeTimes(b)
 	tab, err := sframe.Decode(sec, base)
 	if err != nil {
 		b.Fatal(err)
@@ -54,7 +54,11 @@ func BenchmarkVersusLibsframe(b *testing.B) {
 		b.ReportMetric(theirs, "libsframe-ns/op")
 		b.ReportMetric(theirs/ours, "libsframe/builtin")
 	}
+	// Each sub-benchmark runs the C timer first (b.Loop starts the clock
+	// after it), so that libsframe and the sframe package are measured
+	// one right after the other, in every round of -count N.
 	b.Run("decode", func(b *testing.B) {
+		lib := libsframeTimes(b)
 		b.SetBytes(int64(len(sec)))
 		for b.Loop() {
 			if _, err := sframe.Decode(sec, base); err != nil {
@@ -64,6 +68,7 @@ func BenchmarkVersusLibsframe(b *testing.B) {
 		report(b, lib["decode"])
 	})
 	b.Run("find-random", func(b *testing.B) {
+		lib := libsframeTimes(b)
 		r := rand.New(rand.NewPCG(1, 2))
 		pcs := make([]uint64, 1<<16)
 		for i := range pcs {
@@ -79,6 +84,7 @@ func BenchmarkVersusLibsframe(b *testing.B) {
 		report(b, lib["random"])
 	})
 	b.Run("find-sequential", func(b *testing.B) {
+		lib := libsframeTimes(b)
 		pc := lo
 		for b.Loop() {
 			if _, _, err := tab.FindRow(pc); err != nil {
@@ -135,60 +141,61 @@ func textRange(b *testing.B, tab *sframe.Table) (lo, hi uint64) {
 	return lo, hi
 }
 
-var (
-	libOnce  sync.Once
-	libTimes map[string]float64
-	libErr   error
-)
-
-// libsframeTimes builds and runs the C timer once per process: ns per
-// operation by operation (decode, random, sequential).
+// libsframeTimes builds the C timer and runs it on the benchmark section:
+// ns per operation by operation (decode, random, sequential). It runs once
+// per call, so that with -count N every round has libsframe's figure
+// measured next to ours, under the same load.
 func libsframeTimes(b *testing.B) map[string]float64 {
 	lib := filepath.Join(toolchain.CacheDir(), "roots", "sid", "usr", "lib", "x86_64-linux-gnu", "libsframe.a")
 	if _, err := os.Stat(lib); err != nil {
 		testenv.Missing(b, testenv.LibsframeConsumer, "no static libsframe at %s", lib)
 	}
-	libOnce.Do(func() { libTimes, libErr = runLibsframeTimer(lib) })
-	if libErr != nil {
-		b.Fatal(libErr)
+	dir := b.TempDir()
+	bin, err := buildLibsframeTimer(lib, dir)
+	if err != nil {
+		b.Fatal(err)
 	}
-	return libTimes
+	times, err := runLibsframeTimer(dir, bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return times
 }
 
 var timerLine = regexp.MustCompile(`^sframe_(decode|find_fre (random|sequential)): ([0-9.]+) (us|ns)/op`)
 
-func runLibsframeTimer(lib string) (map[string]float64, error) {
-	dir, err := os.MkdirTemp("", "libsframe-bench")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
+// buildLibsframeTimer builds sframe/testdata/bench/libsframe-bench.c
+// against lib in dir and writes the benchmark section next to it.
+func buildLibsframeTimer(lib, dir string) (bin string, err error) {
 	src := filepath.Join("..", "sframe", "testdata", "bench", "libsframe-bench.c")
-	bin := filepath.Join(dir, "bench")
+	bin = filepath.Join(dir, "bench")
 	if out, err := exec.Command("gcc", "-O2", "-o", bin, src, lib).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building %s against %s: %v\n%s", src, lib, err, out)
+		return "", fmt.Errorf("building %s against %s: %v\n%s", src, lib, err, out)
 	}
 	gz, err := os.ReadFile(filepath.Join("..", "sframe", "testdata", "bench", "x86-64-20k.sframe.gz"))
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	raw, err := io.ReadAll(zr)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	secPath := filepath.Join(dir, "section")
-	if err := os.WriteFile(secPath, raw, 0o644); err != nil {
-		return nil, err
+	if err := os.WriteFile(filepath.Join(dir, "section"), raw, 0o644); err != nil {
+		return "", err
 	}
+	return bin, nil
+}
+
+func runLibsframeTimer(dir, bin string) (map[string]float64, error) {
 	addr, err := os.ReadFile(filepath.Join("..", "sframe", "testdata", "bench", "x86-64-20k.sframe.addr"))
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.Command(bin, secPath, strings.TrimSpace(string(addr))).CombinedOutput()
+	out, err := exec.Command(bin, filepath.Join(dir, "section"), strings.TrimSpace(string(addr))).CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v\n%s", bin, err, out)
 	}
