@@ -26,6 +26,11 @@ func TestRepros(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p := os.Getenv("SFCONFORM_REPRO"); p != "" {
+		// go test runs in the package's directory: a path from the
+		// repository's root (difffuzz/testdata/...) is taken as one.
+		if _, err := os.Stat(p); err != nil && !filepath.IsAbs(p) {
+			p = filepath.Join("..", p)
+		}
 		paths = []string{p}
 	}
 	if len(paths) == 0 {
