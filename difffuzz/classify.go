@@ -197,9 +197,10 @@ var crashRules = []*Rule{
 		},
 	},
 	{
-		Name:  "libsframe-abort-fre-type",
-		Spec:  specOf[ruleFREType] + "; sframe_find_fre asserts (sframe_fre_start_addr_size) on any other, and the process aborts.",
-		right: "builtin",
+		Name:    "libsframe-abort-fre-type",
+		Finding: "docs/findings/035-libsframe-fre-type-assertion-abort.md",
+		Spec:    specOf[ruleFREType] + "; sframe_find_fre asserts (sframe_fre_start_addr_size) on any other, and the process aborts.",
+		right:   "builtin",
 		match: func(s *situation) bool {
 			return s.is("libsframe") && s.crash && strings.Contains(s.a.Crash, "sframe_fre_start_addr_size") && s.l().has(ruleFREType)
 		},
