@@ -149,9 +149,10 @@ var crashRules = []*Rule{
 		},
 	},
 	{
-		Name:  "libsframe-crash-flipping",
-		Spec:  "v3 2.2 and 2.4: every FDE, attribute and FRE lies inside the section. libsframe's foreign-endian path (flip_sframe) follows sfdi_func_start_fre_off and the FRE counts as they are and passes buf_end - fp as the room left, which wraps around once fp is past the end: it flips (writes) bytes outside the buffer.",
-		right: "builtin",
+		Name:    "libsframe-crash-flipping",
+		Finding: "docs/findings/036-libsframe-flip-writes-past-buffer.md",
+		Spec:    "v3 2.2 and 2.4: every FDE, attribute and FRE lies inside the section. libsframe's foreign-endian path (flip_sframe) follows sfdi_func_start_fre_off and the FRE counts as they are and passes buf_end - fp as the room left, which wraps around once fp is past the end: it flips (writes) bytes outside the buffer.",
+		right:   "builtin",
 		match: func(s *situation) bool {
 			if !s.is("libsframe") || !s.crashIn("sframe_decode") || s.native() {
 				return false
