@@ -174,9 +174,10 @@ var crashRules = []*Rule{
 		},
 	},
 	{
-		Name:  "libsframe-crash-fre-subsection",
-		Spec:  specOf[ruleFREsPastEnd] + " (after the auxiliary header, " + specOf[ruleAuxHeader] + "); sframe_decode copies fre_len bytes from the end of the auxiliary header + freoff without looking at the buffer's size (the same unchecked header as 017, other fields).",
-		right: "builtin",
+		Name:    "libsframe-crash-fre-subsection",
+		Finding: "docs/findings/017-libsframe-crash-huge-num-fdes.md",
+		Spec:    specOf[ruleFREsPastEnd] + " (after the auxiliary header, " + specOf[ruleAuxHeader] + "); sframe_decode copies fre_len bytes from the end of the auxiliary header + freoff without looking at the buffer's size (the same unchecked header as 017, other fields).",
+		right:   "builtin",
 		match: func(s *situation) bool {
 			return s.is("libsframe") && s.crashIn("sframe_decode") && s.native() && (s.l().has(ruleFREsPastEnd) || s.l().has(ruleSubsections) || s.l().has(ruleAuxHeader))
 		},

@@ -41,7 +41,8 @@
 // the other consumer, "either" where the specification leaves the
 // behaviour open) and the sentence of the specification that says so,
 // and links the docs/findings write-up where there is one (016, 017, 018,
-// 019, 021, 028, 029; TestRulesAreDocumented checks the files are there).
+// 019, 021, 028, 029, 035, 036; TestRulesAreDocumented checks the files
+// are there).
 // The rules do not ask either decoder what is malformed: they read
 // the section with this package's own small reader (layout.go), written
 // from the specification's chapter 2 alone, which records every rule a
