@@ -120,7 +120,13 @@ type FuncReport struct {
 	Executed int            `json:"executed"`
 	Steps    int            `json:"steps"`
 	Verdicts map[string]int `json:"verdicts,omitempty"`
-	Ends     map[string]int `json:"ends,omitempty"`
+	// Aside: judged steps kept out of Verdicts, by why: "sp off stack"
+	// (an argument of the variant moved the SP out of the emulator's
+	// stack: no real run's state), "beyond depth limit" (the backtrace is
+	// deeper than the consumer's frame limit and every frame it returned
+	// is right; a wrong one among them stays WRONG).
+	Aside map[string]int `json:"aside,omitempty"`
+	Ends  map[string]int `json:"ends,omitempty"`
 	// FirstEnd is why the first run that ended early ended (a fault's
 	// address and instruction, the budget), with emulator addresses.
 	FirstEnd string `json:"first_end,omitempty"`
@@ -145,6 +151,7 @@ type Summary struct {
 	Executed      int            `json:"executed"`
 	Steps         int            `json:"steps"`
 	Verdicts      map[string]int `json:"verdicts,omitempty"`
+	Aside         map[string]int `json:"aside,omitempty"`
 	// ByKind counts every finding by kind, also those beyond MaxFindings.
 	ByKind map[string]int `json:"by_kind"`
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/oracle"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
@@ -64,7 +65,7 @@ func (c *checker) dynamic() {
 		note(err.Error())
 		return
 	}
-	chk, err := harness.New(l.Target, harness.Options{Budget: c.opts.Budget, MaxFailures: 1})
+	chk, err := harness.New(l.Target, harness.Options{Budget: c.opts.Budget, MaxFailures: 1, Aside: aside})
 	if err != nil {
 		note(fmt.Sprintf("no emulator: %v", err))
 		return
@@ -112,6 +113,12 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 			}
 			fr.Verdicts[verdict.Verdict(k).String()] += n
 		}
+		for k, n := range res.Aside {
+			if fr.Aside == nil {
+				fr.Aside = map[string]int{}
+			}
+			fr.Aside[k] += n
+		}
 		if fr.Ends == nil {
 			fr.Ends = map[string]int{}
 		}
@@ -125,13 +132,6 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 		fail := res.Failures[0]
 		sev, why := SevError, ""
 		switch {
-		case len(fail.Expected) > 0 && (fail.Expected[0].SP < emu.StackBase || fail.Expected[0].SP >= emu.StackTop):
-			// An argument of this variant (a pointer taken for a size)
-			// made the function move its SP out of the stack: the
-			// machine state is nothing a real run reaches.
-			sev, why = SevNote, "not a finding: the SP left the emulator's stack in this variant; "
-		case fail.Judgement.Field == "depth" && len(fail.Got) >= sframe.DefaultMaxFrames:
-			sev, why = SevNote, fmt.Sprintf("not a finding: deeper than the unwinder's %d-frame limit; ", sframe.DefaultMaxFrames)
 		case fail.Judgement.Verdict == verdict.NoInfo && c.noFDE(fail, fo.delta):
 			// Code without an FDE (ld's AArch64 .plt): the coverage
 			// warning of the structure check, seen running.
@@ -151,6 +151,29 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 		c.add(i, fi)
 	}
 	fr.Executed = len(seen)
+}
+
+// Classes of judged steps the dynamic check keeps out of the verdicts.
+const (
+	AsideSPOffStack  = "sp off stack"
+	AsideBeyondDepth = "beyond depth limit"
+)
+
+// aside sets apart the steps whose judgement says nothing about the
+// section: the SP outside the emulator's stack (an argument of the
+// variant, a pointer taken for a size, moved it there: no real run is in
+// that state), and a backtrace the consumer cut at its frame limit whose
+// frames up to there are all right (oracle.Compare reports the depth only
+// after every returned frame matched).
+func aside(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string {
+	if len(expected) > 0 && (expected[0].SP < emu.StackBase || expected[0].SP >= emu.StackTop) {
+		return AsideSPOffStack
+	}
+	if j.Verdict == verdict.Wrong && j.Field == "depth" && r.Err == nil &&
+		len(r.Frames) >= sframe.DefaultMaxFrames && len(r.Frames) < len(expected) {
+		return AsideBeyondDepth
+	}
+	return ""
 }
 
 // saveCase saves a failing run in the corpus format; the image holds the

@@ -33,6 +33,12 @@ type Options struct {
 	// KeepExpected makes Trace keep the oracle's frames at every step
 	// (Result.ExpectedAt), for a report that shows them.
 	KeepExpected bool
+	// Aside, when set, is asked about every judged step; a step it names
+	// a class for ("sp off stack", "beyond depth limit") is counted in
+	// Result.Aside under that class instead of in Counts, and is never a
+	// Failure: a caller that knows a machine state to be no real one, or
+	// a limit of the consumer's, keeps it out of the verdicts.
+	Aside func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string
 }
 
 // Failure is one step whose backtrace was not OK.
@@ -62,6 +68,9 @@ type Result struct {
 	PathSteps []int
 	Steps     int                // instructions executed and judged, all paths
 	Counts    [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
+	// Aside counts the steps Options.Aside set aside, by its class; they
+	// are in Steps but not in Counts.
+	Aside map[string]int
 	// WrongFields counts the WRONG steps by the field that first differed
 	// ("pc", "cfa", "outermost", ...): a table that never marks the
 	// outermost frame is WRONG at every step, but only there.
@@ -320,6 +329,15 @@ func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer
 	}
 	res := c.res
 	res.Steps++
+	if c.opt.Aside != nil {
+		if k := c.opt.Aside(expected, r, j); k != "" {
+			if res.Aside == nil {
+				res.Aside = map[string]int{}
+			}
+			res.Aside[k]++
+			return
+		}
+	}
 	res.Counts[j.Verdict]++
 	if j.Verdict != verdict.OK && len(expected) > 0 && expected[len(expected)-1].Outermost && j.Frame >= len(expected)-1 {
 		res.AtOutermost[j.Verdict]++
