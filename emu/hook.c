@@ -97,7 +97,7 @@ static bool emu_on_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, i
 	if (s->lenient && s->stop == EMU_STOP_NONE) {
 		if ((type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED) && emu_map_pages(s, addr, size))
 			return true; // retried on the new page
-		if (type == UC_MEM_FETCH_UNMAPPED) {
+		if (type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT) {
 			s->stop = EMU_STOP_EXTERN;
 			s->fault_addr = addr;
 			return false;

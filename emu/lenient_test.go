@@ -48,8 +48,9 @@ func TestLenientExternalCall(t *testing.T) {
 			if abi == target.S390X {
 				ret = 2
 			}
-			// Unmapped, then mapped (the code region) but outside the image.
-			for _, to := range []uint64{0x123456789000, CodeBase + 0x8000} {
+			// Unmapped, mapped but not executable (the stack), mapped and
+			// executable (the code region) but outside the image.
+			for _, to := range []uint64{0x123456789000, InitialSP + 0x400, CodeBase + 0x8000} {
 				regs := map[int]uint64{c.reg: to, ret: 7}
 				v, steps, err := lenientRun(t, m, c.code, regs, &Lenient{})
 				if err != nil || v != 1 || steps != 2 || m.Served().Externals != 1 {
@@ -148,5 +149,38 @@ func TestLenientPages(t *testing.T) {
 				t.Errorf("two pages with MaxPages 2: served %+v, %v", m.Served(), err)
 			}
 		})
+	}
+}
+
+// ReadWord reads the pages a lenient run mapped on demand, as the oracle
+// must when an argument moved the SP onto one.
+func TestLenientReadWord(t *testing.T) {
+	t.Parallel()
+	m := newMachine(t, target.X86_64)
+	for _, at := range []uint64{0x50000010, 0xfffffffead001fc8} { // the second: an SP a size argument moved
+		lenientReadWord(t, m, at)
+	}
+}
+
+func lenientReadWord(t *testing.T, m *Machine, at uint64) {
+	var got uint64
+	var ok bool
+	code := cat([]byte{0x48, 0x8b, 0x02}, x86Nop) // mov (%rdx),%rax; nop
+	onStep := func(s *Step) error {
+		if s.Index == 1 {
+			got, ok = s.ReadWord(at + 8)
+		}
+		return nil
+	}
+	l := &Lenient{Inside: []Range{{CodeBase, CodeBase + uint64(len(code))}}, Fill: 0x100}
+	if _, err := m.Execute(&Run{Code: code, CodeAddr: CodeBase, Entry: CodeBase, Exit: CodeBase + uint64(len(code)), Regs: map[int]uint64{1: at}, Budget: 10, Lenient: l}, onStep); err != nil {
+		t.Fatal(err)
+	}
+	// The pattern is made from the address Unicorn reports (52 bits on x86-64).
+	if want := ((at + 8) & (1<<52 - 1)) ^ 0x100; !ok || got != want {
+		t.Errorf("ReadWord(%#x) = %#x, %v; want %#x", at+8, got, ok, want)
+	}
+	if _, ok := m.readWord(at); ok {
+		t.Errorf("ReadWord reads a demand page after the run")
 	}
 }

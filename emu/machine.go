@@ -82,7 +82,8 @@ type Step struct {
 
 // ReadWord implements machine.Memory: the 8 bytes at addr in the target's
 // byte order, as memory holds them before the current instruction runs.
-// It fails outside mapped memory.
+// It fails outside mapped memory; the pages a lenient run mapped on demand
+// are mapped memory until the run ends.
 func (s *Step) ReadWord(addr uint64) (uint64, bool) {
 	return s.m.readWord(addr)
 }
@@ -111,6 +112,23 @@ func (m *Machine) readWord(addr uint64) (uint64, bool) {
 		return binary.LittleEndian.Uint64(b), true
 	}
 	if off, foff, loff := addr-CodeBase, addr-FarCodeBase, addr-LowCodeBase; off <= CodeSize-8 || foff <= FarCodeSize-8 || loff <= LowCodeSize-8 {
+		var b [8]byte
+		if m.u.MemReadInto(b[:], addr) != nil {
+			return 0, false
+		}
+		if m.t.bigEndian {
+			return binary.BigEndian.Uint64(b[:]), true
+		}
+		return binary.LittleEndian.Uint64(b[:]), true
+	}
+	if m.st.npages > 0 {
+		// A lenient run's pages mapped on demand (a stack an argument
+		// moved the SP onto, pattern memory). Unicorn's x86-64 (2.1.4)
+		// reports an access above 2^52 at its low 52 bits, and the page
+		// was mapped there.
+		if m.t.arch == uc.ARCH_X86 {
+			addr &= 1<<52 - 1
+		}
 		var b [8]byte
 		if m.u.MemReadInto(b[:], addr) != nil {
 			return 0, false

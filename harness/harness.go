@@ -39,6 +39,10 @@ type Options struct {
 	// Failure: a caller that knows a machine state to be no real one, or
 	// a limit of the consumer's, keeps it out of the verdicts.
 	Aside func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string
+	// Lenient, when set, is every run's emu.Run.Lenient (calls leaving
+	// the image return at once, system calls are skipped, unmapped memory
+	// is mapped on demand); SetLenient changes it between images.
+	Lenient *emu.Lenient
 }
 
 // Failure is one step whose backtrace was not OK.
@@ -170,6 +174,9 @@ func New(t target.Target, opt Options) (*Checker, error) {
 	return &Checker{target: t, m: m, opt: opt}, nil
 }
 
+// SetLenient sets Options.Lenient for the next images.
+func (c *Checker) SetLenient(l *emu.Lenient) { c.opt.Lenient = l }
+
 // Close releases the emulator.
 func (c *Checker) Close() error { return c.m.Close() }
 
@@ -228,7 +235,7 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 		tr.Reset()
 		run := emu.Run{
 			Code: img.Code, CodeAddr: img.CodeAddr, Segments: c.segments(img), Entry: img.Entry, Exit: img.Exit,
-			Regs: regs, Budget: c.opt.Budget,
+			Regs: regs, Budget: c.opt.Budget, Lenient: c.opt.Lenient,
 		}
 		if s, ok := img.SignalOf(k); ok {
 			run.Signal = &emu.Signal{At: s.At, Count: s.Count, Signo: s.Signo, Handler: s.Handler, Restorer: s.Restorer}

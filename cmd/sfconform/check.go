@@ -43,7 +43,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	staticOnly := fs.Bool("static-only", false, "skip the dynamic check (emulation)")
 	noStatic := fs.Bool("no-static", false, "skip the static differential against the CFI")
 	all := fs.Bool("all", false, "text output: list every function, not only those with findings")
-	variants := fs.Int("variants", 0, "dynamic: runs per function, each with other argument and memory contents (default 3)")
+	variants := fs.Int("variants", 0, "dynamic: runs per function, each with other argument and memory contents (default 6)")
 	budget := fs.Int("budget", 0, "dynamic: instructions per run (default 20000)")
 	maxFindings := fs.Int("max-findings", 0, "findings kept per kind and file (default 1000; the counts go on)")
 	saveDir := fs.String("save", "failures", "dynamic: directory for reproducers of failing functions (\"\" saves none)")
