@@ -51,6 +51,7 @@ type foreign struct {
 	delta  uint64 // emulator address - file address
 	stub   uint64 // the entry stub's address
 	inside []emu.Range
+	entry  image.Symbol // the process entry's function, moved (Size 0: none)
 }
 
 // maxPages bounds the pages a run maps on demand (1 MiB).
@@ -84,7 +85,7 @@ func (c *checker) dynamic() {
 		note(err.Error())
 		return
 	}
-	chk, err := harness.New(l.Target, harness.Options{Budget: c.opts.Budget, MaxFailures: 1, Aside: aside})
+	chk, err := harness.New(l.Target, harness.Options{Budget: c.opts.Budget, MaxFailures: 1})
 	if err != nil {
 		note(fmt.Sprintf("no emulator: %v", err))
 		return
@@ -96,9 +97,31 @@ func (c *checker) dynamic() {
 		return
 	}
 	defer cons.Close()
+	if l.Kind != "REL" && l.File.Entry != 0 {
+		for _, f := range c.funcs {
+			if l.File.Entry >= f.Addr && l.File.Entry < f.Addr+f.Size {
+				fo.entry = image.Symbol{Addr: f.Addr + fo.delta, Size: uint32(f.Size)}
+			}
+		}
+	}
+	chk.SetAside(func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string {
+		if k := aside(expected, r, j); k != "" {
+			return k
+		}
+		// The process entry (e_entry) has no caller: the psABI makes it
+		// the outermost frame, and so may its rows. Run as a function,
+		// or reached by a jump (an exit path), the backtrace ends there
+		// while the oracle goes on to the check's stub; every frame
+		// before it must still be right.
+		if n := len(r.Frames); fo.entry.Size > 0 && r.Err == nil && n > 0 && r.Frames[n-1].Outermost &&
+			r.Frames[n-1].PC >= fo.entry.Addr && r.Frames[n-1].PC < fo.entry.End() && j.Verdict == verdict.Wrong && j.Frame == n-1 {
+			return AsideProcessEntry
+		}
+		return ""
+	})
 	for i, f := range c.funcs {
-		if !c.fr[i].HasFDE || f.Size == 0 || strings.HasPrefix(f.Name, ".plt") {
-			continue // a PLT entry is entered by a call through it, not run alone
+		if !c.fr[i].HasFDE || f.Size == 0 || strings.HasPrefix(f.Name, ".plt") || f.PartOf != "" {
+			continue // a PLT entry is entered by a call through it, a cold part by a jump, not run alone
 		}
 		c.runFunction(i, fo, chk, cons)
 	}
@@ -187,6 +210,10 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 const (
 	AsideSPOffStack  = "sp off stack"
 	AsideBeyondDepth = "beyond depth limit"
+	// AsideProcessEntry: the backtrace ends at an outermost frame in the
+	// function at e_entry, every frame before it right: the entry's
+	// outermost row holds for a process, not for the check's call.
+	AsideProcessEntry = "in the process entry"
 )
 
 // aside sets apart the steps whose judgement says nothing about the
@@ -231,6 +258,8 @@ func endOf(res *harness.Result) string {
 		return "budget"
 	case errors.Is(res.RunErr, emu.ErrFault):
 		return "fault"
+	case errors.Is(res.RunErr, emu.ErrExit):
+		return "exit"
 	}
 	return "error"
 }
@@ -294,7 +323,7 @@ func (c *checker) foreignImage() (*foreign, error) {
 		img.SFrameVersion = c.r.Sections[0].Version
 	}
 	for _, f := range c.funcs {
-		img.Symbols = append(img.Symbols, image.Symbol{Name: f.Name, Addr: f.Addr + delta, Size: uint32(f.Size)})
+		img.Symbols = append(img.Symbols, image.Symbol{Name: f.Name, Addr: f.Addr + delta, Size: uint32(f.Size), PartOf: f.PartOf})
 	}
 	stub := uint64(emu.CodeBase + stubArea)
 	// The oracle finds the entry stub, the outermost frame, by a symbol.

@@ -70,7 +70,11 @@ func (m *Machine) Execute(r *Run, onStep func(*Step) error) (steps int, err erro
 		// it resumes where they leave the PC.
 		pc, ok, err := m.resume(r, runErr)
 		if err != nil {
-			m.cbErr = &cause{ErrFault, err.Error()}
+			c, ok := err.(*cause)
+			if !ok {
+				c = &cause{ErrFault, err.Error()}
+			}
+			m.cbErr = c
 			st.stop = C.EMU_STOP_CALLBACK
 			break
 		}

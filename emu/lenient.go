@@ -79,6 +79,9 @@ func (m *Machine) serve(r *Run) (uint64, bool, error) {
 		return m.returnFromExternal(r, uint64(st.fault_addr))
 	case st.stop == C.EMU_STOP_INTR:
 		if n := m.syscallLen(uint32(st.intno), uint64(st.pc)); n > 0 {
+			if nr, ok := m.exitCall(uint64(st.pc)); ok {
+				return 0, false, &cause{ErrExit, fmt.Sprintf("system call %d (exit) at %#x", nr, uint64(st.pc))}
+			}
 			if err := m.setReturnValue(); err != nil {
 				return 0, false, err
 			}
@@ -111,6 +114,31 @@ func (m *Machine) syscallLen(intno uint32, pc uint64) uint64 {
 		}
 	}
 	return 0
+}
+
+// exitCall reports whether the system call instruction at pc is exit or
+// exit_group, by the number the kernel reads: x86-64 %rax (60, 231),
+// AArch64 x8 (93, 94), s390x the svc's immediate, or %r1 for svc 0 (1,
+// 248).
+func (m *Machine) exitCall(pc uint64) (uint64, bool) {
+	var nr uint64
+	var err error
+	switch m.abi {
+	case target.X86_64:
+		nr, err = m.Reg(0)
+	case target.AArch64, target.AArch64BE:
+		nr, err = m.Reg(8)
+	case target.S390X:
+		var insn [2]byte
+		if m.u.MemReadInto(insn[:], pc) != nil {
+			return 0, false
+		}
+		if nr = uint64(insn[1]); nr == 0 {
+			nr, err = m.Reg(1)
+		}
+		return nr, err == nil && (nr == 1 || nr == 248)
+	}
+	return nr, err == nil && (nr == 60 || nr == 231 || nr == 93 || nr == 94) && (m.abi == target.X86_64) == (nr == 60 || nr == 231)
 }
 
 // Return registers, link registers (DWARF numbers).

@@ -73,7 +73,7 @@ var syscallCode = map[target.Target][]byte{
 	target.X86_64:    cat([]byte{0x0f, 0x05}, []byte{0x48, 0x83, 0xc0, 0x01}),             // syscall; add $1,%rax
 	target.AArch64:   cat([]byte{0x01, 0x00, 0x00, 0xd4}, []byte{0x00, 0x04, 0x00, 0x91}), // svc #0; add x0,x0,#1
 	target.AArch64BE: cat([]byte{0x01, 0x00, 0x00, 0xd4}, []byte{0x00, 0x04, 0x00, 0x91}), // same
-	target.S390X:     cat([]byte{0x0a, 0x01}, []byte{0xa7, 0x2b, 0x00, 0x01}),             // svc 1; aghi %r2,1
+	target.S390X:     cat([]byte{0x0a, 0x14}, []byte{0xa7, 0x2b, 0x00, 0x01}),             // svc 20 (getpid); aghi %r2,1
 }
 
 func TestLenientSyscall(t *testing.T) {
@@ -182,5 +182,28 @@ func lenientReadWord(t *testing.T, m *Machine, at uint64) {
 	}
 	if _, ok := m.readWord(at); ok {
 		t.Errorf("ReadWord reads a demand page after the run")
+	}
+}
+
+// An exit system call ends a lenient run with ErrExit: nothing after it
+// runs.
+func TestLenientExit(t *testing.T) {
+	for _, abi := range target.All {
+		t.Run(abi.Name(), func(t *testing.T) {
+			t.Parallel()
+			m := newMachine(t, abi)
+			regs := map[int]uint64{0: 60} // %rax
+			code := syscallCode[abi]
+			switch abi {
+			case target.AArch64, target.AArch64BE:
+				regs = map[int]uint64{8: 93}
+			case target.S390X:
+				regs, code = nil, cat([]byte{0x0a, 0x01}, []byte{0xa7, 0x2b, 0x00, 0x01}) // svc 1 (exit)
+			}
+			_, steps, err := lenientRun(t, m, code, regs, &Lenient{})
+			if !errors.Is(err, ErrExit) || steps != 1 {
+				t.Errorf("exit: %d steps, %v; want 1 step and ErrExit", steps, err)
+			}
+		})
 	}
 }

@@ -174,6 +174,11 @@ func New(t target.Target, opt Options) (*Checker, error) {
 	return &Checker{target: t, m: m, opt: opt}, nil
 }
 
+// SetAside sets Options.Aside for the next images.
+func (c *Checker) SetAside(f func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string) {
+	c.opt.Aside = f
+}
+
 // SetLenient sets Options.Lenient for the next images.
 func (c *Checker) SetLenient(l *emu.Lenient) { c.opt.Lenient = l }
 
