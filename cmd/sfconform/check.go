@@ -103,7 +103,11 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 	fmt.Fprintf(w, "  static: %d instructions, %d rows compared, %d differ, %d inexpressible, %d not compared\n",
 		s.Instructions, s.Compared, s.Differ, s.Inexpressible, s.NotCompared)
 	if s.Steps > 0 || s.Executed > 0 {
-		fmt.Fprintf(w, "  dynamic: %d instructions executed, %d steps judged %v\n", s.Executed, s.Steps, s.Verdicts)
+		fmt.Fprintf(w, "  dynamic: %d instructions executed, %d steps judged %v", s.Executed, s.Steps, s.Verdicts)
+		if len(s.Aside) > 0 {
+			fmt.Fprintf(w, ", set aside %v", s.Aside)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  findings: %d errors, %d warnings, %d notes %v\n", s.Errors, s.Warnings, s.Notes, s.ByKind)
 	for _, f := range r.Functions {
