@@ -162,7 +162,8 @@
 // fetch; an invalid instruction; an interrupt or exception such as int3,
 // brk or an s390x program interruption; emulation stopping short of the
 // exit), errors.Is ErrBudget (Run.Budget instructions without reaching the
-// exit), or the step callback's own error, unchanged inside. A panic in
+// exit), errors.Is ErrExit (a lenient run's exit or exit_group system
+// call), or the step callback's own error, unchanged inside. A panic in
 // the callback is recovered (it must not unwind through Unicorn's C
 // frames) and reported as an error. For a fetch fault the PC is the
 // unreachable target and the count includes the jump. On s390x an access
