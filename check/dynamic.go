@@ -76,10 +76,6 @@ func (c *checker) dynamic() {
 	note := func(msg string) {
 		r.add(Finding{Kind: KindNotCompared, Severity: SevNote, Offset: -1, FileOffset: -1, Message: "dynamic: " + msg})
 	}
-	if l.Kind == "REL" {
-		note("not run on a relocatable object (its code's own relocations are not applied); link it to check it dynamically")
-		return
-	}
 	fo, err := c.foreignImage()
 	if err != nil {
 		note(err.Error())
@@ -288,35 +284,20 @@ func framesText(fs []frame.Frame, delta uint64) string {
 // code region.
 func (c *checker) foreignImage() (*foreign, error) {
 	l := c.l
-	var loads []*elf.Prog
-	for _, p := range l.File.Progs {
-		if p.Type == elf.PT_LOAD && p.Memsz > 0 {
-			loads = append(loads, p)
-		}
-	}
-	if len(loads) == 0 {
-		return nil, errors.New("no PT_LOAD segment")
-	}
-	sort.Slice(loads, func(i, j int) bool { return loads[i].Vaddr < loads[j].Vaddr })
-	lo := loads[0].Vaddr &^ 0xfff
-	hi := loads[len(loads)-1].Vaddr + loads[len(loads)-1].Memsz
-	if s := l.SFrameAddr + uint64(len(l.SFrame)); s > hi {
-		hi = s
-	}
-	span := hi - lo
-	if span > emu.CodeSize-imageBase-(1<<20) {
-		return nil, fmt.Errorf("the loadable segments span %d bytes, more than the emulator's %d-byte code region holds", span, emu.CodeSize-imageBase)
-	}
 	base := uint64(emu.CodeBase + imageBase)
-	code := make([]byte, span)
-	for _, p := range loads {
-		if p.Filesz == 0 {
-			continue
-		}
-		if _, err := p.ReadAt(code[p.Vaddr-lo:p.Vaddr-lo+p.Filesz], 0); err != nil {
-			return nil, fmt.Errorf("reading PT_LOAD at 0x%x: %v", p.Vaddr, err)
-		}
+	stub := uint64(emu.CodeBase + stubArea)
+	var code []byte
+	var lo uint64
+	var err error
+	if l.Kind == "REL" {
+		code, lo, err = c.objectCode(base, stub+externalOff)
+	} else {
+		code, lo, err = c.segmentCode()
 	}
+	if err != nil {
+		return nil, err
+	}
+	span := uint64(len(code))
 	delta := base - lo
 	img := &image.Image{Target: l.Target, Producer: "file:" + l.Path, Code: code, CodeAddr: base}
 	if len(c.r.Sections) > 0 {
@@ -325,12 +306,13 @@ func (c *checker) foreignImage() (*foreign, error) {
 	for _, f := range c.funcs {
 		img.Symbols = append(img.Symbols, image.Symbol{Name: f.Name, Addr: f.Addr + delta, Size: uint32(f.Size), PartOf: f.PartOf})
 	}
-	stub := uint64(emu.CodeBase + stubArea)
 	// The oracle finds the entry stub, the outermost frame, by a symbol.
 	img.Symbols = append(img.Symbols, image.Symbol{Name: "<entry>", Addr: stub, Size: uint32(stubLen(l.Target))},
 		image.Symbol{Name: "<external>", Addr: stub + externalOff, Size: uint32(len(externalCode(l.Target)))})
-	if err := c.bindDynamic(code, lo, delta, stub+externalOff); err != nil {
-		return nil, err
+	if l.Kind != "REL" {
+		if err := c.bindDynamic(code, lo, delta, stub+externalOff); err != nil {
+			return nil, err
+		}
 	}
 	img.SortSymbols()
 	section, err := withStubSection(l.Target, l.SFrame, l.SFrameAddr+delta, stub, c.r.Sections)
@@ -341,6 +323,49 @@ func (c *checker) foreignImage() (*foreign, error) {
 	img.RuleRegs = c.ruleRegs()
 	inside := []emu.Range{{Lo: stub, Hi: emu.CodeBase + imageBase}, {Lo: base, Hi: base + span}}
 	return &foreign{img: img, delta: delta, stub: stub, inside: inside}, nil
+}
+
+// segmentCode is a linked file's loadable segments from the first one's
+// page, and that address.
+func (c *checker) segmentCode() ([]byte, uint64, error) {
+	l := c.l
+	var loads []*elf.Prog
+	for _, p := range l.File.Progs {
+		if p.Type == elf.PT_LOAD && p.Memsz > 0 {
+			loads = append(loads, p)
+		}
+	}
+	if len(loads) == 0 {
+		return nil, 0, errors.New("no PT_LOAD segment")
+	}
+	sort.Slice(loads, func(i, j int) bool { return loads[i].Vaddr < loads[j].Vaddr })
+	lo := loads[0].Vaddr &^ 0xfff
+	hi := loads[len(loads)-1].Vaddr + loads[len(loads)-1].Memsz
+	if s := l.SFrameAddr + uint64(len(l.SFrame)); s > hi {
+		hi = s
+	}
+	if err := fits(hi - lo); err != nil {
+		return nil, 0, err
+	}
+	code := make([]byte, hi-lo)
+	for _, p := range loads {
+		if p.Filesz == 0 {
+			continue
+		}
+		if _, err := p.ReadAt(code[p.Vaddr-lo:p.Vaddr-lo+p.Filesz], 0); err != nil {
+			return nil, 0, fmt.Errorf("reading PT_LOAD at 0x%x: %v", p.Vaddr, err)
+		}
+	}
+	return code, lo, nil
+}
+
+// fits reports whether span bytes fit the emulator's code region after
+// the stubs.
+func fits(span uint64) error {
+	if span > emu.CodeSize-imageBase-(1<<20) {
+		return fmt.Errorf("the loadable segments span %d bytes, more than the emulator's %d-byte code region holds", span, emu.CodeSize-imageBase)
+	}
+	return nil
 }
 
 // stubLen is the length of the call instruction stubCode writes.
