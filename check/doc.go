@@ -30,10 +30,9 @@
 //     the section are set aside, not judged (FuncReport.Aside): the SP off
 //     the emulator's stack, a backtrace cut by the unwinder's frame limit
 //     whose frames are all right, one that ends at the process entry's
-//     outermost frame. GCC's cold parts (f.cold) run in f's frame. An
-//     x86-64 relocatable object runs at the fixed layout with its code's
-//     relocations applied (objectCode); AArch64 and s390x objects are not
-//     run.
+//     outermost frame. GCC's cold parts (f.cold) run in f's frame. A
+//     relocatable object runs at the fixed layout with its code's
+//     relocations applied (objectCode, applyReloc).
 //
 // Function starts come from .symtab, else .dynsym, else (a fully stripped
 // file) the CFI's FDE starts; never from .sframe. Report.FuncSource says

@@ -2,6 +2,7 @@ package check
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 )
 
@@ -15,15 +16,10 @@ import (
 // relocation names. It returns the bytes from relLayoutBase and that
 // address.
 //
-// Only x86-64 is supported: its code relocations are whole 32- or 64-bit
-// fields. AArch64 (page and low-12-bit pairs written into instruction
-// fields) and s390x (halfword-scaled PC-relative fields) are not, and such
-// an object is not run (the report says so).
+// applyReloc knows the relocations GCC's code and GNU as's data carry on
+// the four targets; any other stops the run with its name.
 func (c *checker) objectCode(base, external uint64) ([]byte, uint64, error) {
 	f := c.l.File
-	if f.Machine != elf.EM_X86_64 {
-		return nil, 0, fmt.Errorf("a relocatable object is run only on x86-64: its code's %v relocations are not applied; link it to check it dynamically", f.Machine)
-	}
 	lo := uint64(relLayoutBase)
 	hi := lo
 	for _, s := range f.Sections {
@@ -84,9 +80,9 @@ func (c *checker) objectCode(base, external uint64) ([]byte, uint64, error) {
 		}
 		for i := 0; i+24 <= len(data); i += 24 {
 			off, info, addend := bo.Uint64(data[i:]), bo.Uint64(data[i+8:]), bo.Uint64(data[i+16:])
-			typ, idx := elf.R_X86_64(uint32(info)), info>>32
+			idx := info >> 32
 			where := fmt.Sprintf("%s entry %d (%s offset 0x%x)", rela.Name, i/24, sec.Name, off)
-			if off+8 > sec.Size && !(off+4 <= sec.Size && typ != elf.R_X86_64_64 && typ != elf.R_X86_64_PC64) {
+			if off+2 > sec.Size {
 				return nil, 0, fmt.Errorf("%s: past the section end", where)
 			}
 			S, err := value(idx)
@@ -95,22 +91,13 @@ func (c *checker) objectCode(base, external uint64) ([]byte, uint64, error) {
 			}
 			P := sec.Addr + off + delta
 			at := code[sec.Addr-lo+off:]
-			switch typ {
-			case elf.R_X86_64_NONE:
-			case elf.R_X86_64_PC32, elf.R_X86_64_PLT32:
-				bo.PutUint32(at, uint32(S+addend-P))
-			case elf.R_X86_64_PC64:
-				bo.PutUint64(at, S+addend-P)
-			case elf.R_X86_64_64:
-				bo.PutUint64(at, S+addend)
-			case elf.R_X86_64_32, elf.R_X86_64_32S:
-				bo.PutUint32(at, uint32(S+addend))
-			case elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX, elf.R_X86_64_REX_GOTPCRELX:
-				slot := got + 8*idx
-				bo.PutUint64(code[slot-lo:], S)
-				bo.PutUint32(at, uint32(slot+delta+addend-P))
-			default:
-				return nil, 0, fmt.Errorf("%s: relocation %v is not applied", where, typ)
+			slot := func() uint64 { // the symbol's GOT slot, filled
+				a := got + 8*idx
+				bo.PutUint64(code[a-lo:], S)
+				return a + delta
+			}
+			if err := applyReloc(f.Machine, uint32(info), at, bo, S, addend, P, slot); err != nil {
+				return nil, 0, fmt.Errorf("%s: %v", where, err)
 			}
 		}
 	}
@@ -121,4 +108,120 @@ func (c *checker) objectCode(base, external uint64) ([]byte, uint64, error) {
 // static checks apply to their own copy.
 func unwindSection(name string) bool {
 	return name == ".sframe" || name == ".eh_frame" || name == ".debug_frame"
+}
+
+// applyReloc writes relocation typ of machine m at at: S the symbol's
+// address, A the addend, P the place's, slot the symbol's GOT slot's.
+// AArch64 instructions are little-endian in both byte orders; data
+// follows bo.
+func applyReloc(m elf.Machine, typ uint32, at []byte, bo binary.ByteOrder, S, A, P uint64, slot func() uint64) error {
+	need := func(n int) error {
+		if len(at) < n {
+			return fmt.Errorf("relocation %d past the section end", typ)
+		}
+		return nil
+	}
+	put32 := func(v uint64) error {
+		if err := need(4); err != nil {
+			return err
+		}
+		bo.PutUint32(at, uint32(v))
+		return nil
+	}
+	put64 := func(v uint64) error {
+		if err := need(8); err != nil {
+			return err
+		}
+		bo.PutUint64(at, v)
+		return nil
+	}
+	// insn rewrites the bits mask of an AArch64 instruction with v.
+	insn := func(v, mask uint32) error {
+		if err := need(4); err != nil {
+			return err
+		}
+		w := binary.LittleEndian.Uint32(at)
+		binary.LittleEndian.PutUint32(at, w&^mask|v&mask)
+		return nil
+	}
+	page := func(x uint64) uint64 { return x &^ 0xfff }
+	switch m {
+	case elf.EM_X86_64:
+		switch elf.R_X86_64(typ) {
+		case elf.R_X86_64_NONE:
+			return nil
+		case elf.R_X86_64_PC32, elf.R_X86_64_PLT32:
+			return put32(S + A - P)
+		case elf.R_X86_64_PC64:
+			return put64(S + A - P)
+		case elf.R_X86_64_64:
+			return put64(S + A)
+		case elf.R_X86_64_32, elf.R_X86_64_32S:
+			return put32(S + A)
+		case elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX, elf.R_X86_64_REX_GOTPCRELX:
+			return put32(slot() + A - P)
+		}
+	case elf.EM_AARCH64:
+		switch elf.R_AARCH64(typ) {
+		case elf.R_AARCH64_NONE:
+			return nil
+		case elf.R_AARCH64_PREL32:
+			return put32(S + A - P)
+		case elf.R_AARCH64_PREL64:
+			return put64(S + A - P)
+		case elf.R_AARCH64_ABS64:
+			return put64(S + A)
+		case elf.R_AARCH64_ABS32:
+			return put32(S + A)
+		case elf.R_AARCH64_CALL26, elf.R_AARCH64_JUMP26:
+			return insn(uint32((S+A-P)>>2), 0x03ffffff)
+		case elf.R_AARCH64_CONDBR19:
+			return insn(uint32((S+A-P)>>2)<<5, 0x7ffff<<5)
+		case elf.R_AARCH64_TSTBR14:
+			return insn(uint32((S+A-P)>>2)<<5, 0x3fff<<5)
+		case elf.R_AARCH64_ADR_PREL_PG_HI21, elf.R_AARCH64_ADR_PREL_PG_HI21_NC, elf.R_AARCH64_ADR_GOT_PAGE:
+			target := S + A
+			if elf.R_AARCH64(typ) == elf.R_AARCH64_ADR_GOT_PAGE {
+				target = slot() + A
+			}
+			d := uint32((page(target) - page(P)) >> 12)
+			return insn((d&3)<<29|(d>>2&0x7ffff)<<5, 3<<29|0x7ffff<<5)
+		case elf.R_AARCH64_ADD_ABS_LO12_NC, elf.R_AARCH64_LDST8_ABS_LO12_NC:
+			return insn(uint32((S+A)&0xfff)<<10, 0xfff<<10)
+		case elf.R_AARCH64_LDST16_ABS_LO12_NC:
+			return insn(uint32((S+A)&0xfff>>1)<<10, 0xfff<<10)
+		case elf.R_AARCH64_LDST32_ABS_LO12_NC:
+			return insn(uint32((S+A)&0xfff>>2)<<10, 0xfff<<10)
+		case elf.R_AARCH64_LDST64_ABS_LO12_NC:
+			return insn(uint32((S+A)&0xfff>>3)<<10, 0xfff<<10)
+		case elf.R_AARCH64_LDST128_ABS_LO12_NC:
+			return insn(uint32((S+A)&0xfff>>4)<<10, 0xfff<<10)
+		case elf.R_AARCH64_LD64_GOT_LO12_NC:
+			return insn(uint32((slot()+A)&0xfff>>3)<<10, 0xfff<<10)
+		}
+	case elf.EM_S390:
+		switch elf.R_390(typ) {
+		case elf.R_390_NONE:
+			return nil
+		case elf.R_390_PC32:
+			return put32(S + A - P)
+		case elf.R_390_PC64:
+			return put64(S + A - P)
+		case elf.R_390_64:
+			return put64(S + A)
+		case elf.R_390_32:
+			return put32(S + A)
+		case elf.R_390_PC32DBL, elf.R_390_PLT32DBL:
+			return put32((S + A - P) >> 1)
+		case elf.R_390_PC16DBL, elf.R_390_PLT16DBL:
+			if err := need(2); err != nil {
+				return err
+			}
+			bo.PutUint16(at, uint16((S+A-P)>>1))
+			return nil
+		case elf.R_390_GOTENT:
+			return put32((slot() + A - P) >> 1)
+		}
+	}
+	return fmt.Errorf("relocation type %d of %v is not applied", typ, m)
 }
