@@ -15,7 +15,7 @@ type Options struct {
 	// at most Budget instructions a run) and judges the unwind at every
 	// executed instruction.
 	Dynamic  bool
-	Variants int // runs per function with different arguments and memory; 0 means 3
+	Variants int // runs per function with different arguments and memory; 0 means 6
 	Budget   int // instructions per run; 0 means 20000
 	// MaxFindings bounds the findings kept per kind (the counts go on);
 	// 0 means 1000.
@@ -30,7 +30,7 @@ func DefaultOptions() Options { return Options{Static: true, Dynamic: true} }
 
 func (o Options) withDefaults() Options {
 	if o.Variants <= 0 {
-		o.Variants = 3
+		o.Variants = 6
 	}
 	if o.Budget <= 0 {
 		o.Budget = 20000
@@ -120,7 +120,17 @@ type FuncReport struct {
 	Executed int            `json:"executed"`
 	Steps    int            `json:"steps"`
 	Verdicts map[string]int `json:"verdicts,omitempty"`
-	Ends     map[string]int `json:"ends,omitempty"`
+	// Aside: judged steps kept out of Verdicts, by why: "sp off stack"
+	// (an argument of the variant moved the SP out of the emulator's
+	// stack: no real run's state), "beyond depth limit" (the backtrace is
+	// deeper than the consumer's frame limit and every frame it returned
+	// is right; a wrong one among them stays WRONG).
+	Aside map[string]int `json:"aside,omitempty"`
+	Ends  map[string]int `json:"ends,omitempty"`
+	// Served: what the lenient emulation served over all runs ("external
+	// calls" returned from at once, "system calls" skipped, "pages"
+	// mapped on demand).
+	Served map[string]int `json:"served,omitempty"`
 	// FirstEnd is why the first run that ended early ended (a fault's
 	// address and instruction, the budget), with emulator addresses.
 	FirstEnd string `json:"first_end,omitempty"`
@@ -145,6 +155,7 @@ type Summary struct {
 	Executed      int            `json:"executed"`
 	Steps         int            `json:"steps"`
 	Verdicts      map[string]int `json:"verdicts,omitempty"`
+	Aside         map[string]int `json:"aside,omitempty"`
 	// ByKind counts every finding by kind, also those beyond MaxFindings.
 	ByKind map[string]int `json:"by_kind"`
 }

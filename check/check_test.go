@@ -164,15 +164,54 @@ func TestDynamic(t *testing.T) {
 				if fr.Name == "leaf" && (fr.Executed != fr.Instructions || fr.Verdicts["OK"] != fr.Steps) {
 					t.Errorf("leaf: %d of %d instructions executed, verdicts %v", fr.Executed, fr.Instructions, fr.Verdicts)
 				}
+				// indirect calls through its argument, which points
+				// outside the file, and sys makes a system call: the
+				// lenient emulation returns from both and runs on.
+				if (fr.Name == "indirect" && fr.Served["external calls"] == 0) || (fr.Name == "sys" && fr.Served["system calls"] == 0) ||
+					((fr.Name == "indirect" || fr.Name == "sys") && (fr.Executed != fr.Instructions || fr.Ends["returned"] != fr.Ends["returned"]+fr.Ends["fault"]+fr.Ends["budget"]+fr.Ends["error"])) {
+					t.Errorf("%s: %d of %d instructions executed, served %v, ends %v: %s", fr.Name, fr.Executed, fr.Instructions, fr.Served, fr.Ends, fr.FirstEnd)
+				}
+				// rec recurses past the unwinder's 64 frames: those steps
+				// are set aside, and none is WRONG.
+				if strings.HasPrefix(fr.Name, "rec") && (fr.Aside[check.AsideBeyondDepth] == 0 || fr.Verdicts["WRONG"] != 0) {
+					t.Errorf("%s: verdicts %v, set aside %v", fr.Name, fr.Verdicts, fr.Aside)
+				}
 			}
-			for _, f := range r.Findings {
-				// The DRAP epilogue of gcc's x86-64 code is finding 030.
+			if n := r.Summary.Verdicts["WRONG"]; n != 0 {
+				t.Errorf("%d WRONG steps in a correct file: %v", n, r.Summary.Verdicts)
+			}
+			// The relocatable object runs too, its code's relocations
+			// applied: as the linked file, but for ext, which it does
+			// not define (the stand-in returns 0).
+			obj, err := check.File(b.obj, check.Options{Dynamic: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range obj.Findings {
 				if f.Severity == check.SevError && !(f.Func == "drap" && b.tc.Target == target.X86_64) {
-					t.Errorf("%s %s: %s", f.Func, f.PC, f.Message)
+					t.Errorf("object: %s %s: %s", f.Func, f.PC, f.Message)
 				}
-				if f.Reproducer != "" {
-					replays(t, f.Reproducer)
+			}
+			// Functions whose paths do not depend on what ext returns run
+			// as they do linked: same instructions, same ends, no call
+			// leaving the image but indirect's.
+			linked := map[string]check.FuncReport{}
+			for _, fr := range r.Functions {
+				linked[fr.Name] = fr
+			}
+			for _, fr := range obj.Functions {
+				if fr.Executed == 0 || (fr.Name == "calls" && fr.Executed != fr.Instructions) {
+					t.Errorf("object: %s ran %d of %d instructions (ends %v: %s)", fr.Name, fr.Executed, fr.Instructions, fr.Ends, fr.FirstEnd)
 				}
+				switch fr.Name {
+				case "leaf", "calls", "uses_static", "tail", "many", "indirect", "sys":
+					if l := linked[fr.Name]; fr.Executed != l.Executed || fmt.Sprint(fr.Ends) != fmt.Sprint(l.Ends) || fmt.Sprint(fr.Served) != fmt.Sprint(l.Served) {
+						t.Errorf("object: %s ran %d instructions, ends %v, served %v; linked %d, ends %v, served %v (%s)", fr.Name, fr.Executed, fr.Ends, fr.Served, l.Executed, l.Ends, l.Served, fr.FirstEnd)
+					}
+				}
+			}
+			if obj.Summary.Verdicts["WRONG"] != 0 || obj.Summary.Steps == 0 {
+				t.Errorf("object: %d steps, verdicts %v", obj.Summary.Steps, obj.Summary.Verdicts)
 			}
 			t.Logf("%d functions, %d steps %v", r.Summary.Functions, r.Summary.Steps, r.Summary.Verdicts)
 		})
@@ -210,6 +249,59 @@ func TestBrokenRowIsFound(t *testing.T) {
 	if !static || !dynamic || check.ExitCode([]*check.Report{r}) != 1 {
 		js, _ := json.MarshalIndent(r.Findings, "", "  ")
 		t.Fatalf("row %s of leaf moved; static found %v, dynamic %v; findings:\n%s", victim, static, dynamic, js)
+	}
+}
+
+// TestDeepRecursionBrokenRow: rec's rows in the body of the function (the
+// largest CFA offset: where its recursive calls return) moved by 8 make
+// every caller frame of rec wrong; the steps deeper than the unwinder's
+// frame limit must still be WRONG, not set aside, since a frame the
+// consumer returned is wrong.
+func TestDeepRecursionBrokenRow(t *testing.T) {
+	for _, b := range buildAll(t) {
+		if b.tc.SFrameVersion != 3 {
+			continue
+		}
+		b := b
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			broken := filepath.Join(t.TempDir(), "broken")
+			moved := 0
+			mutate(t, b.exe, broken, func(fdes []sframe.FDE, addr func(string) uint64) {
+				for i := range fdes {
+					if fdes[i].Start != addr("rec") {
+						continue
+					}
+					top := int64(0)
+					for _, row := range fdes[i].Rows {
+						top = max(top, row.CFA.Offset)
+					}
+					for k := range fdes[i].Rows {
+						if row := &fdes[i].Rows[k]; row.CFA.Offset == top {
+							row.CFA.Offset += 8
+							moved++
+						}
+					}
+				}
+			})
+			if moved == 0 {
+				t.Fatal("no row of rec moved")
+			}
+			r, err := check.File(broken, check.Options{Dynamic: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fr := range r.Functions {
+				// Every deep backtrace has a wrong frame among the
+				// first 64: none may be set aside as beyond the limit.
+				if strings.HasPrefix(fr.Name, "rec") && (fr.Verdicts["WRONG"] == 0 || fr.Aside[check.AsideBeyondDepth] != 0) {
+					t.Errorf("%s: %d rows moved, verdicts %v, set aside %v", fr.Name, moved, fr.Verdicts, fr.Aside)
+				}
+			}
+			if check.ExitCode([]*check.Report{r}) != 1 {
+				t.Errorf("exit code %d, want 1", check.ExitCode([]*check.Report{r}))
+			}
+		})
 	}
 }
 

@@ -22,8 +22,17 @@
 //     register than SP or FP before version 3, an RA in a register, a CFA
 //     expression) is reported as inexpressible, not as a difference.
 //   - Dynamic: every function is emulated from its entry (package harness,
-//     the pipeline's emulator and oracle) and the unwind judged at every
-//     executed instruction.
+//     the pipeline's emulator and oracle) in six variants of argument
+//     registers and memory contents, leniently (emu.Lenient: calls leaving
+//     the file return at once, system calls are skipped, exit ends the
+//     run, unmapped memory is served from pattern pages), and the unwind
+//     judged at every executed instruction. Steps that say nothing about
+//     the section are set aside, not judged (FuncReport.Aside): the SP off
+//     the emulator's stack, a backtrace cut by the unwinder's frame limit
+//     whose frames are all right, one that ends at the process entry's
+//     outermost frame. GCC's cold parts (f.cold) run in f's frame. A
+//     relocatable object runs at the fixed layout with its code's
+//     relocations applied (objectCode, applyReloc).
 //
 // Function starts come from .symtab, else .dynsym, else (a fully stripped
 // file) the CFI's FDE starts; never from .sframe. Report.FuncSource says

@@ -14,6 +14,7 @@ import (
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/oracle"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
@@ -27,11 +28,15 @@ import (
 // outermost row) is appended to the file's, as a linker concatenates
 // sections, so that an unwind that reaches it ends there.
 //
-// What the emulator offers is what the pipeline uses: the run ends at the
-// first access outside the mapped regions (an unrelocated GOT, a call into
-// a shared library, a pointer argument that points nowhere), at a system
-// call, or when the budget runs out; every instruction executed up to there
-// is judged. Report.Functions[i].Ends counts why runs ended.
+// The runs are lenient (emu.Lenient): a call or jump leaving the file's
+// segments and the stubs returns at once with 0, a system call is skipped
+// with 0, an unmapped read or write maps a page on demand, zeros in the
+// first variant and a pattern of pointers into the same page in the
+// others. A run ends when the function returns, at a fault the emulator
+// cannot serve (a return address outside the image, more than maxPages
+// pages, an s390x data access outside its low window) or when the budget
+// runs out; every instruction executed up to there is judged.
+// Report.Functions[i].Ends counts why runs ended, Served what was served.
 const (
 	stubArea = 0x1000 // the stubs' page, at emu.CodeBase
 	// externalOff places, after the entry stub, the function every call
@@ -42,9 +47,25 @@ const (
 
 // foreign is the file as the emulator runs it.
 type foreign struct {
-	img   *image.Image
-	delta uint64 // emulator address - file address
-	stub  uint64 // the entry stub's address
+	img    *image.Image
+	delta  uint64 // emulator address - file address
+	stub   uint64 // the entry stub's address
+	inside []emu.Range
+	entry  image.Symbol // the process entry's function, moved (Size 0: none)
+}
+
+// maxPages bounds the pages a run maps on demand (1 MiB).
+const maxPages = 256
+
+// fill is the content of the pages mapped on demand in variant v: zeros,
+// then pointers into the same page at an offset each variant chooses
+// (each word holds its address XOR fill(v), below the page size), so
+// that a pointer chased through them stays in mapped memory.
+func fill(v int) uint64 {
+	if v == 0 {
+		return 0
+	}
+	return uint64(v*0x108) & 0xff8
 }
 
 func (c *checker) dynamic() {
@@ -54,10 +75,6 @@ func (c *checker) dynamic() {
 	}
 	note := func(msg string) {
 		r.add(Finding{Kind: KindNotCompared, Severity: SevNote, Offset: -1, FileOffset: -1, Message: "dynamic: " + msg})
-	}
-	if l.Kind == "REL" {
-		note("not run on a relocatable object (its code's own relocations are not applied); link it to check it dynamically")
-		return
 	}
 	fo, err := c.foreignImage()
 	if err != nil {
@@ -76,9 +93,31 @@ func (c *checker) dynamic() {
 		return
 	}
 	defer cons.Close()
+	if l.Kind != "REL" && l.File.Entry != 0 {
+		for _, f := range c.funcs {
+			if l.File.Entry >= f.Addr && l.File.Entry < f.Addr+f.Size {
+				fo.entry = image.Symbol{Addr: f.Addr + fo.delta, Size: uint32(f.Size)}
+			}
+		}
+	}
+	chk.SetAside(func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string {
+		if k := aside(expected, r, j); k != "" {
+			return k
+		}
+		// The process entry (e_entry) has no caller: the psABI makes it
+		// the outermost frame, and so may its rows. Run as a function,
+		// or reached by a jump (an exit path), the backtrace ends there
+		// while the oracle goes on to the check's stub; every frame
+		// before it must still be right.
+		if n := len(r.Frames); fo.entry.Size > 0 && r.Err == nil && n > 0 && r.Frames[n-1].Outermost &&
+			r.Frames[n-1].PC >= fo.entry.Addr && r.Frames[n-1].PC < fo.entry.End() && j.Verdict == verdict.Wrong && j.Frame == n-1 {
+			return AsideProcessEntry
+		}
+		return ""
+	})
 	for i, f := range c.funcs {
-		if !c.fr[i].HasFDE || f.Size == 0 || strings.HasPrefix(f.Name, ".plt") {
-			continue // a PLT entry is entered by a call through it, not run alone
+		if !c.fr[i].HasFDE || f.Size == 0 || strings.HasPrefix(f.Name, ".plt") || f.PartOf != "" {
+			continue // a PLT entry is entered by a call through it, a cold part by a jump, not run alone
 		}
 		c.runFunction(i, fo, chk, cons)
 	}
@@ -96,7 +135,18 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 		img.Segments = []image.Segment{{Addr: fo.stub, Code: code}, {Addr: fo.stub + externalOff, Code: externalCode(c.l.Target)}}
 		img.Entry, img.Exit = fo.stub, exit
 		img.Paths = []map[int]uint64{arguments(c.l.Target, v)}
+		chk.SetLenient(&emu.Lenient{Inside: fo.inside, Fill: fill(v), MaxPages: maxPages})
 		res := chk.Trace(&img, cons)
+		served := chk.Machine().Served()
+		for k, n := range map[string]int{"external calls": served.Externals, "system calls": served.Syscalls, "pages": served.Pages} {
+			if n == 0 {
+				continue
+			}
+			if fr.Served == nil {
+				fr.Served = map[string]int{}
+			}
+			fr.Served[k] += n
+		}
 		for _, pc := range res.Executed {
 			if pc >= lo && pc < hi {
 				seen[pc] = true
@@ -112,6 +162,12 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 			}
 			fr.Verdicts[verdict.Verdict(k).String()] += n
 		}
+		for k, n := range res.Aside {
+			if fr.Aside == nil {
+				fr.Aside = map[string]int{}
+			}
+			fr.Aside[k] += n
+		}
 		if fr.Ends == nil {
 			fr.Ends = map[string]int{}
 		}
@@ -125,13 +181,6 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 		fail := res.Failures[0]
 		sev, why := SevError, ""
 		switch {
-		case len(fail.Expected) > 0 && (fail.Expected[0].SP < emu.StackBase || fail.Expected[0].SP >= emu.StackTop):
-			// An argument of this variant (a pointer taken for a size)
-			// made the function move its SP out of the stack: the
-			// machine state is nothing a real run reaches.
-			sev, why = SevNote, "not a finding: the SP left the emulator's stack in this variant; "
-		case fail.Judgement.Field == "depth" && len(fail.Got) >= sframe.DefaultMaxFrames:
-			sev, why = SevNote, fmt.Sprintf("not a finding: deeper than the unwinder's %d-frame limit; ", sframe.DefaultMaxFrames)
 		case fail.Judgement.Verdict == verdict.NoInfo && c.noFDE(fail, fo.delta):
 			// Code without an FDE (ld's AArch64 .plt): the coverage
 			// warning of the structure check, seen running.
@@ -151,6 +200,33 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 		c.add(i, fi)
 	}
 	fr.Executed = len(seen)
+}
+
+// Classes of judged steps the dynamic check keeps out of the verdicts.
+const (
+	AsideSPOffStack  = "sp off stack"
+	AsideBeyondDepth = "beyond depth limit"
+	// AsideProcessEntry: the backtrace ends at an outermost frame in the
+	// function at e_entry, every frame before it right: the entry's
+	// outermost row holds for a process, not for the check's call.
+	AsideProcessEntry = "in the process entry"
+)
+
+// aside sets apart the steps whose judgement says nothing about the
+// section: the SP outside the emulator's stack (an argument of the
+// variant, a pointer taken for a size, moved it there: no real run is in
+// that state), and a backtrace the consumer cut at its frame limit whose
+// frames up to there are all right (oracle.Compare reports the depth only
+// after every returned frame matched).
+func aside(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string {
+	if len(expected) > 0 && (expected[0].SP < emu.StackBase || expected[0].SP >= emu.StackTop) {
+		return AsideSPOffStack
+	}
+	if j.Verdict == verdict.Wrong && j.Field == "depth" && r.Err == nil &&
+		len(r.Frames) >= sframe.DefaultMaxFrames && len(r.Frames) < len(expected) {
+		return AsideBeyondDepth
+	}
+	return ""
 }
 
 // saveCase saves a failing run in the corpus format; the image holds the
@@ -178,6 +254,8 @@ func endOf(res *harness.Result) string {
 		return "budget"
 	case errors.Is(res.RunErr, emu.ErrFault):
 		return "fault"
+	case errors.Is(res.RunErr, emu.ErrExit):
+		return "exit"
 	}
 	return "error"
 }
@@ -206,49 +284,35 @@ func framesText(fs []frame.Frame, delta uint64) string {
 // code region.
 func (c *checker) foreignImage() (*foreign, error) {
 	l := c.l
-	var loads []*elf.Prog
-	for _, p := range l.File.Progs {
-		if p.Type == elf.PT_LOAD && p.Memsz > 0 {
-			loads = append(loads, p)
-		}
-	}
-	if len(loads) == 0 {
-		return nil, errors.New("no PT_LOAD segment")
-	}
-	sort.Slice(loads, func(i, j int) bool { return loads[i].Vaddr < loads[j].Vaddr })
-	lo := loads[0].Vaddr &^ 0xfff
-	hi := loads[len(loads)-1].Vaddr + loads[len(loads)-1].Memsz
-	if s := l.SFrameAddr + uint64(len(l.SFrame)); s > hi {
-		hi = s
-	}
-	span := hi - lo
-	if span > emu.CodeSize-imageBase-(1<<20) {
-		return nil, fmt.Errorf("the loadable segments span %d bytes, more than the emulator's %d-byte code region holds", span, emu.CodeSize-imageBase)
-	}
 	base := uint64(emu.CodeBase + imageBase)
-	code := make([]byte, span)
-	for _, p := range loads {
-		if p.Filesz == 0 {
-			continue
-		}
-		if _, err := p.ReadAt(code[p.Vaddr-lo:p.Vaddr-lo+p.Filesz], 0); err != nil {
-			return nil, fmt.Errorf("reading PT_LOAD at 0x%x: %v", p.Vaddr, err)
-		}
+	stub := uint64(emu.CodeBase + stubArea)
+	var code []byte
+	var lo uint64
+	var err error
+	if l.Kind == "REL" {
+		code, lo, err = c.objectCode(base, stub+externalOff)
+	} else {
+		code, lo, err = c.segmentCode()
 	}
+	if err != nil {
+		return nil, err
+	}
+	span := uint64(len(code))
 	delta := base - lo
 	img := &image.Image{Target: l.Target, Producer: "file:" + l.Path, Code: code, CodeAddr: base}
 	if len(c.r.Sections) > 0 {
 		img.SFrameVersion = c.r.Sections[0].Version
 	}
 	for _, f := range c.funcs {
-		img.Symbols = append(img.Symbols, image.Symbol{Name: f.Name, Addr: f.Addr + delta, Size: uint32(f.Size)})
+		img.Symbols = append(img.Symbols, image.Symbol{Name: f.Name, Addr: f.Addr + delta, Size: uint32(f.Size), PartOf: f.PartOf})
 	}
-	stub := uint64(emu.CodeBase + stubArea)
 	// The oracle finds the entry stub, the outermost frame, by a symbol.
 	img.Symbols = append(img.Symbols, image.Symbol{Name: "<entry>", Addr: stub, Size: uint32(stubLen(l.Target))},
 		image.Symbol{Name: "<external>", Addr: stub + externalOff, Size: uint32(len(externalCode(l.Target)))})
-	if err := c.bindDynamic(code, lo, delta, stub+externalOff); err != nil {
-		return nil, err
+	if l.Kind != "REL" {
+		if err := c.bindDynamic(code, lo, delta, stub+externalOff); err != nil {
+			return nil, err
+		}
 	}
 	img.SortSymbols()
 	section, err := withStubSection(l.Target, l.SFrame, l.SFrameAddr+delta, stub, c.r.Sections)
@@ -257,7 +321,51 @@ func (c *checker) foreignImage() (*foreign, error) {
 	}
 	img.SFrame, img.SFrameAddr = section, l.SFrameAddr+delta
 	img.RuleRegs = c.ruleRegs()
-	return &foreign{img: img, delta: delta, stub: stub}, nil
+	inside := []emu.Range{{Lo: stub, Hi: emu.CodeBase + imageBase}, {Lo: base, Hi: base + span}}
+	return &foreign{img: img, delta: delta, stub: stub, inside: inside}, nil
+}
+
+// segmentCode is a linked file's loadable segments from the first one's
+// page, and that address.
+func (c *checker) segmentCode() ([]byte, uint64, error) {
+	l := c.l
+	var loads []*elf.Prog
+	for _, p := range l.File.Progs {
+		if p.Type == elf.PT_LOAD && p.Memsz > 0 {
+			loads = append(loads, p)
+		}
+	}
+	if len(loads) == 0 {
+		return nil, 0, errors.New("no PT_LOAD segment")
+	}
+	sort.Slice(loads, func(i, j int) bool { return loads[i].Vaddr < loads[j].Vaddr })
+	lo := loads[0].Vaddr &^ 0xfff
+	hi := loads[len(loads)-1].Vaddr + loads[len(loads)-1].Memsz
+	if s := l.SFrameAddr + uint64(len(l.SFrame)); s > hi {
+		hi = s
+	}
+	if err := fits(hi - lo); err != nil {
+		return nil, 0, err
+	}
+	code := make([]byte, hi-lo)
+	for _, p := range loads {
+		if p.Filesz == 0 {
+			continue
+		}
+		if _, err := p.ReadAt(code[p.Vaddr-lo:p.Vaddr-lo+p.Filesz], 0); err != nil {
+			return nil, 0, fmt.Errorf("reading PT_LOAD at 0x%x: %v", p.Vaddr, err)
+		}
+	}
+	return code, lo, nil
+}
+
+// fits reports whether span bytes fit the emulator's code region after
+// the stubs.
+func fits(span uint64) error {
+	if span > emu.CodeSize-imageBase-(1<<20) {
+		return fmt.Errorf("the loadable segments span %d bytes, more than the emulator's %d-byte code region holds", span, emu.CodeSize-imageBase)
+	}
+	return nil
 }
 
 // stubLen is the length of the call instruction stubCode writes.

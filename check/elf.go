@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
@@ -28,6 +29,27 @@ type symbol struct {
 	Name string
 	Addr uint64
 	Size uint64
+	// PartOf names the function this is a part of: GCC's hot/cold split
+	// names the cold part "f.cold" (or "f.cold.N"), which runs in f's
+	// frame and is never called.
+	PartOf string
+}
+
+// partOf is the owner a cold part's name names, when funcs has it.
+func partOf(name string, funcs []symbol) string {
+	i := strings.LastIndex(name, ".cold")
+	if i <= 0 {
+		return ""
+	}
+	if rest := name[i+len(".cold"):]; rest != "" && strings.Trim(rest, ".0123456789") != "" {
+		return ""
+	}
+	for _, f := range funcs {
+		if f.Name == name[:i] {
+			return f.Name
+		}
+	}
+	return ""
 }
 
 // loaded is an ELF file as the checks see it: executable regions, function
@@ -215,6 +237,9 @@ func (l *loaded) readFuncs() {
 			out = append(out, symbol{Name: s.Name, Addr: addr, Size: s.Size})
 		}
 		if len(out) > 0 {
+			for i := range out {
+				out[i].PartOf = partOf(out[i].Name, out)
+			}
 			l.Funcs, l.FuncSource = dedupe(append(out, l.pltEntries()...)), src.name
 			return
 		}

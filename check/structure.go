@@ -293,6 +293,12 @@ func (c *checker) totals() {
 			}
 			s.Verdicts[k] += v
 		}
+		for k, v := range f.Aside {
+			if s.Aside == nil {
+				s.Aside = map[string]int{}
+			}
+			s.Aside[k] += v
+		}
 	}
 	c.r.Functions = c.fr
 }

@@ -15,3 +15,19 @@ void noret(int x) __attribute__((noreturn));
 void noret(int x) { ext(x); for (;;) ext(x); }
 int tail(int x) { return ext(x + 1); }
 int many(int a, int b, int c, int d, int e, int f, int g, int h, int i, int j) { return ext(a+b+c+d+e, f+g+h+i+j) + a*j; }
+int indirect(int (*f)(int), int x) { return f(x) * 3 + 1; }
+long sys(long n) {
+#if defined(__x86_64__)
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(n) : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n;
+	register long r __asm__("x0");
+	__asm__ volatile("svc #0" : "=r"(r) : "r"(x8) : "memory");
+#elif defined(__s390x__)
+	register long r1 __asm__("r1") = n;
+	register long r __asm__("r2");
+	__asm__ volatile("svc 0" : "=r"(r) : "r"(r1) : "memory");
+#endif
+	return r * 3 + 1;
+}

@@ -43,7 +43,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	staticOnly := fs.Bool("static-only", false, "skip the dynamic check (emulation)")
 	noStatic := fs.Bool("no-static", false, "skip the static differential against the CFI")
 	all := fs.Bool("all", false, "text output: list every function, not only those with findings")
-	variants := fs.Int("variants", 0, "dynamic: runs per function, each with other argument and memory contents (default 3)")
+	variants := fs.Int("variants", 0, "dynamic: runs per function, each with other argument and memory contents (default 6)")
 	budget := fs.Int("budget", 0, "dynamic: instructions per run (default 20000)")
 	maxFindings := fs.Int("max-findings", 0, "findings kept per kind and file (default 1000; the counts go on)")
 	saveDir := fs.String("save", "failures", "dynamic: directory for reproducers of failing functions (\"\" saves none)")
@@ -103,7 +103,11 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 	fmt.Fprintf(w, "  static: %d instructions, %d rows compared, %d differ, %d inexpressible, %d not compared\n",
 		s.Instructions, s.Compared, s.Differ, s.Inexpressible, s.NotCompared)
 	if s.Steps > 0 || s.Executed > 0 {
-		fmt.Fprintf(w, "  dynamic: %d instructions executed, %d steps judged %v\n", s.Executed, s.Steps, s.Verdicts)
+		fmt.Fprintf(w, "  dynamic: %d instructions executed, %d steps judged %v", s.Executed, s.Steps, s.Verdicts)
+		if len(s.Aside) > 0 {
+			fmt.Fprintf(w, ", set aside %v", s.Aside)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  findings: %d errors, %d warnings, %d notes %v\n", s.Errors, s.Warnings, s.Notes, s.ByKind)
 	for _, f := range r.Functions {
