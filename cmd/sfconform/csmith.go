@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sfconform/sfconform/realcode"
 )
@@ -56,6 +59,8 @@ func cmdCsmith(args []string, stdout, stderr io.Writer) int {
 	cfile := fs.String("c", "", "run this C file instead of generating one")
 	sig := fs.String("signature", "", "exit 0 exactly when the first program's failure signature is this")
 	quiet := fs.Bool("q", false, "no line per program")
+	reduce := fs.Int("reduce", 0, "reduce the C of up to this many failing programs with cvise (needs --dir)")
+	reduceTime := fs.Duration("reduce-time", 20*time.Minute, "time limit of one reduction")
 	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
 		return parseExit(err)
 	}
@@ -87,6 +92,28 @@ func cmdCsmith(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	realcode.CsmithSummary(stdout, progs)
+	if *reduce > 0 {
+		self, err := os.Executable()
+		if err != nil || *dir == "" {
+			fmt.Fprintf(stderr, "sfconform csmith: --reduce needs --dir and this binary's path (%v)\n", err)
+			return exitSetup
+		}
+		n := 0
+		for _, p := range progs {
+			if s := p.Signature(); s == "" || s == "outermost-only" || s == "build" || n >= *reduce {
+				continue
+			}
+			n++
+			rdir := filepath.Join(*dir, "reduced", strings.ReplaceAll(p.Name(), "/", "-"))
+			out, err := realcode.Reduce(p, self, rdir, *reduceTime)
+			if err != nil {
+				fmt.Fprintf(stderr, "sfconform csmith: %v\n", err)
+				continue
+			}
+			fi, _ := os.Stat(out)
+			fmt.Fprintf(stdout, "reduced %s (%s) to %s (%d bytes)\n", p.Name(), p.Signature(), out, fi.Size())
+		}
+	}
 	// A table without the outermost mark (gas 2.40 and 2.44 ignore
 	// .cfi_undefined of the RA: finding 008) fails only at the entry
 	// stub's frame; that is known and does not fail the run.
