@@ -23,6 +23,10 @@ type Base struct {
 	Include []string // -I directories relative to the source tree
 	Defines []string // -D flags, without the -D
 	Libs    []string // libraries an executable needs (-lm)
+	// Headers are headers the build system would generate, by name, with
+	// their text; %s in the text is the target's GNU triple. They go in
+	// a directory of their own on the include path.
+	Headers map[string]string
 }
 
 // Bases are the code bases the campaign knows, smallest first.
@@ -53,6 +57,9 @@ var Bases = []Base{
 		Include: []string{"src"},
 		Defines: []string{"LUA_USE_POSIX"},
 		Libs:    []string{"-lm"},
+		// Debian's luaconf.h takes the multiarch triple from a header its
+		// build generates.
+		Headers: map[string]string{"lua5.4-deb-multiarch.h": "#define DEB_HOST_MULTIARCH \"%s\"\n"},
 	},
 }
 

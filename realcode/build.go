@@ -63,6 +63,21 @@ type Compiler struct {
 	Flags  []string // flags for the target (-mbig-endian ...)
 }
 
+// Triple is the GNU triple of the compiler's target.
+func (c Compiler) Triple() string {
+	switch c.Target {
+	case target.X86_64:
+		return "x86_64-linux-gnu"
+	case target.AArch64:
+		return "aarch64-linux-gnu"
+	case target.AArch64BE:
+		return "aarch64_be-linux-gnu"
+	case target.S390X:
+		return "s390x-linux-gnu"
+	}
+	return ""
+}
+
 // cacheRel is where the campaign keeps files of its own in the cache.
 const cacheRel = "realcode"
 
@@ -197,6 +212,18 @@ func objName(file, ext string) string {
 func (c Compiler) Compile(src Source, opt Opt, dir string) ([]string, []Command, error) {
 	var out []string
 	var cmds []Command
+	var gen string
+	if len(src.Base.Headers) > 0 {
+		gen = filepath.Join(dir, "generated-include")
+		if err := os.MkdirAll(gen, 0o755); err != nil {
+			return nil, nil, err
+		}
+		for name, text := range src.Base.Headers {
+			if err := os.WriteFile(filepath.Join(gen, name), []byte(fmt.Sprintf(text, c.Triple())), 0o644); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	for _, file := range append(append([]string(nil), src.Base.Library...), src.Base.Main...) {
 		asm := filepath.Join(dir, objName(file, ".s"))
 		args := append([]string{c.CC}, c.Flags...)
@@ -204,6 +231,9 @@ func (c Compiler) Compile(src Source, opt Opt, dir string) ([]string, []Command,
 		args = append(args, "-fasynchronous-unwind-tables", "-g0", "-S")
 		for _, inc := range src.Base.Include {
 			args = append(args, "-I", filepath.Join(src.Dir, inc))
+		}
+		if gen != "" {
+			args = append(args, "-I", gen)
 		}
 		for _, d := range src.Base.Defines {
 			args = append(args, "-D"+d)

@@ -178,6 +178,10 @@ func runCell(res *Result, checker Checker, cc Compiler, src Source, o Opt, asms 
 			continue
 		}
 		own := ownFunctions(objs)
+		var srcs []string
+		for _, f := range append(append([]string(nil), src.Base.Library...), src.Base.Main...) {
+			srcs = append(srcs, filepath.Base(f))
+		}
 		type built struct {
 			link, path string
 			cmds       []Command
@@ -215,7 +219,7 @@ func runCell(res *Result, checker Checker, cc Compiler, src Source, o Opt, asms 
 				out.Commands = append(out.Commands, c.Line)
 			}
 			t1 := time.Now()
-			out.Report, out.CheckErr = checker.Check(File{Path: f.path, Functions: own})
+			out.Report, out.CheckErr = checker.Check(File{Path: f.path, Functions: own, Sources: srcs})
 			out.CheckTime = time.Since(t1)
 			res.CheckTime += out.CheckTime
 			res.Outputs = append(res.Outputs, out)

@@ -22,6 +22,10 @@ import (
 type File struct {
 	Path      string
 	Functions []string
+	// Sources are the base names of the code base's C files: a local
+	// function is the code base's own when the STT_FILE symbol before it
+	// names one of them (glibc has static functions of the same names).
+	Sources []string
 }
 
 // Checker checks the SFrame section of one ELF file. An error means the
@@ -145,6 +149,11 @@ func (c *StaticChecker) Check(file File) (*Report, error) {
 	}
 	sec := f.Section(sframe.SectionName)
 	if sec == nil || sec.Type == elf.SHT_NOBITS {
+		if !hasCode(f) {
+			// Tables only (bzip2's crctable.c): nothing to describe.
+			r.Skipped = append(r.Skipped, "no .sframe section, and no function in an executable section")
+			return r, nil
+		}
 		add(Finding{Kind: "no-sframe", Detail: "the file has no .sframe section"})
 		return r, nil
 	}
@@ -218,6 +227,18 @@ func (c *StaticChecker) Check(file File) (*Report, error) {
 	return r, nil
 }
 
+// hasCode says whether f has a function symbol in an executable section.
+func hasCode(f *elf.File) bool {
+	syms, _ := f.Symbols()
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && int(s.Section) < len(f.Sections) && s.Section != elf.SHN_UNDEF &&
+			f.Sections[s.Section].Flags&elf.SHF_EXECINSTR != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // ptGNUSFrame is the program header type of the SFrame segment
 // (PT_GNU_SFRAME, binutils include/elf/common.h).
 const ptGNUSFrame = elf.ProgType(0x6474e554)
@@ -252,10 +273,32 @@ func (c *StaticChecker) lookups(f *elf.File, file File, tab *sframe.Table, tg ta
 	for _, n := range file.Functions {
 		own[n] = true
 	}
-	seen := map[uint64]bool{}
-	sort.Slice(syms, func(i, j int) bool { return syms[i].Value < syms[j].Value })
+	sources := map[string]bool{}
+	for _, n := range file.Sources {
+		sources[n] = true
+	}
+	// Locals take their object from the STT_FILE symbol before them.
+	var mine []elf.Symbol
+	cur := ""
 	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 || seen[s.Value] || (len(own) > 0 && !own[s.Name]) {
+		switch {
+		case elf.ST_TYPE(s.Info) == elf.STT_FILE:
+			cur = s.Name
+		case elf.ST_TYPE(s.Info) != elf.STT_FUNC:
+		case len(own) == 0:
+			mine = append(mine, s)
+		case elf.ST_BIND(s.Info) == elf.STB_LOCAL && len(sources) > 0:
+			if sources[cur] && own[s.Name] {
+				mine = append(mine, s)
+			}
+		case own[s.Name]:
+			mine = append(mine, s)
+		}
+	}
+	seen := map[uint64]bool{}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].Value < mine[j].Value })
+	for _, s := range mine {
+		if s.Size == 0 || seen[s.Value] {
 			continue
 		}
 		if int(s.Section) >= len(f.Sections) {

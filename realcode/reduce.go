@@ -57,7 +57,7 @@ func Reduce(p *Program, sfconform, dir string, limit time.Duration) (string, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cvise, "--n", "1", "--timeout", "120", test, out)
+	cmd := exec.CommandContext(ctx, cvise, "--n", "1", "--timeout", "120", test, filepath.Base(out))
 	cmd.Dir = dir
 	log, err := cmd.CombinedOutput()
 	_ = os.WriteFile(filepath.Join(dir, "cvise.log"), log, 0o644)
@@ -73,4 +73,3 @@ func shq(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
