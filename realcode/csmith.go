@@ -417,7 +417,13 @@ func RunCsmith(opt CsmithOptions) ([]*Program, error) {
 func runProgram(out []*Program, base Program, img *image.Image, insns int, conss []string, chk *harness.Checker, progress func(string)) ([]*Program, error) {
 	static := &StaticChecker{Dumpers: []string{}}
 	rep, _ := static.Check(File{Path: base.Path})
-	for _, cn := range conss {
+	for i, cn := range conss {
+		if i > 0 && len(out) > 0 && out[len(out)-1].budgetOut() {
+			// The program does not finish within the budget: the
+			// first consumer judged what it ran; the others would
+			// spend the whole budget again for no completed run.
+			continue
+		}
 		p := base
 		p.Consumer, p.Static, p.Instructions = cn, rep, insns
 		cons, err := consumer.New(cn)
