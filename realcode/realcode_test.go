@@ -115,3 +115,38 @@ func TestQuickSlice(t *testing.T) {
 	res.Summary(&sum)
 	t.Log(sum.String())
 }
+
+// TestTrailingBytes: trixie's ld -r leaves zeros after the merged
+// section (finding 033), which the checker must see.
+func TestTrailingBytes(t *testing.T) {
+	b, _ := FindBase("zlib")
+	if _, err := Locate(b); err != nil {
+		testenv.Missing(t, testenv.RealCode, "%v", err)
+		return
+	}
+	if _, err := toolchain.Find("gas-2.44", target.X86_64); err != nil {
+		if errors.Is(err, toolchain.ErrNotProvisioned) {
+			testenv.Missing(t, testenv.Binutils, "%v", err)
+			return
+		}
+		t.Fatal(err)
+	}
+	res, err := Run(Options{Bases: []string{"zlib"}, Targets: []target.Target{target.X86_64}, Opts: []string{"O2"},
+		Assemblers: []string{"gas-2.44"}, Links: []string{LinkR}, Checker: &StaticChecker{Dumpers: []string{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Outputs) != 1 || res.Outputs[0].Report == nil {
+		t.Fatalf("want one checked ld -r output, got %d (%v)", len(res.Outputs), res.Outputs)
+	}
+	var kinds []string
+	for _, f := range res.Outputs[0].Report.Findings {
+		kinds = append(kinds, f.Kind)
+	}
+	if !slices.Contains(kinds, "trailing") {
+		t.Errorf("ld -r 2.44 output: findings %v, want trailing (finding 033 fixed? update KnownFindings)", kinds)
+	}
+	for _, g := range res.New() {
+		t.Errorf("untriaged finding %s: %s", g.Signature, g.Finding)
+	}
+}
