@@ -247,7 +247,11 @@ type Program struct {
 	// AtOutermost counts, per verdict, the failing steps whose frames
 	// are all right up to the outermost one (harness.Result.AtOutermost):
 	// a table that does not mark the entry stub outermost.
-	AtOutermost            [verdict.Count]int
+	AtOutermost [verdict.Count]int
+	// SPInFPR: the function of the first failure past the outermost
+	// frame keeps the SP in a floating-point register (s390x ldgr
+	// %fN,%r15), the shape of finding 034.
+	SPInFPR                bool
 	Instructions, Executed int // instructions in its functions; distinct ones executed
 	RunTime                time.Duration
 	Commands               []string
@@ -440,6 +444,7 @@ func runProgram(out []*Program, base Program, img *image.Image, insns int, conss
 		cons.Close()
 		p.Steps, p.Counts, p.Failures, p.RunErr, p.LoadErr = res.Steps, res.Counts, res.Failures, res.RunErr, res.LoadErr
 		p.AtOutermost = res.AtOutermost
+		p.SPInFPR = spInFPR(img, res.Failures)
 		p.Completed = res.RunErr == nil
 		seen := map[uint64]bool{}
 		for _, pc := range res.Executed {
@@ -498,6 +503,36 @@ func (p *Program) Line() string {
 	return s
 }
 
+// spInFPR says whether the function of the first failure that is not at
+// the outermost frame copies %r15 into an FPR (ldgr %fN,%r15).
+func spInFPR(img *image.Image, failures []harness.Failure) bool {
+	if img.Target != target.S390X {
+		return false
+	}
+	for _, f := range failures {
+		if f.Judgement.Field == "outermost" {
+			continue
+		}
+		sym, ok := img.SymbolAt(f.PC)
+		if !ok {
+			return false
+		}
+		code := img.Code[sym.Addr-img.CodeAddr : sym.End()-img.CodeAddr]
+		for off := 0; off < len(code); {
+			text, n, err := disasm.Instruction(img.Target, code[off:], sym.Addr+uint64(off))
+			if err != nil || n == 0 {
+				return false
+			}
+			if strings.HasPrefix(text, "ldgr") && strings.HasSuffix(text, ",%r15") {
+				return true
+			}
+			off += n
+		}
+		return false
+	}
+	return false
+}
+
 // Triage says why a failing program's failure is known, or "" when it
 // is clean or new.
 func (p *Program) Triage() string {
@@ -506,6 +541,8 @@ func (p *Program) Triage() string {
 		return ""
 	case sig == "outermost-only" && (p.Assembler == "gas-2.40" || p.Assembler == "gas-2.44"):
 		return "finding 008: gas 2.40 and 2.44 ignore .cfi_undefined of the RA, so the entry stub is not the outermost frame"
+	case p.Target == target.S390X && p.Assembler == "gas-2.47" && sig == "WRONG/cfa" && p.SPInFPR:
+		return "finding 034: gcc moves the CFA back before restoring %r15 from an FPR, and gas writes those rows"
 	case p.Consumer == "libsframe" && p.Assembler == "gas-2.44" && sig != "build":
 		return "finding 021: libsframe 2.47 reads the function starts of gas 2.44's SFrame v2 (no PCREL flag) as PC-relative"
 	}

@@ -3,6 +3,7 @@ package realcode
 import (
 	"errors"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/sfconform/sfconform/internal/testenv"
@@ -62,5 +63,37 @@ func TestCsmithSlice(t *testing.T) {
 		if !ran[want] {
 			t.Errorf("no program ran for %s", want)
 		}
+	}
+}
+
+// TestCsmithFinding034: Csmith seed 7 at -O3 for s390x has a leaf
+// function that keeps %r15 in %f0; gcc's CFI moves the CFA back before
+// %r15 is restored and gas 2.47 writes those rows (finding 034). The
+// failure must still be there, and be told apart as that finding.
+func TestCsmithFinding034(t *testing.T) {
+	if _, err := exec.LookPath("csmith"); err != nil {
+		testenv.Missing(t, testenv.RealCode, "csmith: %v", err)
+		return
+	}
+	if _, err := toolchain.Find("gas-2.47", target.S390X); err != nil {
+		if errors.Is(err, toolchain.ErrNotProvisioned) {
+			testenv.Missing(t, testenv.Binutils, "%v", err)
+			return
+		}
+		t.Fatal(err)
+	}
+	progs, err := RunCsmith(CsmithOptions{Seeds: []uint64{7}, Targets: []target.Target{target.S390X},
+		Opts: []string{"O3"}, Assemblers: []string{"gas-2.47"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(progs) != 1 {
+		t.Fatalf("%d programs, want 1", len(progs))
+	}
+	p := progs[0]
+	t.Log(p.Line())
+	if p.Signature() != "WRONG/cfa" || !p.SPInFPR || !strings.Contains(p.Triage(), "034") {
+		t.Errorf("%s: signature %q, SP in an FPR %v, triage %q; want WRONG/cfa in a function keeping %%r15 in an FPR, finding 034 (fixed? update Triage and the finding)",
+			p.Name(), p.Signature(), p.SPInFPR, p.Triage())
 	}
 }
