@@ -75,7 +75,9 @@ func BuildProgram(cc Compiler, opt Opt, a Assembler, src, dir string) (string, [
 	}
 	var sources []string
 	for _, c := range []string{src, rt} {
-		s := strings.TrimSuffix(c, ".c") + ".s"
+		// In the build's own directory: the program's C is shared by
+		// every build of its seed.
+		s := filepath.Join(dir, strings.TrimSuffix(filepath.Base(c), ".c")+".s")
 		args := append([]string{cc.CC}, cc.Flags...)
 		args = append(append(args, opt.Flags...), csmithCFlags...)
 		args = append(args, "-I", CsmithInclude, "-S", "-o", s, c)
