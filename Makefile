@@ -11,7 +11,7 @@ RUN_ARGS ?=
 # setup must finish before anything is built: the emulator links against
 # the Unicorn it installs.
 .NOTPARALLEL:
-.PHONY: setup build run test test-toolchains campaign fixtures realcode
+.PHONY: setup build run test test-toolchains campaign fixtures realcode check-matrix
 
 setup:
 	bash ci/setup.sh
@@ -55,3 +55,8 @@ realcode: setup build
 
 fixtures:
 	bash sframe/testdata/regen.sh
+
+# sfconform check on gcc output at every optimisation level, assembled by
+# every provisioned gas, as objects, fixed-address and PIE executables.
+check-matrix: setup
+	$(REQUIRE_SETUP) SFCONFORM_CHECK_MATRIX=1 $(GO) test -count=1 -run TestCompilerMatrix -v ./check

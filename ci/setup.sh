@@ -27,6 +27,8 @@
 #      (REALCODE_SOURCES, apt-get source through the private deb-src list of
 #      the host's suite) unpacked under $SFCONFORM_CACHE/sources/<pkg>-<ver>/
 #      with $SFCONFORM_CACHE/stamps/src-<pkg> naming the directory
+#   9. a headless browser (the host suite's chromium), in which the tests
+#      render the HTML reports
 #
 # A suite's toolchain, once provisioned, stays as it is: setup does not
 # follow sid. To take sid's current binutils, remove
@@ -844,6 +846,24 @@ setup_realcode() {
 	done
 }
 
+# --- 9. a headless browser ---------------------------------------------------
+
+# The HTML reports are checked in a real browser (report/html's tests).
+setup_browser() {
+	local status
+	status=$(dpkg-query -W -f='${Status}' chromium 2>/dev/null || true)
+	if [[ $status == "install ok installed" ]]; then
+		note "browser: chromium present"
+		return
+	fi
+	need_root "chromium"
+	log "installing chromium"
+	apt-get update -qq || die "apt-get update failed for the system's sources"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null ||
+		die "apt-get install failed for: chromium"
+	note "browser: installed chromium"
+}
+
 # --- main -------------------------------------------------------------------
 
 main() {
@@ -859,6 +879,7 @@ main() {
 	setup_libsframe_consumer
 	setup_glibc_consumer
 	setup_realcode
+	setup_browser
 	printf 'setup: done in %ds\n' $((SECONDS - start)) >&2
 	printf '  %s\n' "${SUMMARY[@]}" >&2
 }

@@ -76,3 +76,38 @@ func head(b []byte, n int) []byte {
 	}
 	return b
 }
+
+// Length returns the length of the instruction at the start of code, for
+// walking instruction boundaries: x86-64 by x86asm's decoder; AArch64 is
+// always 4 bytes (also for words arm64asm cannot decode: literal pools stay
+// 4-byte aligned); s390x from the two top bits of the opcode (z/Architecture
+// Principles of Operation, "Instruction formats"), which is all the
+// boundary needs.
+func Length(abi target.Target, code []byte) (int, error) {
+	if len(code) == 0 {
+		return 0, ErrTruncated
+	}
+	switch abi {
+	case target.X86_64:
+		inst, err := x86asm.Decode(code, 64)
+		if err != nil {
+			return 0, fmt.Errorf("disasm: x86-64 (% x): %w", head(code, 8), err)
+		}
+		if inst.Op == 0 {
+			return 0, fmt.Errorf("%w: x86-64 (% x)", ErrTruncated, head(code, 8))
+		}
+		return inst.Len, nil
+	case target.AArch64, target.AArch64BE:
+		if len(code) < 4 {
+			return 0, ErrTruncated
+		}
+		return 4, nil
+	case target.S390X:
+		n := [4]int{2, 4, 4, 6}[code[0]>>6]
+		if len(code) < n {
+			return 0, ErrTruncated
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("disasm: unsupported ABI %v", abi)
+}

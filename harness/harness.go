@@ -30,6 +30,9 @@ type Options struct {
 	// Backtraces, when set, counts every expected backtrace judged and
 	// what it takes to store it (backtraces.go).
 	Backtraces *BacktraceStats
+	// KeepExpected makes Trace keep the oracle's frames at every step
+	// (Result.ExpectedAt), for a report that shows them.
+	KeepExpected bool
 }
 
 // Failure is one step whose backtrace was not OK.
@@ -76,6 +79,10 @@ type Result struct {
 	LoadErr    error     // the consumer refused the section (every step is then ERROR)
 	RunErr     error     // the emulation stopped early: fault, budget, oracle
 	Executed   []uint64  // PCs in execution order, when Trace asked for them
+	// ExpectedAt are the oracle's frames at each step of Executed, when
+	// Options.KeepExpected asked for them (the HTML report shows them
+	// beside each instruction).
+	ExpectedAt [][]frame.Frame
 
 	// The differential (CheckAgainst): Differs counts the steps whose row
 	// in the image's section differs from the reference's; Equivalent,
@@ -303,6 +310,11 @@ func (c *Checker) flush() {
 // row against the reference's.
 func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer.Result, d *rowPair) {
 	j := oracle.Compare(expected, r.Frames, r.Err)
+	if c.record && c.opt.KeepExpected {
+		// Every step is judged once, in order: the frames line up
+		// with Executed.
+		c.res.ExpectedAt = append(c.res.ExpectedAt, slices.Clone(expected))
+	}
 	if c.opt.Backtraces != nil {
 		c.opt.Backtraces.Add(expected)
 	}
