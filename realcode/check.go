@@ -7,7 +7,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/sfconform/sfconform/check"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/disasm"
 	"github.com/sfconform/sfconform/image"
@@ -55,6 +57,10 @@ type Report struct {
 	// that does not read this version, say).
 	Skipped  []string
 	Findings []Finding
+	// Check is sfconform check's summary of the file, and CheckTime what
+	// it took, when the Checker ran it (WithCheck).
+	Check     *check.Summary `json:",omitempty"`
+	CheckTime time.Duration  `json:",omitempty"`
 }
 
 // Finding is one thing wrong with a file's SFrame.

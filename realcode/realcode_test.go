@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/check"
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
@@ -67,7 +68,8 @@ func TestQuickSlice(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Run(Options{Bases: []string{"zlib"}, Targets: []target.Target{target.X86_64}, Opts: []string{"O2"},
-		Assemblers: []string{tc.Name}, Links: []string{LinkObject, LinkR, LinkPIE}})
+		Assemblers: []string{tc.Name}, Links: []string{LinkObject, LinkR, LinkPIE},
+		Checker: &WithCheck{Static: &StaticChecker{}, Options: check.Options{Static: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +100,9 @@ func TestQuickSlice(t *testing.T) {
 	}
 	// zlib has about 150 functions of its own, and tens of thousands of
 	// instructions at -O2.
+	if pie.Report.Check == nil || pie.Report.Check.Compared < 10000 {
+		t.Errorf("PIE: sfconform check compared %v rows with the CFI, want it run over at least 10000 instructions", pie.Report.Check)
+	}
 	if pie.Report.Functions < 100 || pie.Report.Instructions < 10000 {
 		t.Errorf("PIE: %d functions, %d instructions looked up; want at least 100 and 10000", pie.Report.Functions, pie.Report.Instructions)
 	}

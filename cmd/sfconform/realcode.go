@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sfconform/sfconform/check"
 	"github.com/sfconform/sfconform/realcode"
 )
 
@@ -41,6 +42,7 @@ func cmdRealcode(args []string, stdout, stderr io.Writer) int {
 	links := fs.String("links", "", "link kinds: obj,r,static,pie (default all)")
 	dir := fs.String("dir", "", "keep the built files in this directory (default: a temporary one, removed)")
 	dumpers := fs.String("dumpers", "", "dumper consumers to compare (default every provisioned one; 'none' for none)")
+	checkMode := fs.String("check", "static", "also run sfconform check on every output: static (its CFI differential), dynamic (and every function emulated), none")
 	asJSON := fs.Bool("json", false, "print every output's report as JSON")
 	verbose := fs.Bool("v", false, "print a line per built cell on stderr")
 	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
@@ -64,7 +66,15 @@ func cmdRealcode(args []string, stdout, stderr io.Writer) int {
 	default:
 		sc.Dumpers = splitFlag(*dumpers)
 	}
-	opt.Checker = sc
+	switch *checkMode {
+	case "none":
+		opt.Checker = sc
+	case "static", "dynamic":
+		opt.Checker = &realcode.WithCheck{Static: sc, Options: check.Options{Static: true, Dynamic: *checkMode == "dynamic"}}
+	default:
+		fmt.Fprintf(stderr, "sfconform realcode: --check %q: want static, dynamic or none\n", *checkMode)
+		return exitSetup
+	}
 	if *verbose {
 		opt.Progress = stderr
 	}

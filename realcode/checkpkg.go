@@ -1,0 +1,67 @@
+package realcode
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sfconform/sfconform/check"
+)
+
+// WithCheck is a Checker that runs sfconform check (package check) on
+// every file besides the StaticChecker: the static differential against
+// the file's DWARF CFI at every instruction boundary, and with
+// Options.Dynamic the emulation of every function from its entry. Its
+// errors and warnings become findings of kind "check/<kind>"; its notes
+// (what it could not judge) are Skipped. CheckTime is what it took.
+type WithCheck struct {
+	Static  *StaticChecker
+	Options check.Options
+}
+
+func (c *WithCheck) Name() string { return "static+check" }
+
+func (c *WithCheck) Check(f File) (*Report, error) {
+	static := c.Static
+	if static == nil {
+		static = &StaticChecker{}
+	}
+	r, err := static.Check(f)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	cr, err := check.File(f.Path, c.Options)
+	r.CheckTime = time.Since(t0)
+	if err != nil {
+		r.Skipped = append(r.Skipped, fmt.Sprintf("sfconform check: %v", err))
+		return r, nil
+	}
+	r.Check = &cr.Summary
+	own := map[string]bool{}
+	for _, n := range f.Functions {
+		own[n] = true
+	}
+	foreign := 0
+	for _, fd := range cr.Findings {
+		if fd.Severity == check.SevNote {
+			continue
+		}
+		if len(own) > 0 && fd.Func != "" && !own[fd.Func] {
+			// The C library and crt objects linked in: Debian builds
+			// them without SFrame, so their CFI has no rows to match.
+			foreign++
+			continue
+		}
+		detail := fd.Message
+		if fd.SFrame != "" || fd.CFI != "" {
+			detail += fmt.Sprintf(" (SFrame %s, CFI %s)", fd.SFrame, fd.CFI)
+		}
+		addr := uint64(0)
+		fmt.Sscanf(fd.PC, "0x%x", &addr)
+		r.Findings = append(r.Findings, Finding{Kind: "check/" + fd.Kind, Tool: string(fd.Severity), Function: fd.Func, Addr: addr, Detail: detail})
+	}
+	if foreign > 0 {
+		r.Skipped = append(r.Skipped, fmt.Sprintf("sfconform check: %d findings in functions not of the code base (the C library's and crt's, built without SFrame)", foreign))
+	}
+	return r, nil
+}
