@@ -268,13 +268,10 @@ func segment(f *elf.File, sec *elf.Section, add func(Finding)) {
 	}
 }
 
-// lookups checks every instruction boundary of the functions asked about.
-func (c *StaticChecker) lookups(f *elf.File, file File, tab *sframe.Table, tg target.Target, r *Report, add func(Finding)) {
-	syms, err := f.Symbols()
-	if err != nil {
-		r.Skipped = append(r.Skipped, fmt.Sprintf("lookups: no symbol table (%v)", err))
-		return
-	}
+// ownSymbols are the function symbols of syms that are the code base's
+// own (all of them when file names none): a global by its name, a local by
+// its name and the STT_FILE symbol before it, which names its source.
+func ownSymbols(syms []elf.Symbol, file File) []elf.Symbol {
 	own := map[string]bool{}
 	for _, n := range file.Functions {
 		own[n] = true
@@ -283,7 +280,6 @@ func (c *StaticChecker) lookups(f *elf.File, file File, tab *sframe.Table, tg ta
 	for _, n := range file.Sources {
 		sources[n] = true
 	}
-	// Locals take their object from the STT_FILE symbol before them.
 	var mine []elf.Symbol
 	cur := ""
 	for _, s := range syms {
@@ -301,6 +297,21 @@ func (c *StaticChecker) lookups(f *elf.File, file File, tab *sframe.Table, tg ta
 			mine = append(mine, s)
 		}
 	}
+	return mine
+}
+
+// lookups checks every instruction boundary of the functions asked about.
+func (c *StaticChecker) lookups(f *elf.File, file File, tab *sframe.Table, tg target.Target, r *Report, add func(Finding)) {
+	syms, err := f.Symbols()
+	if err != nil {
+		r.Skipped = append(r.Skipped, fmt.Sprintf("lookups: no symbol table (%v)", err))
+		return
+	}
+	own := map[string]bool{}
+	for _, n := range file.Functions {
+		own[n] = true
+	}
+	mine := ownSymbols(syms, file)
 	seen := map[uint64]bool{}
 	sort.Slice(mine, func(i, j int) bool { return mine[i].Value < mine[j].Value })
 	for _, s := range mine {

@@ -1,6 +1,7 @@
 package realcode
 
 import (
+	"debug/elf"
 	"fmt"
 	"time"
 
@@ -37,16 +38,41 @@ func (c *WithCheck) Check(f File) (*Report, error) {
 		return r, nil
 	}
 	r.Check = &cr.Summary
-	own := map[string]bool{}
-	for _, n := range f.Functions {
-		own[n] = true
+	// The code base's own functions, by address: glibc has static
+	// functions of the same names as some of lua's.
+	type span struct{ lo, hi uint64 }
+	var own []span
+	ownName := map[string]bool{}
+	if ef, err := elf.Open(f.Path); err == nil {
+		if syms, err := ef.Symbols(); err == nil {
+			for _, s := range ownSymbols(syms, f) {
+				own = append(own, span{s.Value, s.Value + max(s.Size, 1)})
+				ownName[s.Name] = true
+			}
+		}
+		ef.Close()
+	}
+	mine := func(fd check.Finding) bool {
+		if len(f.Functions) == 0 || fd.Func == "" {
+			return true
+		}
+		var pc uint64
+		if _, err := fmt.Sscanf(fd.PC, "0x%x", &pc); err == nil {
+			for _, sp := range own {
+				if pc >= sp.lo && pc < sp.hi {
+					return true
+				}
+			}
+			return false
+		}
+		return ownName[fd.Func]
 	}
 	foreign := 0
 	for _, fd := range cr.Findings {
 		if fd.Severity == check.SevNote {
 			continue
 		}
-		if len(own) > 0 && fd.Func != "" && !own[fd.Func] {
+		if !mine(fd) {
 			// The C library and crt objects linked in: Debian builds
 			// them without SFrame, so their CFI has no rows to match.
 			foreign++
