@@ -3,6 +3,7 @@ package realcode
 import (
 	"debug/elf"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sfconform/sfconform/check"
@@ -84,7 +85,13 @@ func (c *WithCheck) Check(f File) (*Report, error) {
 		}
 		addr := uint64(0)
 		fmt.Sscanf(fd.PC, "0x%x", &addr)
-		r.Findings = append(r.Findings, Finding{Kind: "check/" + fd.Kind, Tool: string(fd.Severity), Function: fd.Func, Addr: addr, Detail: detail})
+		kind := "check/" + fd.Kind
+		if fd.Kind == check.KindDynamic && strings.Contains(fd.Func, ".cold") {
+			// Its own group: the dynamic check enters a cold part
+			// from its first byte as if it were called (known.go).
+			kind += "-cold"
+		}
+		r.Findings = append(r.Findings, Finding{Kind: kind, Tool: string(fd.Severity), Function: fd.Func, Addr: addr, Detail: detail})
 	}
 	if foreign > 0 {
 		r.Skipped = append(r.Skipped, fmt.Sprintf("sfconform check: %d findings in functions not of the code base (the C library's and crt's, built without SFrame)", foreign))
