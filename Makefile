@@ -11,7 +11,7 @@ RUN_ARGS ?=
 # setup must finish before anything is built: the emulator links against
 # the Unicorn it installs.
 .NOTPARALLEL:
-.PHONY: setup build run test test-toolchains campaign fixtures check-matrix
+.PHONY: setup build run test test-toolchains campaign fixtures realcode check-matrix
 
 setup:
 	bash ci/setup.sh
@@ -43,6 +43,15 @@ test-toolchains: setup
 campaign: setup
 	@mkdir -p $(REPORTS)
 	$(REQUIRE_SETUP) $(GINKGO) -r --randomize-all --label-filter=slow --junit-report=$(CURDIR)/$(REPORTS)/campaign.xml ./suites
+
+# The real-code campaign: zlib, bzip2 and lua from Debian's source packages
+# through every compiler x optimisation x assembler x link, every output's
+# SFrame checked; then Csmith programs run under emulation (realcode/).
+REALCODE_ARGS ?=
+CSMITH_ARGS ?= --seeds 1-20 --opts O0,O2,O3 --consumers builtin,libsframe
+realcode: setup build
+	$(BIN)/sfconform realcode $(REALCODE_ARGS)
+	$(BIN)/sfconform csmith -q $(CSMITH_ARGS)
 
 fixtures:
 	bash sframe/testdata/regen.sh

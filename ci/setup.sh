@@ -22,6 +22,11 @@
 #   7. the glibc consumer: glibc's SFrame reader and walker from sid's glibc
 #      source package (apt-get source), compiled unmodified with the host gcc
 #      and consumer/glibc, into $SFCONFORM_CACHE/consumers/glibc-<source hash>/
+#   8. the real-code campaign's inputs: csmith, libcsmith-dev and cvise from
+#      the host's suite, and the source packages of the C code bases
+#      (REALCODE_SOURCES, apt-get source through the private deb-src list of
+#      the host's suite) unpacked under $SFCONFORM_CACHE/sources/<pkg>-<ver>/
+#      with $SFCONFORM_CACHE/stamps/src-<pkg> naming the directory
 #   9. a headless browser (the host suite's chromium), in which the tests
 #      render the HTML reports
 #
@@ -773,6 +778,74 @@ setup_glibc_consumer() {
 	note "glibc consumer: glibc $ver, in $dir"
 }
 
+# --- 8. the real-code campaign's inputs ----------------------------------
+
+# Small C code bases whose .c files compile one by one without configure
+# (package realcode knows their files); fetched from the host's own suite.
+REALCODE_SOURCES=(zlib lua5.4 bzip2)
+REALCODE_PACKAGES=(csmith libcsmith-dev cvise)
+
+setup_realcode_tools() {
+	local p status missing=()
+	for p in "${REALCODE_PACKAGES[@]}"; do
+		status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+		[[ $status == "install ok installed" ]] || missing+=("$p")
+	done
+	if ((${#missing[@]} == 0)); then
+		note "csmith, cvise: present"
+		return
+	fi
+	need_root "the real-code campaign's tools (${missing[*]})"
+	log "installing the real-code campaign's tools: ${missing[*]}"
+	apt-get update -qq || die "apt-get update failed for the system's sources"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install failed for the real-code campaign's tools (Debian $HOST_SUITE): ${missing[*]}"
+	note "csmith, cvise: installed ${missing[*]}"
+}
+
+# realcode_source PKG unpacks the host suite's source package PKG (Debian's
+# patches applied) under $CACHE/sources and records where in a stamp.
+realcode_source() {
+	local pkg=$1 stamp="$CACHE/stamps/src-$1" dir
+	if [[ -f $stamp ]]; then
+		dir=$(sed -n 's/^dir=//p' "$stamp")
+		if [[ -n $dir && -d $dir ]]; then
+			note "source $pkg: $dir (present)"
+			return
+		fi
+	fi
+	[[ -w $CACHE ]] || need_root "the source package $pkg"
+	command -v dpkg-source >/dev/null || die "dpkg-source is missing (package dpkg-dev)"
+	local conf ver tmp
+	conf=$(apt_for "$HOST_SUITE" src)
+	ver=$(APT_CONFIG=$conf apt-cache showsrc "$pkg" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -V | tail -n1)
+	[[ -n $ver ]] || die "source package '$pkg' is not in Debian '$HOST_SUITE' (mirror $(debian_mirror); real-code step 8)"
+	tmp=$(mktemp -d "$CACHE/.src-$pkg.XXXXXX")
+	log "fetching $pkg $ver's source package from Debian $HOST_SUITE"
+	(cd "$tmp" && APT_CONFIG=$conf apt-get source --download-only -qq "$pkg=$ver" >"$tmp/download.log" 2>&1) ||
+		die "cannot download the source package '$pkg=$ver' from Debian '$HOST_SUITE': $(grep -m2 -E '^(E|W):' "$tmp/download.log")"
+	local dsc=("$tmp"/*.dsc)
+	[[ -f ${dsc[0]} ]] || die "the source package '$pkg=$ver' from Debian '$HOST_SUITE' came without a .dsc"
+	(cd "$tmp" && dpkg-source -x "${dsc[0]}" tree >"$tmp/unpack.log" 2>&1) ||
+		die "dpkg-source cannot unpack '$pkg=$ver' from Debian '$HOST_SUITE': $(tail -n3 "$tmp/unpack.log")"
+	dir="$CACHE/sources/$pkg-${ver#*:}"
+	rm -rf "$dir"
+	mkdir -p "$CACHE/sources"
+	mv "$tmp/tree" "$dir"
+	rm -rf "$tmp"
+	mkdir -p "$CACHE/stamps"
+	printf 'package=%s\nversion=%s\nsuite=%s\ndir=%s\n' "$pkg" "$ver" "$HOST_SUITE" "$dir" >"$stamp"
+	note "source $pkg: $ver from Debian $HOST_SUITE in $dir"
+}
+
+setup_realcode() {
+	setup_realcode_tools
+	local p
+	for p in "${REALCODE_SOURCES[@]}"; do
+		realcode_source "$p"
+	done
+}
+
 # --- 9. a headless browser ---------------------------------------------------
 
 # The HTML reports are checked in a real browser (report/html's tests).
@@ -805,6 +878,7 @@ main() {
 	setup_llvm
 	setup_libsframe_consumer
 	setup_glibc_consumer
+	setup_realcode
 	setup_browser
 	printf 'setup: done in %ds\n' $((SECONDS - start)) >&2
 	printf '  %s\n' "${SUMMARY[@]}" >&2
