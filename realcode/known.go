@@ -45,10 +45,6 @@ var KnownFindings = []Known{
 		Why: "finding 033: ld -r 2.40 and 2.44 keep .rela.sframe at the unmerged offsets; sfconform check applies them into FREs and padding",
 	},
 	{
-		Kinds: []string{"check/dynamic-cold"},
-		Why:   "harness: sfconform check --dynamic starts a gcc cold part (NAME.cold) at its first byte as if it were called; the part runs in its owner's frame, so the expected CFA is the harness's mistake, not the table's",
-	},
-	{
 		Kinds: []string{"trailing"}, Assemblers: []string{"gas-2.47"}, Links: []string{LinkObject}, Targets: []target.Target{target.S390X},
 		Why: "not a defect: gas 2.47 for s390x pads an object's .sframe with zeros to its 8-byte alignment; ld drops the padding and objdump 2.47 reads it",
 	},
