@@ -77,10 +77,10 @@ host_suite() {
 # apt_suites prints the suites of the system's deb sources, one a line.
 apt_suites() {
 	{
-		cat /etc/apt/sources.list 2>/dev/null | awk '$1 == "deb" {
+		awk '$1 == "deb" {
 			i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-			print $(i + 1) }'
-		cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk 'tolower($1) == "suites:" { for (i = 2; i <= NF; i++) print $i }'
+			print $(i + 1) }' /etc/apt/sources.list 2>/dev/null
+		awk 'tolower($1) == "suites:" { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources 2>/dev/null
 	} || true
 }
 
@@ -88,7 +88,7 @@ apt_suites() {
 # compilers check the kernel's signal frame layouts against the C headers
 # and compile real code for the other targets.
 # dpkg-dev: dpkg-source unpacks glibc's source package (step 7).
-# shellcheck: actionlint checks the workflows' run: scripts with it.
+# The shellcheck program: actionlint checks the workflows' run: scripts with it.
 HOST_PACKAGES=(gcc libc6-dev make pkg-config dpkg-dev shellcheck binutils binutils-x86-64-linux-gnu
 	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu ca-certificates
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross)
@@ -413,6 +413,7 @@ setup_go_tools() {
 	while read -r mod ver tool; do
 		[[ $mod != "?" ]] || die "go.mod's tool $ver belongs to no module go.mod requires"
 		# The module cache spells upper case letters as '!' and the lower one.
+		# shellcheck disable=SC2001 # \L: bash has no lower-casing replace
 		dir="$(sed 's/[A-Z]/!\L&/g' <<<"$mod")@$ver"
 		if [[ ! -d $modcache/$dir ]]; then
 			modcache=$(cd "$REPO" && go env GOMODCACHE)
