@@ -199,6 +199,9 @@ main() {
 		--build-arg SFCONFORM_DEBIAN_MIRROR="${SFCONFORM_DEBIAN_MIRROR:-}" "$REPO" ||
 		die "building the image failed"
 	local built=$((SECONDS - start))
+	# vfs keeps every layer whole: drop what earlier builds left dangling in
+	# podman's own storage (never in a docker daemon's, which others share).
+	[[ $ENGINE != podman ]] || podman image prune -f >/dev/null
 	log "built $tag in ${built}s; size $("$ENGINE" image inspect --format '{{.Size}}' "$tag") bytes"
 	start=$SECONDS
 	log "running make test in $tag"

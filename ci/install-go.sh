@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install Debian's Go (golang-go) and make, as the project's image needs them
-# before `make setup` runs (docker/Dockerfile). With GOTOOLCHAIN=auto that Go
-# fetches the version go.mod names through the module proxy; Go 1.21 is the
-# first that can, so a suite whose golang-go is older (bookworm: 1.19) takes
-# the one of its backports (bookworm-backports: 1.23), from the archive
-# ci/setup.sh uses.
+# before `make setup` runs (docker/Dockerfile), and have that go run the
+# version go.mod names (GOTOOLCHAIN=go<version>+auto, in go env), fetched
+# through the module proxy. Go 1.21 is the first that can, so a suite whose
+# golang-go is older (bookworm: 1.19) takes the one of its backports
+# (bookworm-backports: 1.23), from the archive ci/setup.sh uses.
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -39,5 +39,12 @@ if ((minor < 21)); then
 	minor=$(go_minor)
 	((minor >= 21)) || die "$codename-backports' go is 1.$minor, still older than 1.21"
 fi
-log "$(cd / && GOTOOLCHAIN=local go version)"
+log "Debian's $(cd / && GOTOOLCHAIN=local go version)"
+# GOTOOLCHAIN=auto alone runs a local go newer than go.mod's (sid's may
+# be): go<go.mod's version>+auto runs exactly go.mod's, fetched through the
+# module proxy, or a newer one only when go.mod comes to ask for it.
+want=$(awk '$1 == "go" { print $2; exit }' "$REPO/go.mod")
+[[ -n $want ]] || die "$REPO/go.mod names no go version"
+go env -w "GOTOOLCHAIN=go$want+auto"
+log "GOTOOLCHAIN=go$want+auto: $(cd "$REPO" && go version)"
 rm -rf /var/lib/apt/lists/*
