@@ -141,7 +141,14 @@ func mergeSummaries(shards []loadedSummary, out string) (*summary, []error) {
 		n = first.Shard.Count
 	}
 	var bad []error
-	seen := map[int]string{}
+	// Shards of the same cells form a group, which needs all its n
+	// shards; groups of different cells (a campaign sharding each target x
+	// producer as a job of its own) merge side by side, as long as no cell
+	// is in two groups.
+	var groups [][]loadedSummary
+	group := map[string]int{}
+	seen := map[string]map[int]string{}
+	inGroup := map[string]string{}
 	for _, l := range shards {
 		s := l.sum
 		i, count := 1, 1
@@ -164,17 +171,33 @@ func mergeSummaries(shards []loadedSummary, out string) (*summary, []error) {
 			differ("batch", s.Batch, first.Batch)
 		case !slices.Equal(s.PatternsAsked, first.PatternsAsked):
 			differ("patterns", s.PatternsAsked, first.PatternsAsked)
-		case !slices.EqualFunc(s.Cells, first.Cells, func(a, b *cell) bool { return cellKey(a) == cellKey(b) }):
-			differ("cells", cellKeys(s.Cells), cellKeys(first.Cells))
 		}
-		if p, dup := seen[i]; dup {
+		keys := strings.Join(cellKeys(s.Cells), ", ")
+		g, ok := group[keys]
+		if !ok {
+			g = len(groups)
+			group[keys] = g
+			groups = append(groups, nil)
+			seen[keys] = map[int]string{}
+			for _, k := range cellKeys(s.Cells) {
+				if other, dup := inGroup[k]; dup {
+					bad = append(bad, fmt.Errorf("%s: cell %s is also in %s, with other cells", l.path, k, other))
+				}
+				inGroup[k] = l.path
+			}
+		}
+		groups[g] = append(groups[g], l)
+		if p, dup := seen[keys][i]; dup {
 			bad = append(bad, fmt.Errorf("%s and %s are both shard %d/%d", p, l.path, i, n))
 		}
-		seen[i] = l.path
+		seen[keys][i] = l.path
 	}
-	for i := 1; i <= n; i++ {
-		if _, ok := seen[i]; !ok {
-			bad = append(bad, fmt.Errorf("shard %d/%d is missing (seed %d, %d programs per cell)", i, n, first.Seed, first.Programs))
+	for _, g := range groups {
+		keys := strings.Join(cellKeys(g[0].sum.Cells), ", ")
+		for i := 1; i <= n; i++ {
+			if _, ok := seen[keys][i]; !ok {
+				bad = append(bad, fmt.Errorf("shard %d/%d is missing (cells %s, seed %d, %d programs per cell)", i, n, keys, first.Seed, first.Programs))
+			}
 		}
 	}
 	if len(bad) > 0 {
@@ -183,29 +206,31 @@ func mergeSummaries(shards []loadedSummary, out string) (*summary, []error) {
 	m := &summary{Seed: first.Seed, Programs: first.Programs, Paths: first.Paths, Batch: first.Batch, PatternsAsked: first.PatternsAsked}
 	var problems []error
 	copied := map[string]string{} // a reproducer's file -> its path under out
-	for k := range first.Cells {
-		mc := &cell{}
-		for _, l := range shards {
-			c := l.sum.Cells[k]
-			moved := map[string]string{}
-			for i, p := range c.Saved {
-				np, err := copyReproducer(l.dir, p, out, copied)
-				if err != nil {
-					problems = append(problems, fmt.Errorf("%s: %w", l.path, err))
-					continue
+	for _, shards := range groups {
+		for k := range shards[0].sum.Cells {
+			mc := &cell{}
+			for _, l := range shards {
+				c := l.sum.Cells[k]
+				moved := map[string]string{}
+				for i, p := range c.Saved {
+					np, err := copyReproducer(l.dir, p, out, copied)
+					if err != nil {
+						problems = append(problems, fmt.Errorf("%s: %w", l.path, err))
+						continue
+					}
+					c.Saved[i], moved[p] = np, np
 				}
-				c.Saved[i], moved[p] = np, np
-			}
-			for _, r := range c.ByPattern {
-				for i, p := range r.Reproducers {
-					if np, ok := moved[p]; ok {
-						r.Reproducers[i] = np
+				for _, r := range c.ByPattern {
+					for i, p := range r.Reproducers {
+						if np, ok := moved[p]; ok {
+							r.Reproducers[i] = np
+						}
 					}
 				}
+				addCell(mc, c)
 			}
-			addCell(mc, c)
+			m.Cells = append(m.Cells, mc)
 		}
-		m.Cells = append(m.Cells, mc)
 	}
 	return m, problems
 }
