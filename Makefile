@@ -11,7 +11,7 @@ RUN_ARGS ?=
 # setup must finish before anything is built: the emulator links against
 # the Unicorn it installs.
 .NOTPARALLEL:
-.PHONY: setup build run test test-matrix test-toolchains campaign matrix fixtures
+.PHONY: setup build run test test-matrix test-toolchains campaign matrix fixtures realcode check-matrix lint docker-test
 
 setup:
 	bash ci/setup.sh
@@ -27,7 +27,7 @@ run: setup build
 REQUIRE_SETUP := SFCONFORM_REQUIRE_SETUP=1
 
 # Package tests first, then the Ginkgo suites once (not again under go test).
-test: setup
+test: setup lint
 	$(GO) vet ./...
 	$(REQUIRE_SETUP) $(GO) test -count=1 $$($(GO) list ./... | grep -v '/suites/')
 	@mkdir -p $(REPORTS)
@@ -53,5 +53,36 @@ campaign: setup
 matrix: setup build
 	$(BIN)/sfconform matrix
 
+# The real-code campaign: zlib, bzip2 and lua from Debian's source packages
+# through every compiler x optimisation x assembler x link, every output's
+# SFrame checked; then Csmith programs run under emulation (realcode/).
+REALCODE_ARGS ?=
+CSMITH_ARGS ?= --seeds 1-20 --opts O0,O2,O3 --consumers builtin,libsframe
+realcode: setup build
+	$(BIN)/sfconform realcode $(REALCODE_ARGS)
+	$(BIN)/sfconform csmith -q $(CSMITH_ARGS)
+
+# The GitHub workflows (.github/workflows), linted by actionlint (pinned by
+# go.mod's tool directive, fetched by setup), which runs shellcheck on their
+# run: scripts; a finding fails. shellcheck comes with setup: missing, it fails
+# here rather than actionlint skipping that check.
+lint: setup
+	@command -v shellcheck >/dev/null || { echo "lint: shellcheck is missing: run make setup" >&2; exit 1; }
+	$(GO) tool actionlint -shellcheck=shellcheck -pyflakes= .github/workflows/*.yml
+
+# make test inside the project's image (docker/Dockerfile), built and run with
+# docker, or podman where that is what the machine has (ci/container.sh).
+# DOCKER_BASE: the base image; <suite>-local (sid-local, bookworm-local) is
+# made with debootstrap from Debian's archive when the engine lacks it, so no
+# image registry is needed; debian:sid is what the Dockerfile names itself.
+DOCKER_BASE ?= sid-local
+docker-test:
+	bash ci/container.sh $(DOCKER_BASE)
+
 fixtures:
 	bash sframe/testdata/regen.sh
+
+# sfconform check on gcc output at every optimisation level, assembled by
+# every provisioned gas, as objects, fixed-address and PIE executables.
+check-matrix: setup
+	$(REQUIRE_SETUP) SFCONFORM_CHECK_MATRIX=1 $(GO) test -count=1 -run TestCompilerMatrix -v ./check

@@ -142,6 +142,10 @@ func violations(g graph) []string {
 					out = append(out, "dumper depends on "+d+" ("+chain+"): it reads dumpers' text into sframe types and nothing else")
 				}
 			}
+		case under(p, "report"):
+			for d, chain := range deps {
+				out = append(out, "report package "+p+" depends on "+d+" ("+chain+"): it renders the values it is given and judges nothing")
+			}
 		case p == "corpus":
 			for d, chain := range deps {
 				if d == "gen" || d == "producer" || d == "oracle" || d == "emu" || d == "harness" || d == "consumer" {
@@ -165,7 +169,7 @@ func TestDependencyRules(t *testing.T) {
 	t.Parallel()
 	g := load(t, "..")
 	// The walk found the project, not an empty directory.
-	for _, p := range append([]string{"oracle", "consumer", "sframe", "corpus", "emu", "gen", "producer", "harness"}, leaves...) {
+	for _, p := range append([]string{"oracle", "consumer", "sframe", "corpus", "emu", "gen", "producer", "harness", "report/html"}, leaves...) {
 		if _, ok := g[p]; !ok {
 			t.Fatalf("package %s not found under the module root", p)
 		}
@@ -213,6 +217,9 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"corpus -> gen", func(g graph) {
 			g["corpus"] = pkg{imports: []string{module + "/gen"}}
 		}, "corpus depends on gen"},
+		{"report/html -> oracle", func(g graph) {
+			g["report/html"] = pkg{imports: []string{module + "/oracle"}}
+		}, "report package report/html depends on oracle"},
 		{"unicorn outside emu, in a test", func(g graph) {
 			g["harness"] = pkg{testImports: []string{unicorn}}
 		}, "harness imports Unicorn"},

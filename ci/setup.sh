@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Provision everything sfconform needs on a Debian 12 (bookworm) machine.
+# Provision everything sfconform needs on a Debian machine: bookworm, trixie or
+# sid (the project's image, docker/Dockerfile, runs it on sid).
 #
 # Idempotent: every step first checks whether its result is already in place
 # (package status, library version, stamp files) and does nothing if so, so a
 # second run takes well under a second.
 #
 # Steps:
-#   1. host packages from the machine's own suite (gcc, make, cross binutils 2.40,
+#   1. host packages from the machine's own suite (gcc, make, the cross binutils,
 #      the gcc cross compilers for aarch64 and s390x with their C libraries)
 #   2. Unicorn 2.1 (Debian sid's or trixie's libunicorn) under /usr/local
-#   3. the Ginkgo CLI at the version pinned in go.mod, into /usr/local/bin
+#   3. the Ginkgo CLI at the version pinned in go.mod, into /usr/local/bin,
+#      and the Go tools go.mod's tool directives name (actionlint), fetched
+#      into the module cache and built once (`go tool NAME` runs them)
 #   4. GNU binutils for x86-64, aarch64 and s390x in three versions (bookworm,
 #      trixie, sid), each behind wrapper scripts with one layout:
 #      $SFCONFORM_CACHE/toolchains/binutils-<version>/bin/<triple>-{as,ld,objdump,readelf}
-#      plus toolchain.conf (read by the toolchain package)
+#      plus toolchain.conf (read by the toolchain package). The suite the
+#      host runs (bookworm or trixie) uses the host's own /usr/bin tools;
+#      every other suite, and sid always (its root also holds llvm and
+#      libsframe), is unpacked into a private root $SFCONFORM_CACHE/roots/<suite>
 #   5. sid's newest llvm-mc and llvm-readobj:
 #      $SFCONFORM_CACHE/toolchains/llvm-<major>/bin/{llvm-mc,llvm-readobj}
 #   6. the libsframe consumer: consumer/libsframe compiled with the host gcc
@@ -22,10 +28,20 @@
 #   7. the glibc consumer: glibc's SFrame reader and walker from sid's glibc
 #      source package (apt-get source), compiled unmodified with the host gcc
 #      and consumer/glibc, into $SFCONFORM_CACHE/consumers/glibc-<source hash>/
+#   8. the real-code campaign's inputs: csmith, libcsmith-dev and cvise from
+#      the host's suite, and the source packages of the C code bases
+#      (REALCODE_SOURCES, apt-get source through the private deb-src list of
+#      the host's suite) unpacked under $SFCONFORM_CACHE/sources/<pkg>-<ver>/
+#      with $SFCONFORM_CACHE/stamps/src-<pkg> naming the directory
+#   9. a headless browser (the host suite's chromium), in which the tests
+#      render the HTML reports
 #
 # A suite's toolchain, once provisioned, stays as it is: setup does not
 # follow sid. To take sid's current binutils, remove
 # $SFCONFORM_CACHE/stamps/binutils-sid and run setup again.
+#
+# `ci/setup.sh --print-mirror` prints that archive address and does nothing
+# else (ci/container.sh debootstraps its base images from it).
 #
 # Packages of foreign suites are fetched with a private apt configuration
 # (own sources list, lists and cache directories); the system's apt state only
@@ -46,13 +62,41 @@ TRIPLES=(x86_64-linux-gnu aarch64-linux-gnu s390x-linux-gnu)
 TOOLS=(as ld objdump readelf)
 # Bumped when the layout written below changes, so old caches get rebuilt.
 LAYOUT=1
-# shellcheck disable=SC1091
-HOST_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+# The suites whose binutils are provisioned, oldest first.
+SUITES=(bookworm trixie sid)
+
+# host_suite prints the Debian suite the machine runs: its codename, or sid
+# when its apt sources name sid or unstable (sid's os-release carries the
+# codename of testing, the same for both).
+host_suite() {
+	local codename pretty
+	# shellcheck disable=SC1091
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	# shellcheck disable=SC1091
+	pretty=$(. /etc/os-release && echo "${PRETTY_NAME:-}")
+	if [[ $pretty == */sid ]] && apt_suites | grep -qxE 'sid|unstable'; then
+		echo sid
+		return
+	fi
+	echo "${codename:-bookworm}"
+}
+
+# apt_suites prints the suites of the system's deb sources, one a line.
+apt_suites() {
+	{
+		awk '$1 == "deb" {
+			i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			print $(i + 1) }' /etc/apt/sources.list 2>/dev/null
+		awk 'tolower($1) == "suites:" { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources 2>/dev/null
+	} || true
+}
 
 # libc6-dev: cgo needs the C headers, which gcc only recommends. The cross
 # compilers check the kernel's signal frame layouts against the C headers
 # and compile real code for the other targets.
-HOST_PACKAGES=(gcc libc6-dev make pkg-config binutils binutils-x86-64-linux-gnu
+# dpkg-dev: dpkg-source unpacks glibc's source package (step 7).
+# The shellcheck program: actionlint checks the workflows' run: scripts with it.
+HOST_PACKAGES=(gcc libc6-dev make pkg-config dpkg-dev shellcheck binutils binutils-x86-64-linux-gnu
 	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu ca-certificates
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross)
 
@@ -116,14 +160,18 @@ debian_mirror() {
 		echo "$SFCONFORM_DEBIAN_MIRROR"
 		return
 	fi
-	local codename=$HOST_SUITE uri
-	uri=$(debian_mirror_deb822 "$codename")
-	if [[ -z $uri && -f /etc/apt/sources.list ]]; then
-		uri=$(awk -v c="$codename" '$1 == "deb" {
-			i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-			if ($(i + 1) == c) { print $i; exit }
-		}' /etc/apt/sources.list)
-	fi
+	local codename=$HOST_SUITE uri="" c
+	# sid's sources may call it unstable.
+	for c in "$codename" $([[ $codename == sid ]] && echo unstable); do
+		[[ -z $uri ]] || break
+		uri=$(debian_mirror_deb822 "$c")
+		if [[ -z $uri && -f /etc/apt/sources.list ]]; then
+			uri=$(awk -v c="$c" '$1 == "deb" {
+				i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+				if ($(i + 1) == c) { print $i; exit }
+			}' /etc/apt/sources.list)
+		fi
+	done
 	[[ -n $uri ]] || die "cannot find the Debian archive for '$codename' in the system's apt sources (set SFCONFORM_DEBIAN_MIRROR)"
 	echo "${uri%/}"
 }
@@ -335,6 +383,63 @@ setup_ginkgo() {
 	note "ginkgo: $want installed in $bin"
 }
 
+# go_tools prints the module path and version of each module a tool
+# directive of go.mod belongs to, one "path version" a line.
+go_tools() {
+	awk '
+		$1 == "require" && $2 != "(" { req[$2] = $3 }
+		$1 == "require" && $2 == "(" { inreq = 1; next }
+		inreq && $1 == ")" { inreq = 0; next }
+		inreq { req[$1] = $2 }
+		$1 == "tool" && $2 != "(" { tools[$2] = 1 }
+		$1 == "tool" && $2 == "(" { intool = 1; next }
+		intool && $1 == ")" { intool = 0; next }
+		intool { tools[$1] = 1 }
+		END {
+			for (t in tools) {
+				best = ""
+				for (m in req) if ((t == m || index(t, m "/") == 1) && length(m) > length(best)) best = m
+				if (best == "") { print "? " t; continue }
+				print best, req[best], t
+			}
+		}' "$REPO/go.mod" | sort
+}
+
+# setup_go_tools fetches the modules of go.mod's tools and builds each tool
+# once (into Go's build cache), so that `go tool NAME` needs no network.
+# Present when every such module is in the module cache.
+setup_go_tools() {
+	local tools mod ver tool dir missing=()
+	tools=$(go_tools)
+	[[ -n $tools ]] || return 0
+	command -v go >/dev/null || die "go is not on PATH: install Go (see go.mod) first"
+	# Go's default module cache first; `go env` (a tenth of a second) only
+	# when a module is not there.
+	local modcache=${GOMODCACHE:-${GOPATH:-$HOME/go}}
+	[[ -n ${GOMODCACHE:-} ]] || modcache="${modcache%%:*}/pkg/mod"
+	while read -r mod ver tool; do
+		[[ $mod != "?" ]] || die "go.mod's tool $ver belongs to no module go.mod requires"
+		# The module cache spells upper case letters as '!' and the lower one.
+		# shellcheck disable=SC2001 # \L: bash has no lower-casing replace
+		dir="$(sed 's/[A-Z]/!\L&/g' <<<"$mod")@$ver"
+		if [[ ! -d $modcache/$dir ]]; then
+			modcache=$(cd "$REPO" && go env GOMODCACHE)
+			[[ -d $modcache/$dir ]] || missing+=("$mod@$ver:$tool")
+		fi
+	done <<<"$tools"
+	if ((${#missing[@]} == 0)); then
+		note "go tools: $(awk '{ printf "%s%s@%s", (NR > 1 ? ", " : ""), $3, $2 }' <<<"$tools") (present)"
+		return
+	fi
+	local m
+	for m in "${missing[@]}"; do
+		log "fetching and building the Go tool ${m#*:} (${m%%:*})"
+		(cd "$REPO" && go mod download "${m%%:*}" && go build -o /dev/null "${m#*:}") ||
+			die "cannot fetch or build the Go tool ${m#*:} (${m%%:*}) named in go.mod"
+		note "go tools: ${m#*:} fetched (${m%%:*})"
+	done
+}
+
 # --- 4. GNU binutils in three versions -------------------------------------
 
 # dep_closure SUITE PACKAGE... prints the packages and everything they depend
@@ -517,8 +622,15 @@ check_libs() {
 
 BINUTILS_PACKAGES=(binutils-x86-64-linux-gnu binutils-aarch64-linux-gnu binutils-s390x-linux-gnu)
 
+# host_native SUITE: SUITE's binutils are the host's own /usr/bin tools.
+# sid's never are: the host's sid is a snapshot of the day it was installed,
+# and sid's private root also holds llvm and libsframe, of one day with it.
+host_native() {
+	[[ $1 == "$HOST_SUITE" && $1 != sid ]]
+}
+
 # setup_binutils SUITE provisions SUITE's binutils; the host's own suite
-# uses the installed /usr/bin tools.
+# uses the installed /usr/bin tools, every other one a private root.
 setup_binutils() {
 	local suite=$1
 	if binutils_ok "$suite"; then
@@ -526,7 +638,7 @@ setup_binutils() {
 		return
 	fi
 	[[ -w $CACHE ]] || need_root "GNU binutils from Debian $suite"
-	if [[ $suite == "$HOST_SUITE" ]]; then
+	if host_native "$suite"; then
 		install_toolchain "$suite" "$(dpkg-query -W -f='${Version}' binutils-x86-64-linux-gnu)"
 		return
 	fi
@@ -771,6 +883,92 @@ setup_glibc_consumer() {
 	note "glibc consumer: glibc $ver, in $dir"
 }
 
+# --- 8. the real-code campaign's inputs ----------------------------------
+
+# Small C code bases whose .c files compile one by one without configure
+# (package realcode knows their files); fetched from the host's own suite.
+REALCODE_SOURCES=(zlib lua5.4 bzip2)
+REALCODE_PACKAGES=(csmith libcsmith-dev cvise)
+
+setup_realcode_tools() {
+	local p status missing=()
+	for p in "${REALCODE_PACKAGES[@]}"; do
+		status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+		[[ $status == "install ok installed" ]] || missing+=("$p")
+	done
+	if ((${#missing[@]} == 0)); then
+		note "csmith, cvise: present"
+		return
+	fi
+	need_root "the real-code campaign's tools (${missing[*]})"
+	log "installing the real-code campaign's tools: ${missing[*]}"
+	apt-get update -qq || die "apt-get update failed for the system's sources"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install failed for the real-code campaign's tools (Debian $HOST_SUITE): ${missing[*]}"
+	note "csmith, cvise: installed ${missing[*]}"
+}
+
+# realcode_source PKG unpacks the host suite's source package PKG (Debian's
+# patches applied) under $CACHE/sources and records where in a stamp.
+realcode_source() {
+	local pkg=$1 stamp="$CACHE/stamps/src-$1" dir
+	if [[ -f $stamp ]]; then
+		dir=$(sed -n 's/^dir=//p' "$stamp")
+		if [[ -n $dir && -d $dir ]]; then
+			note "source $pkg: $dir (present)"
+			return
+		fi
+	fi
+	[[ -w $CACHE ]] || need_root "the source package $pkg"
+	command -v dpkg-source >/dev/null || die "dpkg-source is missing (package dpkg-dev)"
+	local conf ver tmp
+	conf=$(apt_for "$HOST_SUITE" src)
+	ver=$(APT_CONFIG=$conf apt-cache showsrc "$pkg" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -V | tail -n1)
+	[[ -n $ver ]] || die "source package '$pkg' is not in Debian '$HOST_SUITE' (mirror $(debian_mirror); real-code step 8)"
+	tmp=$(mktemp -d "$CACHE/.src-$pkg.XXXXXX")
+	log "fetching $pkg $ver's source package from Debian $HOST_SUITE"
+	(cd "$tmp" && APT_CONFIG=$conf apt-get source --download-only -qq "$pkg=$ver" >"$tmp/download.log" 2>&1) ||
+		die "cannot download the source package '$pkg=$ver' from Debian '$HOST_SUITE': $(grep -m2 -E '^(E|W):' "$tmp/download.log")"
+	local dsc=("$tmp"/*.dsc)
+	[[ -f ${dsc[0]} ]] || die "the source package '$pkg=$ver' from Debian '$HOST_SUITE' came without a .dsc"
+	(cd "$tmp" && dpkg-source -x "${dsc[0]}" tree >"$tmp/unpack.log" 2>&1) ||
+		die "dpkg-source cannot unpack '$pkg=$ver' from Debian '$HOST_SUITE': $(tail -n3 "$tmp/unpack.log")"
+	dir="$CACHE/sources/$pkg-${ver#*:}"
+	rm -rf "$dir"
+	mkdir -p "$CACHE/sources"
+	mv "$tmp/tree" "$dir"
+	rm -rf "$tmp"
+	mkdir -p "$CACHE/stamps"
+	printf 'package=%s\nversion=%s\nsuite=%s\ndir=%s\n' "$pkg" "$ver" "$HOST_SUITE" "$dir" >"$stamp"
+	note "source $pkg: $ver from Debian $HOST_SUITE in $dir"
+}
+
+setup_realcode() {
+	setup_realcode_tools
+	local p
+	for p in "${REALCODE_SOURCES[@]}"; do
+		realcode_source "$p"
+	done
+}
+
+# --- 9. a headless browser ---------------------------------------------------
+
+# The HTML reports are checked in a real browser (report/html's tests).
+setup_browser() {
+	local status
+	status=$(dpkg-query -W -f='${Status}' chromium 2>/dev/null || true)
+	if [[ $status == "install ok installed" ]]; then
+		note "browser: chromium present"
+		return
+	fi
+	need_root "chromium"
+	log "installing chromium"
+	apt-get update -qq || die "apt-get update failed for the system's sources"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null ||
+		die "apt-get install failed for: chromium"
+	note "browser: installed chromium"
+}
+
 # --- main -------------------------------------------------------------------
 
 main() {
@@ -779,14 +977,23 @@ main() {
 	setup_host_packages
 	setup_unicorn
 	setup_ginkgo
-	setup_binutils "$HOST_SUITE"
-	setup_binutils trixie
-	setup_binutils sid
+	setup_go_tools
+	local suite
+	for suite in "${SUITES[@]}"; do
+		setup_binutils "$suite"
+	done
 	setup_llvm
 	setup_libsframe_consumer
 	setup_glibc_consumer
+	setup_realcode
+	setup_browser
 	printf 'setup: done in %ds\n' $((SECONDS - start)) >&2
 	printf '  %s\n' "${SUMMARY[@]}" >&2
 }
 
+HOST_SUITE=$(host_suite)
+if [[ ${1:-} == --print-mirror ]]; then
+	debian_mirror
+	exit
+fi
 main "$@"

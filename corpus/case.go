@@ -96,6 +96,10 @@ type Case struct {
 	// Segments are further code placed apart (a function far from the
 	// rest); most cases have none.
 	Segments []Segment `json:"segments,omitempty"`
+	// RuleRegs are the registers besides SP, FP and the link register the
+	// section's rules name (image.Image.RuleRegs: a CFA on %r10), which
+	// the replay reads at every step; omitted when none.
+	RuleRegs []int `json:"rule_regs,omitempty"`
 
 	Step     int    `json:"step"` // 0-based index of the failing instruction
 	PC       Addr   `json:"pc"`
@@ -252,6 +256,7 @@ func (c *Case) Image() (*image.Image, error) {
 		Target: abi, Producer: c.Producer, SFrameVersion: c.Version,
 		Code: c.Code, CodeAddr: uint64(c.CodeAddr), Entry: uint64(c.Entry), Exit: uint64(c.Exit),
 		Symbols: c.Symbols, SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr), Record: c.Record,
+		RuleRegs: c.RuleRegs,
 	}
 	for _, s := range c.Segments {
 		img.Segments = append(img.Segments, image.Segment{Addr: uint64(s.Addr), Code: s.Code})
@@ -283,7 +288,7 @@ func (c *Case) SetImage(img *image.Image, path int) {
 		c.Segments = append(c.Segments, Segment{Addr: Addr(s.Addr), Code: s.Code})
 	}
 	c.Symbols, c.SFrame, c.SFrameAddr = img.Symbols, img.SFrame, Addr(img.SFrameAddr)
-	c.Record = img.Record
+	c.Record, c.RuleRegs = img.Record, img.RuleRegs
 	c.Regs, c.Path = map[string]Addr{}, path
 	if path >= 0 && path < len(img.Paths) {
 		for k, v := range img.Paths[path] {

@@ -22,7 +22,10 @@ func Instruction(abi target.Target, code []byte, pc uint64) (text string, length
 	}
 	switch abi {
 	case target.X86_64:
-		inst, err := x86asm.Decode(code, 64)
+		if text, ok := endbr(code); ok {
+			return text, 4, nil
+		}
+		inst, err := x86asm.Decode(hintNOPAsNOP(code), 64)
 		if err != nil {
 			return "", 0, fmt.Errorf("disasm: x86-64 at pc 0x%x (% x): %w", pc, head(code, 8), err)
 		}
@@ -75,4 +78,70 @@ func head(b []byte, n int) []byte {
 		return b[:n]
 	}
 	return b
+}
+
+// Length returns the length of the instruction at the start of code, for
+// walking instruction boundaries: x86-64 by x86asm's decoder; AArch64 is
+// always 4 bytes (also for words arm64asm cannot decode: literal pools stay
+// 4-byte aligned); s390x from the two top bits of the opcode (z/Architecture
+// Principles of Operation, "Instruction formats"), which is all the
+// boundary needs.
+func Length(abi target.Target, code []byte) (int, error) {
+	if len(code) == 0 {
+		return 0, ErrTruncated
+	}
+	switch abi {
+	case target.X86_64:
+		if _, ok := endbr(code); ok {
+			return 4, nil
+		}
+		inst, err := x86asm.Decode(hintNOPAsNOP(code), 64)
+		if err != nil {
+			return 0, fmt.Errorf("disasm: x86-64 (% x): %w", head(code, 8), err)
+		}
+		if inst.Op == 0 {
+			return 0, fmt.Errorf("%w: x86-64 (% x)", ErrTruncated, head(code, 8))
+		}
+		return inst.Len, nil
+	case target.AArch64, target.AArch64BE:
+		if len(code) < 4 {
+			return 0, ErrTruncated
+		}
+		return 4, nil
+	case target.S390X:
+		n := [4]int{2, 4, 4, 6}[code[0]>>6]
+		if len(code) < n {
+			return 0, ErrTruncated
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("disasm: unsupported ABI %v", abi)
+}
+
+// hintNOPAsNOP gives x86asm an instruction it can measure for the reserved
+// hint NOPs 0f 19..0f 1e (endbr64 is f3 0f 1e fa, in every function of a
+// binary built with -fcf-protection), which it does not decode: they take
+// a ModRM operand exactly as nop Ev (0f 1f) does, so the same bytes with
+// the opcode's second byte replaced by 1f have the same length. Code of any
+// other shape is returned as it is.
+func hintNOPAsNOP(code []byte) []byte {
+	i := 0
+	for i < len(code) && i < 14 && (code[i] == 0x66 || code[i] == 0xf2 || code[i] == 0xf3 || code[i]&0xf0 == 0x40) {
+		i++
+	}
+	if i+1 >= len(code) || code[i] != 0x0f || code[i+1] < 0x19 || code[i+1] > 0x1e {
+		return code
+	}
+	c := append([]byte(nil), head(code, 15)...)
+	c[i+1] = 0x1f
+	return c
+}
+
+// endbr recognises endbr64 and endbr32 (f3 0f 1e fa/fb), which x86asm
+// cannot decode even as the hint NOP they are.
+func endbr(code []byte) (string, bool) {
+	if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb) {
+		return [2]string{"endbr64", "endbr32"}[code[3]-0xfa], true
+	}
+	return "", false
 }

@@ -124,3 +124,34 @@ func FuzzInstruction(f *testing.F) {
 		}
 	})
 }
+
+// The reserved hint NOPs (0f 19..0f 1e), which x86asm does not decode, have
+// the length of nop Ev: endbr64 starts every function built with
+// -fcf-protection, and a function's instruction boundaries must not end
+// there. Lengths from the Intel SDM's encodings (ModRM, SIB, displacement).
+func TestHintNOPLength(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		code []byte
+		n    int
+		text string
+	}{
+		{[]byte{0xf3, 0x0f, 0x1e, 0xfa, 0x55}, 4, "endbr64"},
+		{[]byte{0xf3, 0x0f, 0x1e, 0xfb}, 4, "endbr32"},
+		{[]byte{0x0f, 0x1e, 0x44, 0x00, 0x00, 0xc3}, 5, ""},             // ModRM + SIB + disp8
+		{[]byte{0x66, 0x0f, 0x19, 0x84, 0x00, 0, 0, 0, 0, 0xc3}, 9, ""}, // prefix, ModRM + SIB + disp32
+		{[]byte{0x0f, 0x1f, 0x00}, 3, "nopl (%rax)"},                    // nop Ev itself, unchanged
+	} {
+		n, err := Length(target.X86_64, tc.code)
+		if err != nil || n != tc.n {
+			t.Errorf("Length(% x) = %d, %v; want %d", tc.code, n, err, tc.n)
+		}
+		text, n, err := Instruction(target.X86_64, tc.code, 0)
+		if err != nil || n != tc.n || tc.text != "" && text != tc.text {
+			t.Errorf("Instruction(% x) = %q, %d, %v; want %q, %d", tc.code, text, n, err, tc.text, tc.n)
+		}
+	}
+	if _, err := Length(target.X86_64, []byte{0xf3, 0x0f, 0x1e}); err == nil {
+		t.Error("a cut-off endbr64 has a length")
+	}
+}

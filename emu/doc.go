@@ -131,6 +131,26 @@
 // than the s390x FPRs are neither saved nor restored: the generated
 // programs do not use them.
 //
+// # Lenient runs
+//
+// Run.Lenient runs code that expects a process around it (package check
+// runs functions of files it did not build): a call or jump that leaves
+// the image returns at once with 0 in the return register, a system call
+// is skipped with 0, and an unmapped read or write maps the pages it
+// touches, filled with a pattern of the caller's choosing (Lenient),
+// unmapped again when the run ends. Leaving the image is caught where it
+// happens: the C code hook stops at the first instruction outside
+// Lenient.Inside (mapped or not), the unmapped-fetch hook and the
+// prefetch abort (AArch64) or program interruption (s390x) at an
+// unmapped target stop too; the Go side then pops or takes the return
+// address and resumes, as it does after a signal. The page mapping runs
+// in the unmapped-access hook (uc_mem_map, then the access is retried),
+// bounded by Lenient.MaxPages. s390x raises a program interruption
+// without the address for an unmapped data access, so a lenient s390x
+// run maps its low 64 KiB (S390XWindow) up front instead. Machine.Served
+// counts what a run was served. A run without Lenient pays one test per
+// instruction in the C hook.
+//
 // # Errors
 //
 // A run ends early with a *RunError naming the target, the PC, the
@@ -142,7 +162,8 @@
 // fetch; an invalid instruction; an interrupt or exception such as int3,
 // brk or an s390x program interruption; emulation stopping short of the
 // exit), errors.Is ErrBudget (Run.Budget instructions without reaching the
-// exit), or the step callback's own error, unchanged inside. A panic in
+// exit), errors.Is ErrExit (a lenient run's exit or exit_group system
+// call), or the step callback's own error, unchanged inside. A panic in
 // the callback is recovered (it must not unwind through Unicorn's C
 // frames) and reported as an error. For a fetch fault the PC is the
 // unreachable target and the count includes the jump. On s390x an access

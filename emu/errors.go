@@ -21,6 +21,9 @@ var (
 	// ErrBudget: the run used its instruction budget without reaching
 	// the exit.
 	ErrBudget = errors.New("instruction budget exhausted")
+	// ErrExit: a lenient run made the exit or exit_group system call,
+	// which ends a process: nothing after it runs.
+	ErrExit = errors.New("exit system call")
 )
 
 // RunError is how a run ends early. Cause is a fault or budget error
@@ -42,6 +45,8 @@ func (e *RunError) Error() string {
 		what = "budget exhausted"
 	case errors.Is(e.Cause, ErrFault):
 		what = "fault"
+	case errors.Is(e.Cause, ErrExit):
+		what = "exited"
 	}
 	insn := "unreadable"
 	if len(e.Insn) > 0 {

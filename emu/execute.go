@@ -58,28 +58,33 @@ func (m *Machine) Execute(r *Run, onStep func(*Step) error) (steps int, err erro
 	}
 	m.onStep, m.cbErr = onStep, nil
 	m.armSignal(r)
+	if err := m.armLenient(r); err != nil {
+		m.onStep = nil
+		m.dropPages()
+		return 0, fmt.Errorf("emu: %s: %w", m.abi.Name(), err)
+	}
 	runErr := ucErr(C.emu_run(st, C.uint64_t(r.Entry), C.uint64_t(r.Exit)))
-	for r.Signal != nil && runErr == nil {
-		// A signal's delivery and rt_sigreturn stop the emulation; it
-		// resumes where they leave the PC.
-		var pc uint64
-		var err error
-		if st.stop == C.EMU_STOP_SIGNAL {
-			pc, err = m.deliverSignal()
-		} else {
-			var ok bool
-			if pc, ok, err = m.sigreturn(); !ok && err == nil {
-				break // the run ended some other way
-			}
-		}
+	for {
+		// A signal's delivery and rt_sigreturn, and what Lenient serves
+		// (a call leaving the image, a system call), stop the emulation;
+		// it resumes where they leave the PC.
+		pc, ok, err := m.resume(r, runErr)
 		if err != nil {
-			m.cbErr = &cause{ErrFault, err.Error()}
+			c, ok := err.(*cause)
+			if !ok {
+				c = &cause{ErrFault, err.Error()}
+			}
+			m.cbErr = c
 			st.stop = C.EMU_STOP_CALLBACK
 			break
 		}
-		st.stop, st.intno, st.fault_addr = C.EMU_STOP_NONE, 0, 0
+		if !ok {
+			break // the run ended some other way
+		}
+		st.stop, st.intno, st.fault_addr, st.mem_type = C.EMU_STOP_NONE, 0, 0, 0
 		runErr = ucErr(C.emu_run(st, C.uint64_t(pc), C.uint64_t(r.Exit)))
 	}
+	m.dropPages()
 	m.onStep = nil
 
 	rerr := m.outcome(r, runErr)
@@ -90,6 +95,22 @@ func (m *Machine) Execute(r *Run, onStep func(*Step) error) (steps int, err erro
 		return int(st.steps), nil
 	}
 	return rerr.Index, rerr
+}
+
+// resume serves the event that stopped the emulation, if it is one to
+// serve, and returns the PC to go on from.
+func (m *Machine) resume(r *Run, runErr error) (uint64, bool, error) {
+	st := m.st
+	if r.Signal != nil && runErr == nil {
+		if st.stop == C.EMU_STOP_SIGNAL {
+			pc, err := m.deliverSignal()
+			return pc, err == nil, err
+		}
+		if pc, ok, err := m.sigreturn(); ok || err != nil {
+			return pc, ok, err
+		}
+	}
+	return m.serve(r)
 }
 
 func (m *Machine) checkRun(r *Run) error {
@@ -103,6 +124,8 @@ func (m *Machine) checkRun(r *Run) error {
 		return fmt.Errorf("exit %#x is outside the code region [%#x, %#x)", r.Exit, CodeBase, CodeBase+CodeSize)
 	case r.Budget <= 0:
 		return fmt.Errorf("instruction budget %d is not positive", r.Budget)
+	case r.Lenient != nil && len(r.Lenient.Inside) > C.EMU_MAXINSIDE:
+		return fmt.Errorf("%d inside ranges, at most %d", len(r.Lenient.Inside), C.EMU_MAXINSIDE)
 	}
 	for _, s := range r.Segments {
 		end := s.Addr + uint64(len(s.Code))

@@ -4,6 +4,55 @@
 #include "hook.h"
 #include "_cgo_export.h"
 
+static int emu_inside(const emu_state *s, uint64_t addr)
+{
+	int i;
+	for (i = 0; i < s->ninside; i++)
+		if (addr >= s->inside_lo[i] && addr < s->inside_hi[i])
+			return 1;
+	return 0;
+}
+
+// emu_fill_page writes the pattern of a page mapped on demand: each 8-byte
+// word holds its own address XOR fill, in the target's byte order (fill 0:
+// zeros).
+void emu_fill_page(emu_state *s, uint64_t page)
+{
+	int i, k;
+	for (i = 0; i < EMU_PAGE; i += 8) {
+		uint64_t v = s->fill ? ((page + (uint64_t)i) ^ s->fill) : 0;
+		for (k = 0; k < 8; k++) {
+			int shift = s->big_endian ? 8 * (7 - k) : 8 * k;
+			s->page_buf[i + k] = (uint8_t)(v >> shift);
+		}
+	}
+	uc_mem_write(s->uc, page, s->page_buf, EMU_PAGE);
+}
+
+// emu_map_pages maps the pages [addr, addr+size) touches that are not
+// mapped yet; false when the page budget is spent or a page cannot be
+// mapped.
+bool emu_map_pages(emu_state *s, uint64_t addr, int size)
+{
+	uint64_t p, lo = addr & ~(uint64_t)(EMU_PAGE - 1);
+	uint64_t hi = (addr + (uint64_t)(size > 0 ? size : 1) + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+	if (hi <= lo)
+		return false; // wraps around the address space
+	for (p = lo; p < hi; p += EMU_PAGE) {
+		uc_err err;
+		if (s->npages >= s->max_pages || s->npages >= EMU_MAXPAGES)
+			return false;
+		err = uc_mem_map(s->uc, p, EMU_PAGE, UC_PROT_READ | UC_PROT_WRITE);
+		if (err == UC_ERR_MAP)
+			continue; // the other page of a straddling access
+		if (err != UC_ERR_OK)
+			return false;
+		s->pages[s->npages++] = p;
+		emu_fill_page(s, p);
+	}
+	return true;
+}
+
 static void emu_on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	emu_state *s = user;
@@ -13,6 +62,14 @@ static void emu_on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		// Before the instruction: it is not counted, and runs again
 		// once the handler has returned.
 		s->stop = EMU_STOP_SIGNAL;
+		uc_emu_stop(uc);
+		return;
+	}
+	if (s->lenient && !emu_inside(s, addr)) {
+		// Not counted, not delivered: the Go side returns to the
+		// caller and resumes.
+		s->stop = EMU_STOP_EXTERN;
+		s->fault_addr = addr;
 		uc_emu_stop(uc);
 		return;
 	}
@@ -37,6 +94,15 @@ static bool emu_on_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, i
 	emu_state *s = user;
 	(void)uc;
 	(void)value;
+	if (s->lenient && s->stop == EMU_STOP_NONE) {
+		if ((type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED) && emu_map_pages(s, addr, size))
+			return true; // retried on the new page
+		if (type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT) {
+			s->stop = EMU_STOP_EXTERN;
+			s->fault_addr = addr;
+			return false;
+		}
+	}
 	if (s->stop == EMU_STOP_NONE) {
 		s->stop = EMU_STOP_MEM;
 		s->mem_type = type;

@@ -18,7 +18,12 @@ enum {
 	EMU_STOP_MEM = 4,      // an unmapped or protected access
 	EMU_STOP_INVALID = 5,  // an undecodable instruction
 	EMU_STOP_SIGNAL = 6,   // a signal is due before the instruction at pc
+	EMU_STOP_EXTERN = 7,   // lenient: an instruction fetched outside the image, at fault_addr
 };
+
+#define EMU_MAXINSIDE 8
+#define EMU_MAXPAGES 1024
+#define EMU_PAGE 4096
 
 // intno of a syscall or sysenter instruction: above any real vector.
 #define EMU_INTNO_SYSCALL 0x10000
@@ -50,6 +55,18 @@ typedef struct emu_state {
 	int fault_size;
 	uint32_t intno;
 
+	// Lenient runs (Run.Lenient): fetching outside the inside ranges
+	// stops with EMU_STOP_EXTERN; an unmapped read or write maps the page,
+	// filled from fill, up to max_pages pages, recorded in pages.
+	int lenient;
+	int ninside;
+	uint64_t inside_lo[EMU_MAXINSIDE], inside_hi[EMU_MAXINSIDE];
+	uint64_t fill;
+	int big_endian;
+	int max_pages, npages;
+	uint64_t pages[EMU_MAXPAGES];
+	uint8_t page_buf[EMU_PAGE];
+
 	int x86; // hook syscall and sysenter too
 	uc_hook code_hook, mem_hook, intr_hook, insn_hook, syscall_hook, sysenter_hook;
 } emu_state;
@@ -65,5 +82,7 @@ uc_err emu_write_regs(uc_engine *uc, const int *ids, const uint64_t *vals, int n
 uc_err emu_read_regs(uc_engine *uc, const int *ids, uint64_t *vals, int n);
 unsigned int emu_version(void);
 uc_err emu_set_tcg_buffer(uc_engine *uc, uint32_t size);
+void emu_fill_page(emu_state *s, uint64_t page);
+bool emu_map_pages(emu_state *s, uint64_t addr, int size);
 
 #endif

@@ -52,6 +52,8 @@ type Machine struct {
 
 	sig signals // Run.Signal's delivery and rt_sigreturn
 
+	served Served // what the last run's Lenient served
+
 	step   Step
 	onStep func(*Step) error
 	cbErr  error
@@ -80,7 +82,8 @@ type Step struct {
 
 // ReadWord implements machine.Memory: the 8 bytes at addr in the target's
 // byte order, as memory holds them before the current instruction runs.
-// It fails outside mapped memory.
+// It fails outside mapped memory; the pages a lenient run mapped on demand
+// are mapped memory until the run ends.
 func (s *Step) ReadWord(addr uint64) (uint64, bool) {
 	return s.m.readWord(addr)
 }
@@ -118,6 +121,23 @@ func (m *Machine) readWord(addr uint64) (uint64, bool) {
 		}
 		return binary.LittleEndian.Uint64(b[:]), true
 	}
+	if m.st.npages > 0 {
+		// A lenient run's pages mapped on demand (a stack an argument
+		// moved the SP onto, pattern memory). Unicorn's x86-64 (2.1.4)
+		// reports an access above 2^52 at its low 52 bits, and the page
+		// was mapped there.
+		if m.t.arch == uc.ARCH_X86 {
+			addr &= 1<<52 - 1
+		}
+		var b [8]byte
+		if m.u.MemReadInto(b[:], addr) != nil {
+			return 0, false
+		}
+		if m.t.bigEndian {
+			return binary.BigEndian.Uint64(b[:]), true
+		}
+		return binary.LittleEndian.Uint64(b[:]), true
+	}
 	return 0, false
 }
 
@@ -139,7 +159,55 @@ type Run struct {
 	// Signal, when set, is a signal the run receives (see Signal); nil
 	// costs nothing.
 	Signal *Signal
+	// Lenient, when set, runs code the caller did not build as if the
+	// rest of a process were there (see Lenient); nil: every such event
+	// is a fault.
+	Lenient *Lenient
 }
+
+// Lenient is how a run treats what lies outside the code it was given:
+//
+//   - An instruction fetched outside Inside (unmapped, or mapped but not
+//     the image's) is a call leaving the image: it returns at once to its
+//     caller with 0 in the return register (x86-64: pops the return
+//     address, %rax = 0; AArch64: to x30, x0 = 0; s390x: to %r14, %r2 =
+//     0), neither counted nor reported as a step. A return address that
+//     is itself outside Inside is a fault.
+//   - A system call (x86-64 syscall and sysenter, AArch64 svc, s390x svc)
+//     is skipped: the PC moves past it, the return register (%rax, x0,
+//     %r2) is set to 0. rt_sigreturn of a run with a Signal is still
+//     served as a signal return.
+//   - An unmapped read or write maps the pages it touches, filled from
+//     Fill, up to MaxPages pages a run; they are unmapped when the run
+//     ends. s390x reports no address for an unmapped data access (see
+//     Errors), so there the pages of [0, S390XWindow) are mapped and
+//     filled when the run starts instead.
+//
+// Fill 0 makes zero pages; otherwise each 8-byte word holds its own
+// address XOR Fill, in the target's byte order: with Fill below 4096 and
+// a multiple of 8, a pointer into the same page, so a pointer chased
+// through such memory stays in mapped memory.
+type Lenient struct {
+	Inside   []Range
+	Fill     uint64
+	MaxPages int // 0 means 256
+}
+
+// S390XWindow is the low memory a lenient s390x run maps at its start.
+const S390XWindow = 64 << 10
+
+// Range is the addresses [Lo, Hi).
+type Range struct{ Lo, Hi uint64 }
+
+// Served counts what the last run's Lenient served.
+type Served struct {
+	Externals int // calls that left the image and were returned from
+	Syscalls  int // system calls skipped
+	Pages     int // pages mapped on demand (s390x: the window's)
+}
+
+// Served is what Lenient served in the last run.
+func (m *Machine) Served() Served { return m.served }
 
 // Segment is code written at its own address.
 type Segment struct {

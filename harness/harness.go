@@ -30,6 +30,19 @@ type Options struct {
 	// Backtraces, when set, counts every expected backtrace judged and
 	// what it takes to store it (backtraces.go).
 	Backtraces *BacktraceStats
+	// KeepExpected makes Trace keep the oracle's frames at every step
+	// (Result.ExpectedAt), for a report that shows them.
+	KeepExpected bool
+	// Aside, when set, is asked about every judged step; a step it names
+	// a class for ("sp off stack", "beyond depth limit") is counted in
+	// Result.Aside under that class instead of in Counts, and is never a
+	// Failure: a caller that knows a machine state to be no real one, or
+	// a limit of the consumer's, keeps it out of the verdicts.
+	Aside func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string
+	// Lenient, when set, is every run's emu.Run.Lenient (calls leaving
+	// the image return at once, system calls are skipped, unmapped memory
+	// is mapped on demand); SetLenient changes it between images.
+	Lenient *emu.Lenient
 }
 
 // Failure is one step whose backtrace was not OK.
@@ -59,6 +72,9 @@ type Result struct {
 	PathSteps []int
 	Steps     int                // instructions executed and judged, all paths
 	Counts    [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
+	// Aside counts the steps Options.Aside set aside, by its class; they
+	// are in Steps but not in Counts.
+	Aside map[string]int
 	// WrongFields counts the WRONG steps by the field that first differed
 	// ("pc", "cfa", "outermost", ...): a table that never marks the
 	// outermost frame is WRONG at every step, but only there.
@@ -76,6 +92,10 @@ type Result struct {
 	LoadErr    error     // the consumer refused the section (every step is then ERROR)
 	RunErr     error     // the emulation stopped early: fault, budget, oracle
 	Executed   []uint64  // PCs in execution order, when Trace asked for them
+	// ExpectedAt are the oracle's frames at each step of Executed, when
+	// Options.KeepExpected asked for them (the HTML report shows them
+	// beside each instruction).
+	ExpectedAt [][]frame.Frame
 
 	// The differential (CheckAgainst): Differs counts the steps whose row
 	// in the image's section differs from the reference's; Equivalent,
@@ -160,6 +180,14 @@ func New(t target.Target, opt Options) (*Checker, error) {
 	return &Checker{target: t, m: m, opt: opt}, nil
 }
 
+// SetAside sets Options.Aside for the next images.
+func (c *Checker) SetAside(f func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string) {
+	c.opt.Aside = f
+}
+
+// SetLenient sets Options.Lenient for the next images.
+func (c *Checker) SetLenient(l *emu.Lenient) { c.opt.Lenient = l }
+
 // Close releases the emulator.
 func (c *Checker) Close() error { return c.m.Close() }
 
@@ -218,7 +246,7 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 		tr.Reset()
 		run := emu.Run{
 			Code: img.Code, CodeAddr: img.CodeAddr, Segments: c.segments(img), Entry: img.Entry, Exit: img.Exit,
-			Regs: regs, Budget: c.opt.Budget,
+			Regs: regs, Budget: c.opt.Budget, Lenient: c.opt.Lenient,
 		}
 		if s, ok := img.SignalOf(k); ok {
 			run.Signal = &emu.Signal{At: s.At, Count: s.Count, Signo: s.Signo, Handler: s.Handler, Restorer: s.Restorer}
@@ -312,11 +340,25 @@ func (c *Checker) flush() {
 // row against the reference's.
 func (c *Checker) judge(index int, pc uint64, expected []frame.Frame, r consumer.Result, d *rowPair) {
 	j := oracle.Compare(expected, r.Frames, r.Err)
+	if c.record && c.opt.KeepExpected {
+		// Every step is judged once, in order: the frames line up
+		// with Executed.
+		c.res.ExpectedAt = append(c.res.ExpectedAt, slices.Clone(expected))
+	}
 	if c.opt.Backtraces != nil {
 		c.opt.Backtraces.Add(expected)
 	}
 	res := c.res
 	res.Steps++
+	if c.opt.Aside != nil {
+		if k := c.opt.Aside(expected, r, j); k != "" {
+			if res.Aside == nil {
+				res.Aside = map[string]int{}
+			}
+			res.Aside[k]++
+			return
+		}
+	}
 	res.Counts[j.Verdict]++
 	if j.Verdict != verdict.OK && len(expected) > 0 && expected[len(expected)-1].Outermost && j.Frame >= len(expected)-1 {
 		res.AtOutermost[j.Verdict]++

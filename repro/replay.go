@@ -82,7 +82,7 @@ func Run(c *corpus.Case, opt Options) (*Replay, error) {
 			return nil, fmt.Errorf("consumer %s does not read SFrame v%d of %s: %w", r.Consumer, v, t.Name(), err)
 		}
 	}
-	chk, err := harness.New(t, harness.Options{MaxFailures: 1 << 30})
+	chk, err := harness.New(t, harness.Options{MaxFailures: 1 << 30, KeepExpected: true})
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func Run(c *corpus.Case, opt Options) (*Replay, error) {
 	} else {
 		// The trace for the table: a second run, same steps.
 		tr := chk.Trace(r.Img, cons)
-		r.Res.Executed = tr.Executed
+		r.Res.Executed, r.Res.ExpectedAt = tr.Executed, tr.ExpectedAt
 	}
 	for i := range r.Res.Failures {
 		if f := &r.Res.Failures[i]; f.Path == 0 && f.Step == c.Step {

@@ -2,9 +2,11 @@ package sframe
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // Dump prints t in the layout of GNU objdump --sframe, from the line
@@ -46,16 +48,48 @@ import (
 // malformed ends the dump with that *FormatError, after the sections
 // before it.
 func Dump(w io.Writer, t *Table, name string) error {
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var d dumper
 	for _, s := range t.Sections {
-		fdes, err := s.FDEs()
-		if err != nil {
+		// A malformed FRE ends the dump before the section's first line:
+		// every row is checked first, then the section is printed one
+		// function at a time (memory bounded by the largest function).
+		if err := d.checkRows(s); err != nil {
 			bw.Flush()
 			return err
 		}
-		dumpSection(bw, &s.Header, fdes, name)
+		d.section(bw, s, name)
 	}
 	return bw.Flush()
+}
+
+// dumper holds the buffers a dump reuses from one function and row to the
+// next, so that printing allocates nothing per row.
+type dumper struct {
+	rows        []Row
+	line        []byte
+	cfa, fp, ra []byte
+}
+
+// funcRows decodes the rows of f into the dumper's buffer.
+func (d *dumper) funcRows(f *Func) (FDE, error) {
+	var err error
+	d.rows, err = f.appendRows(d.rows[:0])
+	if err != nil {
+		return FDE{}, err
+	}
+	return f.fde(d.rows), nil
+}
+
+// checkRows reads every row of s, as Section.FDEs would, keeping none.
+func (d *dumper) checkRows(s *Section) error {
+	for i := 0; i < int(s.Header.NumFDEs); i++ {
+		f := s.Func(i)
+		if _, err := d.funcRows(&f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type dumpStyle int
@@ -81,7 +115,8 @@ func styleFor(h *Header) dumpStyle {
 	return styleV3
 }
 
-func dumpSection(w *bufio.Writer, h *Header, fdes []FDE, name string) {
+func (d *dumper) section(w *bufio.Writer, s *Section, name string) {
+	h := &s.Header
 	st := styleFor(h)
 	fmt.Fprintf(w, "Contents of the SFrame section %s:", name)
 	w.WriteString("\n  Header :\n\n")
@@ -98,8 +133,10 @@ func dumpSection(w *bufio.Writer, h *Header, fdes []FDE, name string) {
 	fmt.Fprintf(w, "    Num FDEs: %d\n", h.NumFDEs)
 	fmt.Fprintf(w, "    Num FREs: %d\n", h.NumFREs)
 	w.WriteString("\n  Function Index :\n")
-	for i := range fdes {
-		dumpFunction(w, h, i, &fdes[i], st)
+	for i := 0; i < int(h.NumFDEs); i++ {
+		f := s.Func(i)
+		fde, _ := d.funcRows(&f) // checked by checkRows
+		d.function(w, h, i, &fde, st)
 		w.WriteString("\n")
 	}
 }
@@ -161,9 +198,21 @@ func dumpFlags(w *bufio.Writer, h *Header, st dumpStyle) {
 
 func isAArch64(a ABI) bool { return a == ABIAArch64LE || a == ABIAArch64BE }
 
-func dumpFunction(w *bufio.Writer, h *Header, idx int, fde *FDE, st dumpStyle) {
+// Column headers of a function, as objdump pads them.
+var (
+	colsInc  = fmt.Sprintf("\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC", "   ", "CFA", "FP", "RA")
+	colsMask = fmt.Sprintf("\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC", "[m]", "CFA", "FP", "RA")
+)
+
+func (d *dumper) function(w *bufio.Writer, h *Header, idx int, fde *FDE, st dumpStyle) {
 	abi := h.ABI
-	fmt.Fprintf(w, "\n    func idx [%d]: pc = %#x, size = %d bytes", idx, fde.Start, fde.Size)
+	b := append(d.line[:0], "\n    func idx ["...)
+	b = strconv.AppendInt(b, int64(idx), 10)
+	b = append(b, "]: pc = 0x"...)
+	b = strconv.AppendUint(b, fde.Start, 16)
+	b = append(b, ", size = "...)
+	b = strconv.AppendUint(b, uint64(fde.Size), 10)
+	b = append(b, " bytes"...)
 	if st == styleV3 {
 		attrs := ""
 		if fde.Signal {
@@ -173,93 +222,135 @@ func dumpFunction(w *bufio.Writer, h *Header, idx int, fde *FDE, st dumpStyle) {
 			attrs += "F"
 		}
 		if attrs != "" {
-			fmt.Fprintf(w, ", attr = %q", attrs)
+			b = append(b, ", attr = "...)
+			b = strconv.AppendQuote(b, attrs)
 		}
 	}
 	if isAArch64(abi) && fde.PAuthKey == PAuthKeyB {
-		w.WriteString(", pauth = B key")
+		b = append(b, ", pauth = B key"...)
 	}
 	mask := fde.PCType == PCMask
-	marker := "   "
 	if mask {
-		marker = "[m]"
+		b = append(b, colsMask...)
+	} else {
+		b = append(b, colsInc...)
 	}
-	fmt.Fprintf(w, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC", marker, "CFA", "FP", "RA")
 	for i := range fde.Rows {
 		r := &fde.Rows[i]
 		pc := fde.Start + uint64(r.Start)
 		if mask {
 			pc = uint64(r.Start)
 		}
-		fmt.Fprintf(w, "\n    %016x", pc)
+		b = append(b, "\n    "...)
+		b = appendHex16(b, pc)
 		if r.RA.Kind == RuleUndefined && st == styleV3 {
-			w.WriteString("  RA undefined")
+			b = append(b, "  RA undefined"...)
 			continue
 		}
-		cfa, fp, ra := rowNotation(h, fde, r, st)
+		d.notation(h, fde, r, st)
 		if r.MangledRA {
-			ra += "[s]"
+			d.ra = append(d.ra, "[s]"...)
 		} else {
-			ra += "   "
+			d.ra = append(d.ra, "   "...)
 		}
-		fmt.Fprintf(w, "  %-10s%-10s%-13s", cfa, fp, ra)
+		b = append(b, "  "...)
+		b = appendPadded(b, d.cfa, 10)
+		b = appendPadded(b, d.fp, 10)
+		b = appendPadded(b, d.ra, 13)
+		if len(b) > 32<<10 {
+			w.Write(b)
+			b = b[:0]
+		}
 	}
+	w.Write(b)
+	d.line = b
+}
+
+// appendHex16 appends v as 16 zero-padded hex digits (%016x).
+func appendHex16(b []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	var buf [16]byte
+	for i := 15; i >= 0; i-- {
+		buf[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return append(b, buf[:]...)
+}
+
+// appendPadded appends s left-aligned in a field of width bytes (%-Ns).
+func appendPadded(b, s []byte, width int) []byte {
+	b = append(b, s...)
+	for n := len(s); n < width; n++ {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // rowNotation gives the CFA, FP and RA columns of a row (RA without its
 // mangled marker).
 func rowNotation(h *Header, fde *FDE, r *Row, st dumpStyle) (cfa, fp, ra string) {
+	var d dumper
+	d.notation(h, fde, r, st)
+	return string(d.cfa), string(d.fp), string(d.ra)
+}
+
+// notation fills d.cfa, d.fp and d.ra with the columns of a row (RA
+// without its mangled marker).
+func (d *dumper) notation(h *Header, fde *FDE, r *Row, st dumpStyle) {
 	abi := h.ABI
+	cfa, fp, ra := d.cfa[:0], d.fp[:0], d.ra[:0]
+	defer func() { d.cfa, d.fp, d.ra = cfa, fp, ra }()
 	fpTracked := r.FP.Kind == RuleExpr
 	if fde.Type == FDETypeFlex && st == styleV3 {
-		cfa = flexNotation(abi, r.CFA)
-		fp = "u"
+		cfa = appendFlexNotation(cfa, abi, r.CFA)
 		if fpTracked {
-			fp = flexNotation(abi, r.FP)
+			fp = appendFlexNotation(fp, abi, r.FP)
+		} else {
+			fp = append(fp, 'u')
 		}
 		switch {
 		case raAtDefault(h, r.RA):
 			switch {
 			case fpTracked && !fpAtDefault(h, r.FP):
-				ra = "U"
+				ra = append(ra, 'U')
 			case h.CFAFixedRA != 0:
-				ra = "f"
+				ra = append(ra, 'f')
 			default:
-				ra = "u"
+				ra = append(ra, 'u')
 			}
 		case r.RA.Kind == RuleExpr:
-			ra = flexNotation(abi, r.RA)
+			ra = appendFlexNotation(ra, abi, r.RA)
 		default:
-			ra = "u"
+			ra = append(ra, 'u')
 		}
-		return cfa, fp, ra
+		return
 	}
 
 	if r.RA.Kind == RuleUndefined {
 		// The pre-v3 tools know no outermost FREs: an FRE without data
 		// words reads as base register id 0 (fp), and its missing CFA
 		// offset prints as -1 (objdump 2.40 and 2.44, measured).
-		cfa = "fp+-1"
+		cfa = append(cfa, "fp+-1"...)
 	} else {
-		base := "sp"
 		if r.CFA.Reg == abi.FPRegister() {
-			base = "fp"
+			cfa = append(cfa, "fp+"...)
+		} else {
+			cfa = append(cfa, "sp+"...)
 		}
-		cfa = fmt.Sprintf("%s+%d", base, r.CFA.Offset)
+		cfa = strconv.AppendInt(cfa, r.CFA.Offset, 10)
 	}
-	fp = defaultNotation(r.FP)
+	fp = appendDefaultNotation(fp, r.FP)
 
 	switch {
 	case h.CFAFixedRA != 0 && st == style240:
-		ra = "u"
+		ra = append(ra, 'u')
 	case h.CFAFixedRA != 0:
-		ra = "f"
+		ra = append(ra, 'f')
 	case r.RA.Kind == RuleSame && fpTracked && h.CFAFixedFP == 0 && st == styleV3:
-		ra = "U" // the RA padding word: the FP has a word of its own after it
+		ra = append(ra, 'U') // the RA padding word: the FP has a word of its own after it
 	default:
-		ra = defaultNotation(r.RA)
+		ra = appendDefaultNotation(ra, r.RA)
 	}
-	return cfa, fp, ra
 }
 
 // raAtDefault and fpAtDefault report whether an RA or FP rule is what
@@ -268,38 +359,53 @@ func rowNotation(h *Header, fde *FDE, r *Row, st dumpStyle) (cfa, fp, ra string)
 func raAtDefault(h *Header, ra Rule) bool { return atDefault(ra, h.CFAFixedRA) }
 func fpAtDefault(h *Header, fp Rule) bool { return atDefault(fp, h.CFAFixedFP) }
 
-// defaultNotation prints an FP or RA rule of a default FDE.
-func defaultNotation(r Rule) string {
+// appendDefaultNotation appends an FP or RA rule of a default FDE.
+func appendDefaultNotation(b []byte, r Rule) []byte {
 	if r.Kind != RuleExpr {
-		return "u"
+		return append(b, 'u')
 	}
 	if r.Reg == RegCFA && r.Deref {
-		return fmt.Sprintf("c%+d", r.Offset)
+		b = append(b, 'c')
+		return appendSigned(b, r.Offset)
 	}
 	if r.Offset == 0 && !r.Deref {
-		return fmt.Sprintf("r%d", r.Reg) // s390x v2: saved in a register
+		b = append(b, 'r') // s390x v2: saved in a register
+		return strconv.AppendInt(b, int64(r.Reg), 10)
 	}
-	return flexNotation(0, r)
+	return appendFlexNotation(b, 0, r)
 }
 
-// flexNotation prints a rule as reg+off or (reg+off).
-func flexNotation(abi ABI, r Rule) string {
-	var name string
+// appendSigned appends off with its sign (%+d).
+func appendSigned(b []byte, off int64) []byte {
+	if off >= 0 {
+		b = append(b, '+')
+	}
+	return strconv.AppendInt(b, off, 10)
+}
+
+// appendFlexNotation appends a rule as reg+off or (reg+off).
+func appendFlexNotation(b []byte, abi ABI, r Rule) []byte {
+	// objdump reads the deref bit only when the rule names a register.
+	paren := r.Deref && r.Reg != RegCFA
+	if paren {
+		b = append(b, '(')
+	}
 	switch {
 	case r.Reg == RegCFA:
-		name = "c"
+		b = append(b, 'c')
 	case abi != 0 && r.Reg == abi.SPRegister():
-		name = "sp"
+		b = append(b, "sp"...)
 	case abi != 0 && r.Reg == abi.FPRegister():
-		name = "fp"
+		b = append(b, "fp"...)
 	default:
-		name = fmt.Sprintf("r%d", r.Reg)
+		b = append(b, 'r')
+		b = strconv.AppendInt(b, int64(r.Reg), 10)
 	}
-	// objdump reads the deref bit only when the rule names a register.
-	if r.Deref && r.Reg != RegCFA {
-		return fmt.Sprintf("(%s%+d)", name, r.Offset)
+	b = appendSigned(b, r.Offset)
+	if paren {
+		b = append(b, ')')
 	}
-	return fmt.Sprintf("%s%+d", name, r.Offset)
+	return b
 }
 
 // DumpJSON prints t as one JSON object with the content of Dump. Field
@@ -333,18 +439,159 @@ func flexNotation(abi ABI, r Rule) string {
 // outermost frame read "u" in every column. Addresses are hex strings so
 // that 64-bit values survive JSON readers that use doubles. Malformed FREs
 // end it with a *FormatError, as for Dump; nothing is written then.
+//
+// The document is written as it is read, one function at a time, so that
+// memory stays bounded by the largest function whatever the section's
+// size; every row is checked first, so that a malformed section still
+// writes nothing.
 func DumpJSON(w io.Writer, t *Table) error {
-	out := jsonDump{Sections: []jsonSection{}}
+	var d dumper
 	for _, s := range t.Sections {
-		fdes, err := s.FDEs()
+		if err := d.checkRows(s); err != nil {
+			return err
+		}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if len(t.Sections) == 0 {
+		bw.WriteString("{\n  \"sections\": []\n}\n")
+		return bw.Flush()
+	}
+	bw.WriteString("{\n  \"sections\": [")
+	for si, s := range t.Sections {
+		if si > 0 {
+			bw.WriteByte(',')
+		}
+		h := &s.Header
+		js := jsonSection{
+			Offset:     s.Offset,
+			Base:       hexAddr(s.Base),
+			Version:    int(h.Version),
+			Flags:      flagNames(h.Flags),
+			ABI:        h.ABI.Name(),
+			CFAFixedFP: int(h.CFAFixedFP),
+			CFAFixedRA: int(h.CFAFixedRA),
+			NumFDEs:    h.NumFDEs,
+			NumFREs:    h.NumFREs,
+			Functions:  []jsonFunction{},
+		}
+		head, err := json.MarshalIndent(js, "    ", "  ")
 		if err != nil {
 			return err
 		}
-		out.Sections = append(out.Sections, jsonOfSection(s, fdes))
+		bw.WriteString("\n    ")
+		if h.NumFDEs == 0 {
+			bw.Write(head)
+			continue
+		}
+		// The functions are the last field: stream them into its "[]".
+		i := bytes.LastIndex(head, []byte("[]"))
+		bw.Write(head[:i+1])
+		for fi := 0; fi < int(h.NumFDEs); fi++ {
+			f := s.Func(fi)
+			fde, _ := d.funcRows(&f) // checked above
+			if fi > 0 {
+				bw.WriteByte(',')
+			}
+			d.line = d.jsonFunction(d.line[:0], h, fi, &fde)
+			bw.Write(d.line)
+		}
+		bw.WriteString("\n      ]\n    }")
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	bw.WriteString("\n  ]\n}\n")
+	return bw.Flush()
+}
+
+// jsonFunction appends one function as encoding/json would indent it at
+// its depth in the document (jsonOfFunction gives the same as a value).
+func (d *dumper) jsonFunction(b []byte, h *Header, idx int, fde *FDE) []byte {
+	const in = "\n          " // the function's fields
+	b = append(b, "\n        {"+in+"\"index\": "...)
+	b = strconv.AppendInt(b, int64(idx), 10)
+	b = append(b, ","+in+"\"offset\": "...)
+	b = strconv.AppendInt(b, int64(fde.Offset), 10)
+	b = append(b, ","+in+"\"start\": \"0x"...)
+	b = strconv.AppendUint(b, fde.Start, 16)
+	b = append(b, "\","+in+"\"end\": \"0x"...)
+	b = strconv.AppendUint(b, fde.End(), 16)
+	b = append(b, "\","+in+"\"size\": "...)
+	b = strconv.AppendUint(b, uint64(fde.Size), 10)
+	if fde.PCType == PCMask {
+		b = append(b, ","+in+"\"pc_type\": \"mask\""...)
+	} else {
+		b = append(b, ","+in+"\"pc_type\": \"inc\""...)
+	}
+	b = append(b, ","+in+"\"rep_size\": "...)
+	b = strconv.AppendInt(b, int64(fde.RepSize), 10)
+	if fde.Type == FDETypeFlex {
+		b = append(b, ","+in+"\"type\": \"flex\""...)
+	} else {
+		b = append(b, ","+in+"\"type\": \"default\""...)
+	}
+	if isAArch64(h.ABI) {
+		if fde.PAuthKey == PAuthKeyB {
+			b = append(b, ","+in+"\"pauth_key\": \"B\""...)
+		} else {
+			b = append(b, ","+in+"\"pauth_key\": \"A\""...)
+		}
+	}
+	b = append(b, ","+in+"\"signal\": "...)
+	b = strconv.AppendBool(b, fde.Signal)
+	if len(fde.Rows) == 0 {
+		return append(b, ","+in+"\"rows\": []\n        }"...)
+	}
+	b = append(b, ","+in+"\"rows\": ["...)
+	const rf = "\n              " // a row's fields
+	for j := range fde.Rows {
+		r := &fde.Rows[j]
+		pc := fde.Start + uint64(r.Start)
+		if fde.PCType == PCMask {
+			pc = uint64(r.Start)
+		}
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n            {"+rf+"\"start_pc\": \"0x"...)
+		b = strconv.AppendUint(b, pc, 16)
+		b = append(b, "\","+rf+"\"offset\": "...)
+		b = strconv.AppendUint(b, uint64(r.Start), 10)
+		if r.RA.Kind == RuleUndefined {
+			d.cfa, d.fp, d.ra = append(d.cfa[:0], 'u'), append(d.fp[:0], 'u'), append(d.ra[:0], 'u')
+		} else {
+			d.notation(h, fde, r, styleV3)
+		}
+		b = append(b, ","+rf+"\"cfa\": "...)
+		b = appendJSONRule(b, r.CFA, d.cfa)
+		b = append(b, ","+rf+"\"fp\": "...)
+		b = appendJSONRule(b, r.FP, d.fp)
+		b = append(b, ","+rf+"\"ra\": "...)
+		b = appendJSONRule(b, r.RA, d.ra)
+		b = append(b, ","+rf+"\"ra_mangled\": "...)
+		b = strconv.AppendBool(b, r.MangledRA)
+		b = append(b, "\n            }"...)
+	}
+	return append(b, "\n          ]\n        }"...)
+}
+
+// appendJSONRule appends a rule object (jsonOfRule's, indented).
+func appendJSONRule(b []byte, r Rule, text []byte) []byte {
+	const f = "\n                "
+	b = append(b, "{"+f+"\"rule\": "...)
+	switch r.Kind {
+	case RuleUndefined:
+		b = append(b, "\"undefined\""...)
+	case RuleSame:
+		b = append(b, "\"same\""...)
+	default:
+		b = append(b, "\"expr\","+f+"\"reg\": "...)
+		b = strconv.AppendInt(b, int64(r.Reg), 10)
+		b = append(b, ","+f+"\"offset\": "...)
+		b = strconv.AppendInt(b, r.Offset, 10)
+		b = append(b, ","+f+"\"deref\": "...)
+		b = strconv.AppendBool(b, r.Deref)
+	}
+	b = append(b, ","+f+"\"text\": \""...)
+	b = append(b, text...) // ASCII letters, digits, signs and parentheses only
+	return append(b, "\"\n              }"...)
 }
 
 type jsonDump struct {
@@ -418,68 +665,53 @@ func flagNames(f Flags) []string {
 	return names
 }
 
-func jsonOfSection(s *Section, fdes []FDE) jsonSection {
-	h := &s.Header
-	js := jsonSection{
-		Offset:     s.Offset,
-		Base:       hexAddr(s.Base),
-		Version:    int(h.Version),
-		Flags:      flagNames(h.Flags),
-		ABI:        h.ABI.Name(),
-		CFAFixedFP: int(h.CFAFixedFP),
-		CFAFixedRA: int(h.CFAFixedRA),
-		NumFDEs:    h.NumFDEs,
-		NumFREs:    h.NumFREs,
-		Functions:  []jsonFunction{},
+// jsonOfFunction is one function of DumpJSON's document as a value (the
+// tests read the document back into these types).
+func jsonOfFunction(h *Header, i int, fde *FDE) jsonFunction {
+	jf := jsonFunction{
+		Index:   i,
+		Offset:  fde.Offset,
+		Start:   hexAddr(fde.Start),
+		End:     hexAddr(fde.End()),
+		Size:    fde.Size,
+		PCType:  "inc",
+		RepSize: int(fde.RepSize),
+		Type:    "default",
+		Signal:  fde.Signal,
+		Rows:    []jsonRow{},
 	}
-	for i := range fdes {
-		fde := &fdes[i]
-		jf := jsonFunction{
-			Index:   i,
-			Offset:  fde.Offset,
-			Start:   hexAddr(fde.Start),
-			End:     hexAddr(fde.End()),
-			Size:    fde.Size,
-			PCType:  "inc",
-			RepSize: int(fde.RepSize),
-			Type:    "default",
-			Signal:  fde.Signal,
-			Rows:    []jsonRow{},
+	if fde.PCType == PCMask {
+		jf.PCType = "mask"
+	}
+	if fde.Type == FDETypeFlex {
+		jf.Type = "flex"
+	}
+	if isAArch64(h.ABI) {
+		jf.PAuthKey = "A"
+		if fde.PAuthKey == PAuthKeyB {
+			jf.PAuthKey = "B"
 		}
+	}
+	for j := range fde.Rows {
+		r := &fde.Rows[j]
+		pc := fde.Start + uint64(r.Start)
 		if fde.PCType == PCMask {
-			jf.PCType = "mask"
+			pc = uint64(r.Start)
 		}
-		if fde.Type == FDETypeFlex {
-			jf.Type = "flex"
+		cfa, fp, ra := rowNotation(h, fde, r, styleV3)
+		if r.RA.Kind == RuleUndefined {
+			cfa, fp, ra = "u", "u", "u"
 		}
-		if isAArch64(h.ABI) {
-			jf.PAuthKey = "A"
-			if fde.PAuthKey == PAuthKeyB {
-				jf.PAuthKey = "B"
-			}
-		}
-		for j := range fde.Rows {
-			r := &fde.Rows[j]
-			pc := fde.Start + uint64(r.Start)
-			if fde.PCType == PCMask {
-				pc = uint64(r.Start)
-			}
-			cfa, fp, ra := rowNotation(h, fde, r, styleV3)
-			if r.RA.Kind == RuleUndefined {
-				cfa, fp, ra = "u", "u", "u"
-			}
-			jf.Rows = append(jf.Rows, jsonRow{
-				StartPC:   hexAddr(pc),
-				Offset:    r.Start,
-				CFA:       jsonOfRule(r.CFA, cfa),
-				FP:        jsonOfRule(r.FP, fp),
-				RA:        jsonOfRule(r.RA, ra),
-				MangledRA: r.MangledRA,
-			})
-		}
-		js.Functions = append(js.Functions, jf)
+		jf.Rows = append(jf.Rows, jsonRow{
+			StartPC:   hexAddr(pc),
+			Offset:    r.Start,
+			CFA:       jsonOfRule(r.CFA, cfa),
+			FP:        jsonOfRule(r.FP, fp),
+			RA:        jsonOfRule(r.RA, ra),
+			MangledRA: r.MangledRA,
+		})
 	}
-	return js
+	return jf
 }
 
 func jsonOfRule(r Rule, text string) jsonRule {

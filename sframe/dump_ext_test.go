@@ -18,7 +18,7 @@ import (
 // tool's dump of the executable and of the object must equal Dump of
 // ReadELF's table, byte for byte, from "Contents of the SFrame section" on.
 //
-// Toolchains: the host's binutils (x86_64-linux-gnu-as, ...; objdump) and
+// Toolchains: the host's binutils (x86_64-linux-gnu-as, -ld, -objdump, ...) and
 // every $SFCONFORM_TOOLCHAINS/binutils-<version>/bin/<triple>-{as,ld,objdump}
 // (default /var/cache/sfconform/toolchains).
 
@@ -80,7 +80,9 @@ func extToolchains() []extToolchain {
 			name: "host",
 			as:   func(tr string) string { return lookPath(tr + "-as") },
 			ld:   func(tr string) string { return lookPath(tr + "-ld") },
-			od:   func(string) string { return lookPath("objdump") },
+			// The triple's own objdump: the host's plain objdump may read a
+			// foreign object only as generic ELF, its relocations unapplied.
+			od: func(tr string) string { return lookPath(tr + "-objdump") },
 		})
 	}
 	root := toolchainRoot()

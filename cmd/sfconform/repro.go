@@ -17,6 +17,7 @@ func init() {
 const reproUsage = `usage: sfconform repro [--producer P] [--consumer C] [--remake] FILE
        sfconform repro --report [--testsuite DIR] FILE
        sfconform repro --testsuite DIR FILE
+       sfconform repro --html DIR FILE
 
 Replays the reproducer FILE (written by 'sfconform run'; every format
 version from sfconform-case/1 on) with the producer and consumer it
@@ -39,6 +40,11 @@ against actual rows at the failing PC. --testsuite DIR writes the case as
 a GNU binutils testsuite case (NAME.s and NAME.d, in the style of
 gas/testsuite/gas/cfi-sframe) into DIR.
 
+--html DIR writes DIR/index.html instead: the replayed failure as a page
+(no network, no JavaScript): the failing function's instructions with the
+row covering each and the oracle's frames where it ran, the failing
+step's frames expected against got, and a picture of the stack there.
+
 Exit status: 1 while the recorded failure still happens (or the program
 fails elsewhere), 0 when it conforms, 2 for a bad file, bad usage, or a
 recorded producer or consumer that is not provisioned (the message names
@@ -54,11 +60,24 @@ func cmdRepro(args []string, stdout, stderr io.Writer) int {
 	suite := fs.String("testsuite", "", "write a binutils testsuite case (NAME.s, NAME.d) into this directory")
 	before := fs.Int("before", 6, "instructions shown before the failing step")
 	after := fs.Int("after", 2, "instructions shown after it")
+	htmlDir := fs.String("html", "", "write an HTML report (index.html) into this directory instead of the table")
 	files, err := parseArgs(fs, args, 1, 1, stdout)
 	if err != nil {
 		return parseExit(err)
 	}
 	opt := repro.Options{Producer: *prod, Consumer: *cons, Remake: *remake}
+	if *htmlDir != "" {
+		path, fails, err := reproHTML(*htmlDir, files[0], opt)
+		if err != nil {
+			fmt.Fprintln(stderr, "sfconform repro:", err)
+			return exitSetup
+		}
+		fmt.Fprintln(stderr, "wrote", path)
+		if fails {
+			return exitFailure
+		}
+		return exitOK
+	}
 	if *report || *suite != "" {
 		return reportCase(files[0], opt, *report, *suite, stdout, stderr)
 	}

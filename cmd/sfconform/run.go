@@ -62,8 +62,10 @@ that row gives (this frame's CFA, the caller's PC, SP and FP) match the
 machine. The "version" column names the exact Debian packages the cell ran.
 
 Program i of a cell uses seed S+i, S being --seed (default: from the
-clock, printed on stderr). Exit status: 0 all clean, 1 failures, 2 bad
-usage or setup.
+clock, printed on stderr). --shard i/n checks the i-th of n parts of them
+(blocks of --batch programs dealt out in turn); 'sfconform merge' joins
+the n JSON summaries. --html DIR and --junit FILE also write the reports.
+Exit status: 0 all clean, 1 failures, 2 bad usage or setup.
 `
 
 // runConfig is what the run flags select.
@@ -84,6 +86,13 @@ type runConfig struct {
 	minimize minimizeConfig
 	// backtraces, with --cbf-stats, counts the judged backtraces per worker.
 	backtraces *backtraceCount
+	// shard, with --shard i/n: the part of every cell's seeds this run
+	// checks (shard.go).
+	shard shardSpec
+	// reports: --junit FILE and --html DIR (junit.go, html.go).
+	junit, html string
+	// progress reports on stderr (nil with -q).
+	progress *progress
 }
 
 // cell is one target x producer x consumer of the summary.
@@ -113,8 +122,8 @@ type cell struct {
 	// cannot make as the pattern asks, and why (producer.Limited: ld
 	// describes no AArch64 .plt, so plt-stubs keeps gen's stubs).
 	Limited map[string]string `json:"patterns_limited,omitempty"`
-	// unexpressedWhy says why the Unexpressed patterns are left out.
-	unexpressedWhy string
+	// UnexpressedWhy says why the Unexpressed patterns are left out.
+	UnexpressedWhy string `json:"unsupported_patterns_why,omitempty"`
 
 	// ProducerVersion names the exact tools a toolchain producer ran
 	// ("as 2.47.50.20261021 (Debian sid 2.47.50.20261021-1), ld ...");
@@ -132,6 +141,10 @@ type cell struct {
 	Differs    *differs `json:"differs,omitempty"`
 	Warned     int      `json:"programs_with_warnings,omitempty"`   // programs the producer's tools warned about
 	ToolFailed int      `json:"producer_failed_programs,omitempty"` // programs the tools could not make an image of
+	// ByPattern: per pattern, the programs with a function of it and the
+	// failures in such a function (patterns_result.go); the JUnit report's
+	// testcases.
+	ByPattern map[string]*patternResult `json:"by_pattern,omitempty"`
 
 	target    target.Target
 	prod      producer.Producer
@@ -156,6 +169,12 @@ type summary struct {
 	// Backtraces, with --cbf-stats: the stored size of every judged
 	// backtrace, CBF against 8 bytes a frame.
 	Backtraces *backtraceFigure `json:"backtraces,omitempty"`
+	// What 'sfconform merge' checks the shards agree on: the part this
+	// run checked (--shard), the batch size that cuts the parts, and the
+	// patterns asked for (nil: each cell's default mix).
+	Shard         *shardSpec `json:"shard,omitempty"`
+	Batch         int        `json:"batch,omitempty"`
+	PatternsAsked []string   `json:"patterns_asked,omitempty"`
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -177,6 +196,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	replay := fs.String("replay", "", "replay one saved failure file and report whether it still fails")
 	versions := fs.String("versions", "", "removed: the producer's name says the version (builtin-v2, builtin-v3)")
 	minimizeFlags(fs, &cfg.minimize)
+	shard := fs.String("shard", "", "check only part i of n of every cell's seeds (i/n, 1 <= i <= n); 'sfconform merge' joins the n summaries")
+	fs.StringVar(&cfg.junit, "junit", "", "also write a JUnit XML report to this file: a testcase per target x producer x consumer x pattern")
+	fs.StringVar(&cfg.html, "html", "", "also write an HTML report (index.html) into this directory")
 	cbfStats := fs.Bool("cbf-stats", false, "also measure what every judged backtrace takes to store: CBF against 8 bytes a frame")
 	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
 		return parseExit(err)
@@ -223,13 +245,36 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *cbfStats {
 		cfg.backtraces = &backtraceCount{}
 	}
+	if *shard != "" {
+		if cfg.shard, err = parseShard(*shard); err != nil {
+			return fail(err)
+		}
+	}
 	fmt.Fprintf(stderr, "sfconform run: seed %d, %d programs x %d paths per cell, producers %s, consumers %s\n",
 		cfg.seed, cfg.programs, cfg.paths, strings.Join(cfg.producers, ","), strings.Join(cfg.consumers, ","))
+	if cfg.shard.Count > 0 {
+		fmt.Fprintf(stderr, "sfconform run: shard %s: blocks of %d programs\n", cfg.shard, cfg.batch)
+	}
+	if !cfg.quiet {
+		cfg.progress = newProgress(stderr, isTerminal(stderr), time.Now, len(cfg.targets)*len(cfg.producers)*len(cfg.consumers),
+			len(shardSeeds(cfg.seed, cfg.programs, cfg.batch, cfg.shard)))
+	}
 	cells := runCells(cfg, stderr)
+	if cfg.progress != nil {
+		cfg.progress.finish()
+	}
+	sum := summary{Seed: cfg.seed, Programs: cfg.programs, Paths: cfg.paths, Cells: cells, Backtraces: cbfFigure(cfg),
+		Batch: cfg.batch, PatternsAsked: cfg.patterns}
+	if cfg.shard.Count > 0 {
+		sum.Shard = &cfg.shard
+	}
+	if err := writeReports(&sum, cfg.junit, cfg.html, stderr); err != nil {
+		return fail(err)
+	}
 	if cfg.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(summary{Seed: cfg.seed, Programs: cfg.programs, Paths: cfg.paths, Cells: cells, Backtraces: cbfFigure(cfg)}); err != nil {
+		if err := enc.Encode(sum); err != nil {
 			return fail(err)
 		}
 	} else {
@@ -428,6 +473,9 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	setupErr := func(err error) {
 		c.Status, c.Reason, c.setupErr = "error", err.Error(), err
 	}
+	if cfg.progress != nil {
+		defer func() { cfg.progress.cellDone(c.Programs) }()
+	}
 	prod, err := producer.New(c.Producer)
 	if err != nil {
 		setupErr(err)
@@ -451,12 +499,12 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	c.prod = prod
 	c.SFrameVersion, _ = prod.SFrameVersion(c.target)
 	c.Unexpressed = unexpressed(c.target, max(c.SFrameVersion, 2))
-	c.unexpressedWhy = fmt.Sprintf("SFrame v%d cannot express them", c.SFrameVersion)
+	c.UnexpressedWhy = fmt.Sprintf("SFrame v%d cannot express them", c.SFrameVersion)
 	if producer.IsToolchain(prod) && c.SFrameVersion < 3 {
 		all := c.Unexpressed
 		c.Unexpressed = harness.LeftOut(c.target, c.SFrameVersion)
 		c.Beyond = slices.DeleteFunc(all, func(n string) bool { return slices.Contains(c.Unexpressed, n) })
-		c.unexpressedWhy = fmt.Sprintf("SFrame v%d cannot reach code more than 4 GiB from .sframe: no linker writes the table", c.SFrameVersion)
+		c.UnexpressedWhy = fmt.Sprintf("SFrame v%d cannot reach code more than 4 GiB from .sframe: no linker writes the table", c.SFrameVersion)
 	}
 	patterns, why := cellPatterns(cfg.patterns, c.target, c.Unexpressed)
 	if why != "" {
@@ -486,16 +534,15 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 	defer func() { c.Seconds = time.Since(start).Seconds() }()
 	name := fmt.Sprintf("%s %s x %s", c.Target, c.Producer, c.Consumer)
 	report := func(format string, args ...any) {
-		if !cfg.quiet {
+		if cfg.progress != nil {
+			cfg.progress.printf(format, args...)
+		} else if !cfg.quiet {
 			mu.Lock()
 			fmt.Fprintf(stderr, format, args...)
 			mu.Unlock()
 		}
 	}
-	seeds := make([]int64, cfg.programs)
-	for i := range seeds {
-		seeds[i] = cfg.seed + int64(i)
-	}
+	seeds := shardSeeds(cfg.seed, cfg.programs, cfg.batch, cfg.shard)
 	stop := make(chan struct{})
 	defer close(stop)
 	for batch := range harness.ProduceAhead(prod, c.target, seeds, cfg.batch, gen.Options{Paths: cfg.paths, Patterns: patterns}, stop) {
@@ -512,16 +559,18 @@ func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, std
 				c.Programs++
 				c.Failed++
 				c.ToolFailed++
-				if path, err := saveToolFailure(cfg.out, c, p); err == nil {
+				path, err := saveToolFailure(cfg.out, c, p)
+				if err == nil {
 					c.Saved = append(c.Saved, path)
+				}
+				c.countPatterns(p.Prog, nil, true, path)
+				if cfg.progress != nil {
+					cfg.progress.program(0, true)
 				}
 				report("FAIL %s seed %d: %v\n", name, p.Seed, firstLine(p.Err.Error()))
 				continue
 			}
 			checkProgram(c, chk, cons, p, toolchain, cfg, name, report, stderr)
-			if c.Programs%2500 == 0 {
-				report("%s: %d/%d programs, %d instructions\n", name, c.Programs, cfg.programs, c.Instructions)
-			}
 		}
 	}
 	if c.Differs != nil {
@@ -567,6 +616,9 @@ func checkProgram(c *cell, chk *harness.Checker, cons consumer.Consumer, p harne
 	}
 	c.Programs++
 	c.Instructions += res.Steps
+	if cfg.progress != nil {
+		cfg.progress.program(res.Steps, !res.Clean())
+	}
 	for v := range res.Counts {
 		c.counts[v] += res.Counts[v]
 	}
@@ -589,12 +641,16 @@ func checkProgram(c *cell, chk *harness.Checker, cons consumer.Consumer, p harne
 	}
 	if !res.Clean() {
 		c.Failed++
-		if path, err := saveFailure(cfg, c, chk, cons, p, res, report); err != nil {
+		path, err := saveFailure(cfg, c, chk, cons, p, res, report)
+		if err != nil {
 			fmt.Fprintf(stderr, "%s seed %d: saving the failure: %v\n", name, seed, err)
 		} else {
 			c.Saved = append(c.Saved, path)
 		}
+		c.countPatterns(prog, res, true, path)
 		report("FAIL %s seed %d: %s\n", name, seed, describe(res))
+	} else {
+		c.countPatterns(prog, nil, false, "")
 	}
 }
 
@@ -745,7 +801,7 @@ func printSummary(w io.Writer, cells []*cell) {
 		}
 		if len(c.Unexpressed) > 0 {
 			fmt.Fprintf(w, "%s %s x %s: patterns %s unsupported (%s), not in the mix\n",
-				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.unexpressedWhy)
+				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.UnexpressedWhy)
 		}
 		for _, p := range slices.Sorted(maps.Keys(c.Limited)) {
 			fmt.Fprintf(w, "%s %s x %s: pattern %s: %s\n", c.Target, c.Producer, c.Consumer, p, c.Limited[p])

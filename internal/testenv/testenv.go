@@ -28,6 +28,12 @@ const (
 	// GlibcConsumer builds the glibc consumer from sid's glibc source
 	// package (consumer.GlibcSetupStep).
 	GlibcConsumer Step = 7
+	// RealCode provides the real-code campaign's inputs: csmith, cvise
+	// and the C code bases' source packages (package realcode).
+	RealCode Step = 8
+	// Browser installs chromium, in which the tests render the HTML
+	// reports.
+	Browser Step = 9
 )
 
 var stepText = map[Step]string{
@@ -38,6 +44,8 @@ var stepText = map[Step]string{
 	LLVM:              "sid's llvm-mc and llvm-readobj",
 	LibsframeConsumer: "the libsframe consumer, built against sid's libsframe-dev",
 	GlibcConsumer:     "the glibc consumer, built from sid's glibc source package",
+	RealCode:          "the real-code campaign's inputs: csmith, cvise and the C code bases' source packages",
+	Browser:           "a headless browser, the host suite's chromium",
 }
 
 // String names the step as ci/setup.sh numbers it, with what it provides.

@@ -104,7 +104,7 @@ func TestStepsAreSetupsOwn(t *testing.T) {
 	for step, word := range map[Step]string{
 		HostPackages: "host packages", Unicorn: "Unicorn 2.1", Ginkgo: "Ginkgo CLI",
 		Binutils: "GNU binutils", LLVM: "llvm-mc", LibsframeConsumer: "libsframe consumer",
-		GlibcConsumer: "glibc consumer",
+		GlibcConsumer: "glibc consumer", RealCode: "real-code campaign", Browser: "headless browser",
 	} {
 		line := fmt.Sprintf("#   %d. ", int(step))
 		i := strings.Index(string(data), line)

@@ -1,0 +1,509 @@
+package check
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
+)
+
+// region is a range of executable bytes: a PF_X segment of a linked file,
+// an SHF_EXECINSTR section of a relocatable object.
+type region struct {
+	Name  string // "LOAD[1]" or the section name
+	Addr  uint64
+	Data  []byte // file bytes; shorter than Size for a zero-filled tail
+	Size  uint64
+	Align uint64
+}
+
+func (r region) end() uint64 { return r.Addr + r.Size }
+
+// symbol is one function start.
+type symbol struct {
+	Name string
+	Addr uint64
+	Size uint64
+	// PartOf names the function this is a part of: GCC's hot/cold split
+	// names the cold part "f.cold" (or "f.cold.N"), which runs in f's
+	// frame and is never called.
+	PartOf string
+}
+
+// partOf is the owner a cold part's name names, when funcs has it.
+func partOf(name string, funcs []symbol) string {
+	i := strings.LastIndex(name, ".cold")
+	if i <= 0 {
+		return ""
+	}
+	if rest := name[i+len(".cold"):]; rest != "" && strings.Trim(rest, ".0123456789") != "" {
+		return ""
+	}
+	for _, f := range funcs {
+		if f.Name == name[:i] {
+			return f.Name
+		}
+	}
+	return ""
+}
+
+// loaded is an ELF file as the checks see it: executable regions, function
+// starts, the SFrame section and the CFI, at the addresses of the file or,
+// for a relocatable object, of the fixed layout laidOut gives it.
+type loaded struct {
+	Path    string
+	File    *elf.File
+	Target  target.Target
+	Kind    string // "EXEC", "DYN", "REL"
+	Regions []region
+
+	SFrame     []byte
+	SFrameAddr uint64
+	SFrameOff  uint64 // file offset of the section, for messages
+
+	CFI        []byte // .eh_frame, else .debug_frame; nil when neither
+	CFIName    string
+	CFIAddr    uint64
+	CFIOff     uint64
+	EHFrameHdr bool
+
+	Funcs      []symbol // sorted by address, deduplicated
+	FuncSource string   // ".symtab", ".dynsym" or ".eh_frame"
+	Relocated  bool     // a relocatable object laid out by laidOut
+}
+
+// targetOf maps an ELF header to one of the four targets.
+func targetOf(f *elf.File) (target.Target, error) {
+	if f.Class != elf.ELFCLASS64 {
+		return 0, fmt.Errorf("%v: every SFrame ABI is 64-bit", f.Class)
+	}
+	switch f.Machine {
+	case elf.EM_X86_64:
+		if f.Data == elf.ELFDATA2LSB {
+			return target.X86_64, nil
+		}
+	case elf.EM_AARCH64:
+		if f.Data == elf.ELFDATA2MSB {
+			return target.AArch64BE, nil
+		}
+		return target.AArch64, nil
+	case elf.EM_S390:
+		if f.Data == elf.ELFDATA2MSB {
+			return target.S390X, nil
+		}
+	}
+	return 0, fmt.Errorf("machine %v (%v) is not one of the SFrame targets (x86-64, aarch64, aarch64_be, s390x)", f.Machine, f.Data)
+}
+
+// load reads what the checks need from an ELF file. Every error is the
+// reason the file is unusable.
+func load(path string) (*loaded, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("not a readable ELF file: %w", err)
+	}
+	l := &loaded{Path: path, File: f}
+	if l.Target, err = targetOf(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	switch f.Type {
+	case elf.ET_EXEC:
+		l.Kind = "EXEC"
+	case elf.ET_DYN:
+		l.Kind = "DYN"
+	case elf.ET_REL:
+		l.Kind = "REL"
+	default:
+		f.Close()
+		return nil, fmt.Errorf("ELF type %v: only executables, shared objects and relocatable objects are checked", f.Type)
+	}
+	if len(f.Sections) <= 1 {
+		f.Close()
+		return nil, errors.New("no section headers: the .sframe section is found by name (a file stripped of its section headers cannot be checked)")
+	}
+	if err := l.read(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *loaded) Close() error { return l.File.Close() }
+
+func (l *loaded) read() error {
+	f := l.File
+	if f.Type == elf.ET_REL {
+		layOut(f)
+		l.Relocated = true
+	}
+	sec := f.Section(sframe.SectionName)
+	if sec == nil {
+		return sframe.ErrNoSection
+	}
+	if sec.Type == elf.SHT_NOBITS {
+		return fmt.Errorf("%w: the section has no contents in the file (SHT_NOBITS)", sframe.ErrNoSection)
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return fmt.Errorf("reading %s at file offset %d (0x%x): %w", sec.Name, sec.Offset, sec.Offset, err)
+	}
+	if f.Type == elf.ET_REL {
+		if data, err = relocate(f, sec, data); err != nil {
+			return err
+		}
+		data = sectionRelative(data)
+	}
+	l.SFrame, l.SFrameAddr, l.SFrameOff = data, sec.Addr, sec.Offset
+
+	for _, name := range []string{".eh_frame", ".debug_frame"} {
+		s := f.Section(name)
+		if s == nil || s.Type == elf.SHT_NOBITS || s.Size == 0 {
+			continue
+		}
+		d, err := s.Data()
+		if err != nil {
+			return fmt.Errorf("reading %s at file offset %d (0x%x): %w", name, s.Offset, s.Offset, err)
+		}
+		if f.Type == elf.ET_REL {
+			if d, err = relocate(f, s, d); err != nil {
+				return err
+			}
+		}
+		l.CFI, l.CFIName, l.CFIAddr, l.CFIOff = d, name, s.Addr, s.Offset
+		break
+	}
+	l.EHFrameHdr = f.Section(".eh_frame_hdr") != nil
+
+	if f.Type == elf.ET_REL {
+		for _, s := range f.Sections {
+			if s.Flags&elf.SHF_EXECINSTR == 0 || s.Flags&elf.SHF_ALLOC == 0 || s.Size == 0 {
+				continue
+			}
+			r := region{Name: s.Name, Addr: s.Addr, Size: s.Size, Align: s.Addralign}
+			if s.Type != elf.SHT_NOBITS {
+				if r.Data, err = s.Data(); err != nil {
+					return fmt.Errorf("reading %s: %w", s.Name, err)
+				}
+			}
+			l.Regions = append(l.Regions, r)
+		}
+	} else {
+		for i, p := range f.Progs {
+			if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 || p.Memsz == 0 {
+				continue
+			}
+			r := region{Name: fmt.Sprintf("LOAD[%d]", i), Addr: p.Vaddr, Size: p.Memsz, Align: p.Align}
+			r.Data = make([]byte, p.Filesz)
+			if _, err := p.ReadAt(r.Data, 0); err != nil {
+				return fmt.Errorf("reading program header %d (file offset %d): %w", i, p.Off, err)
+			}
+			l.Regions = append(l.Regions, r)
+		}
+	}
+	sort.Slice(l.Regions, func(i, j int) bool { return l.Regions[i].Addr < l.Regions[j].Addr })
+	l.readFuncs()
+	return nil
+}
+
+// readFuncs takes function starts from .symtab, else .dynsym. The caller
+// falls back to the CFI's FDE starts (never .sframe's) when both are empty.
+func (l *loaded) readFuncs() {
+	for _, src := range []struct {
+		name string
+		read func() ([]elf.Symbol, error)
+	}{{".symtab", l.File.Symbols}, {".dynsym", l.File.DynamicSymbols}} {
+		syms, err := src.read()
+		if err != nil {
+			continue
+		}
+		var out []symbol
+		for _, s := range syms {
+			if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
+				continue
+			}
+			addr := s.Value
+			if l.Relocated && int(s.Section) < len(l.File.Sections) {
+				addr += l.File.Sections[s.Section].Addr
+			}
+			if _, ok := l.regionOf(addr); !ok {
+				continue
+			}
+			out = append(out, symbol{Name: s.Name, Addr: addr, Size: s.Size})
+		}
+		if len(out) > 0 {
+			for i := range out {
+				out[i].PartOf = partOf(out[i].Name, out)
+			}
+			l.Funcs, l.FuncSource = dedupe(append(out, l.pltEntries()...)), src.name
+			return
+		}
+	}
+}
+
+// pltEntries names the entries of a linked file's PLT sections
+// (".plt+16"), which no symbol table lists: a call through the PLT enters
+// one, and the oracle records a frame only at a symbol. The layouts are
+// ld's: x86-64 16-byte entries (PLT0 too); AArch64 a 32-byte PLT0, then
+// 16-byte entries; s390x 32 bytes each.
+func (l *loaded) pltEntries() []symbol {
+	if l.File.Type == elf.ET_REL {
+		return nil
+	}
+	var out []symbol
+	for _, s := range l.File.Sections {
+		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Size == 0 || (s.Name != ".plt" && s.Name != ".plt.sec" && s.Name != ".plt.got") {
+			continue
+		}
+		first, entry := uint64(16), uint64(16)
+		switch l.Target {
+		case target.AArch64, target.AArch64BE:
+			first = 32
+		case target.S390X:
+			first, entry = 32, 32
+		}
+		if s.Name != ".plt" {
+			first = entry // .plt.sec and .plt.got have no PLT0
+		}
+		for off, size := uint64(0), first; off+size <= s.Size; off, size = off+size, entry {
+			out = append(out, symbol{Name: fmt.Sprintf("%s+%d", s.Name, off), Addr: s.Addr + off, Size: size})
+		}
+	}
+	return out
+}
+
+// dedupe sorts symbols by address and keeps one per address (the sized
+// one, then the first name in table order).
+func dedupe(s []symbol) []symbol {
+	sort.SliceStable(s, func(i, j int) bool { return s[i].Addr < s[j].Addr })
+	out := s[:0]
+	for _, x := range s {
+		if n := len(out); n > 0 && out[n-1].Addr == x.Addr {
+			if out[n-1].Size == 0 && x.Size > 0 {
+				out[n-1].Size = x.Size
+			}
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func (l *loaded) regionOf(addr uint64) (region, bool) {
+	i := sort.Search(len(l.Regions), func(i int) bool { return l.Regions[i].end() > addr })
+	if i < len(l.Regions) && l.Regions[i].Addr <= addr {
+		return l.Regions[i], true
+	}
+	return region{}, false
+}
+
+// code returns the file bytes at [addr, end) within one region (zeros past
+// the file contents), or nil when addr is not executable.
+func (l *loaded) code(addr, end uint64) []byte {
+	r, ok := l.regionOf(addr)
+	if !ok {
+		return nil
+	}
+	if end > r.end() {
+		end = r.end()
+	}
+	lo, hi := addr-r.Addr, end-r.Addr
+	if hi <= uint64(len(r.Data)) {
+		return r.Data[lo:hi]
+	}
+	out := make([]byte, hi-lo)
+	if lo < uint64(len(r.Data)) {
+		copy(out, r.Data[lo:])
+	}
+	return out
+}
+
+// relLayoutBase is where a relocatable object's allocated sections are laid
+// out, one after the other at their alignment: a fixed layout in which every
+// text section has its own addresses, so that functions of different
+// sections (-ffunction-sections) neither overlap nor share starts.
+const relLayoutBase = 0x400000
+
+// layOut gives every allocated section of a relocatable object an address
+// (it rewrites the Addr of f's section headers in memory only).
+func layOut(f *elf.File) {
+	addr := uint64(relLayoutBase)
+	for _, s := range f.Sections {
+		if s.Flags&elf.SHF_ALLOC == 0 {
+			continue // .debug_frame's CIE pointers are offsets: its address stays 0
+		}
+		if a := s.Addralign; a > 1 {
+			addr = (addr + a - 1) &^ (a - 1)
+		}
+		s.Addr = addr
+		addr += s.Size
+		if s.Size == 0 {
+			addr++ // keep empty sections apart too: a symbol names one address
+		}
+	}
+}
+
+// relocate applies the RELA relocations that target sec to a copy of data,
+// with the sections at the addresses layOut gave them. It knows the data
+// relocations GNU as emits into .sframe, .eh_frame and .debug_frame on the
+// four SFrame targets.
+func relocate(f *elf.File, sec *elf.Section, data []byte) ([]byte, error) {
+	var rela *elf.Section
+	for _, r := range f.Sections {
+		if int(r.Info) >= len(f.Sections) || f.Sections[r.Info] != sec {
+			continue
+		}
+		switch r.Type {
+		case elf.SHT_RELA:
+			rela = r
+		case elf.SHT_REL:
+			return nil, fmt.Errorf("%s: REL relocations (%s) are not supported", sec.Name, r.Name)
+		}
+	}
+	if rela == nil {
+		return data, nil
+	}
+	relData, err := rela.Data()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", rela.Name, err)
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, fmt.Errorf("reading the symbol table for %s: %w", rela.Name, err)
+	}
+	out := append([]byte(nil), data...)
+	bo := f.ByteOrder
+	const entSize = 24 // Elf64_Rela
+	for i := 0; i+entSize <= len(relData); i += entSize {
+		e := relData[i:]
+		off, info, addend := bo.Uint64(e), bo.Uint64(e[8:]), int64(bo.Uint64(e[16:]))
+		symIdx, typ := info>>32, uint32(info)
+		where := fmt.Sprintf("%s entry %d (%s offset %d (0x%x))", rela.Name, i/entSize, sec.Name, off, off)
+		size, pcrel, ok := relocKind(f.Machine, typ)
+		if !ok {
+			if typ == 0 { // R_*_NONE
+				continue
+			}
+			return nil, fmt.Errorf("%s: unsupported relocation type %d for %v", where, typ, f.Machine)
+		}
+		var S uint64
+		if symIdx > 0 {
+			if symIdx > uint64(len(syms)) {
+				return nil, fmt.Errorf("%s: bad symbol index %d", where, symIdx)
+			}
+			sym := syms[symIdx-1] // Symbols omits the null symbol
+			S = sym.Value
+			if sym.Section > 0 && sym.Section < elf.SHN_LORESERVE && int(sym.Section) < len(f.Sections) {
+				S += f.Sections[sym.Section].Addr
+			}
+		}
+		v := S + uint64(addend)
+		if pcrel {
+			v -= sec.Addr + off
+		}
+		if off+uint64(size) > uint64(len(out)) {
+			return nil, fmt.Errorf("%s: relocation past the section end (%d bytes)", where, len(out))
+		}
+		if size == 4 {
+			bo.PutUint32(out[off:], uint32(v))
+		} else {
+			bo.PutUint64(out[off:], v)
+		}
+	}
+	return out, nil
+}
+
+// relocKind gives the width and PC-relativity of a data relocation.
+func relocKind(m elf.Machine, typ uint32) (size int, pcrel, ok bool) {
+	switch m {
+	case elf.EM_X86_64:
+		switch elf.R_X86_64(typ) {
+		case elf.R_X86_64_PC32:
+			return 4, true, true
+		case elf.R_X86_64_PC64:
+			return 8, true, true
+		case elf.R_X86_64_32, elf.R_X86_64_32S:
+			return 4, false, true
+		case elf.R_X86_64_64:
+			return 8, false, true
+		}
+	case elf.EM_AARCH64:
+		switch elf.R_AARCH64(typ) {
+		case elf.R_AARCH64_PREL32:
+			return 4, true, true
+		case elf.R_AARCH64_PREL64:
+			return 8, true, true
+		case elf.R_AARCH64_ABS32:
+			return 4, false, true
+		case elf.R_AARCH64_ABS64:
+			return 8, false, true
+		}
+	case elf.EM_S390:
+		switch elf.R_390(typ) {
+		case elf.R_390_PC32:
+			return 4, true, true
+		case elf.R_390_PC64:
+			return 8, true, true
+		case elf.R_390_32:
+			return 4, false, true
+		case elf.R_390_64:
+			return 8, false, true
+		}
+	}
+	return 0, false, false
+}
+
+// sectionRelative: GNU as fills the function start fields of every .sframe
+// it writes (versions 1 to 3) with PC-relative relocations to the function's
+// text; versions 1 and 2 without FlagFuncStartPCRel declare the fields
+// relative to the section start, which ld rewrites when it links. Once the
+// relocations are applied at a fixed layout such fields hold PC-relative
+// values, so they are turned into section-relative ones (field address -
+// section address added), as a linker would, in every header of the
+// buffer that lacks the flag.
+func sectionRelative(data []byte) []byte {
+	for off := 0; off+sframe.HeaderSize <= len(data); {
+		var bo binary.ByteOrder = binary.LittleEndian
+		if binary.BigEndian.Uint16(data[off:]) == sframe.Magic {
+			bo = binary.BigEndian
+		} else if binary.LittleEndian.Uint16(data[off:]) != sframe.Magic {
+			return data
+		}
+		version, flags, aux := data[off+2], sframe.Flags(data[off+3]), int(data[off+7])
+		numFDEs := int(bo.Uint32(data[off+8:]))
+		freLen := int(bo.Uint32(data[off+16:]))
+		fdeOff := int(bo.Uint32(data[off+20:]))
+		freOff := int(bo.Uint32(data[off+24:]))
+		fdeSize := 0
+		switch version {
+		case 1:
+			fdeSize = 17
+		case 2:
+			fdeSize = 20
+		}
+		if fdeSize > 0 && flags&sframe.FlagFuncStartPCRel == 0 {
+			for i := 0; i < numFDEs; i++ {
+				at := off + sframe.HeaderSize + aux + fdeOff + i*fdeSize
+				if at < 0 || at+4 > len(data) {
+					break
+				}
+				v := int32(bo.Uint32(data[at:])) + int32(at)
+				bo.PutUint32(data[at:], uint32(v))
+			}
+		}
+		next := off + sframe.HeaderSize + aux + freOff + freLen
+		for next < len(data) && next%8 != 0 && data[next] == 0 {
+			next++
+		}
+		if next <= off {
+			return data
+		}
+		off = next
+	}
+	return data
+}

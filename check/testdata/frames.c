@@ -1,0 +1,33 @@
+#include <stdarg.h>
+extern int ext(int, ...);
+extern void *ext_p(void *);
+int leaf(int a, int b) { return a * b + 3; }
+int calls(int x) { return ext(x, 1) + ext(x, 2) + 1; }
+int vla(int n) { int a[n]; for (int i = 0; i < n; i++) a[i] = ext(i); return a[n/2]; }
+int aligned(int n) { int a[16] __attribute__((aligned(64))); for (int i = 0; i < 16; i++) a[i] = ext(i); return a[n & 15]; }
+int drap(int n) { int a[n + 1]; int b[16] __attribute__((aligned(64))); b[3] = n; a[0] = ext(b, a); return a[0] + b[n&15]; }
+int rec(int n) { return n < 2 ? n : rec(n - 1) + rec(n - 2); }
+int va(int n, ...) { va_list ap; va_start(ap, n); int s = 0; for (int i = 0; i < n; i++) s += va_arg(ap, int); va_end(ap); return s; }
+int big(int n) { volatile char buf[70000]; buf[n] = 1; ext(buf); return buf[n+1]; }
+static int stat_helper(int *p) { return ext(p[0], p[1]); }
+int uses_static(int a) { int v[2] = {a, a+1}; return stat_helper(v) * 2; }
+void noret(int x) __attribute__((noreturn));
+void noret(int x) { ext(x); for (;;) ext(x); }
+int tail(int x) { return ext(x + 1); }
+int many(int a, int b, int c, int d, int e, int f, int g, int h, int i, int j) { return ext(a+b+c+d+e, f+g+h+i+j) + a*j; }
+int indirect(int (*f)(int), int x) { return f(x) * 3 + 1; }
+long sys(long n) {
+#if defined(__x86_64__)
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(n) : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n;
+	register long r __asm__("x0");
+	__asm__ volatile("svc #0" : "=r"(r) : "r"(x8) : "memory");
+#elif defined(__s390x__)
+	register long r1 __asm__("r1") = n;
+	register long r __asm__("r2");
+	__asm__ volatile("svc 0" : "=r"(r) : "r"(r1) : "memory");
+#endif
+	return r * 3 + 1;
+}
