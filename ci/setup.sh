@@ -886,7 +886,7 @@ setup_glibc_consumer() {
 # --- 8. the real-code campaign's inputs ----------------------------------
 
 # Small C code bases whose .c files compile one by one without configure
-# (package realcode knows their files); fetched from the host's own suite.
+# (package realcode knows their files); fetched from bookworm whatever the host.
 REALCODE_SOURCES=(zlib lua5.4 bzip2)
 REALCODE_PACKAGES=(csmith libcsmith-dev cvise)
 
@@ -908,10 +908,15 @@ setup_realcode_tools() {
 	note "csmith, cvise: installed ${missing[*]}"
 }
 
-# realcode_source PKG unpacks the host suite's source package PKG (Debian's
-# patches applied) under $CACHE/sources and records where in a stamp.
+# realcode_source PKG unpacks bookworm's source package PKG (Debian's
+# patches applied) under $CACHE/sources and records where in a stamp. The
+# code bases come from one suite whatever the host's, so every machine and
+# the container check the same C; bookworm is stable, so its pool keeps
+# them. When the newest revision's files are gone from the pool (a moved
+# archive: its .dsc answers 404), the revision before it is taken.
+REALCODE_SUITE=bookworm
 realcode_source() {
-	local pkg=$1 stamp="$CACHE/stamps/src-$1" dir
+	local pkg=$1 stamp="$CACHE/stamps/src-$1" dir suite=$REALCODE_SUITE
 	if [[ -f $stamp ]]; then
 		dir=$(sed -n 's/^dir=//p' "$stamp")
 		if [[ -n $dir && -d $dir ]]; then
@@ -921,26 +926,36 @@ realcode_source() {
 	fi
 	[[ -w $CACHE ]] || need_root "the source package $pkg"
 	command -v dpkg-source >/dev/null || die "dpkg-source is missing (package dpkg-dev)"
-	local conf ver tmp
-	conf=$(apt_for "$HOST_SUITE" src)
-	ver=$(APT_CONFIG=$conf apt-cache showsrc "$pkg" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -V | tail -n1)
-	[[ -n $ver ]] || die "source package '$pkg' is not in Debian '$HOST_SUITE' (mirror $(debian_mirror); real-code step 8)"
+	local conf versions ver tmp got="" tried=()
+	conf=$(apt_for "$suite" src)
+	versions=$(APT_CONFIG=$conf apt-cache showsrc "$pkg" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -u -r -V)
+	[[ -n $versions ]] || die "source package '$pkg' is not in Debian '$suite' (mirror $(debian_mirror); real-code step 8)"
 	tmp=$(mktemp -d "$CACHE/.src-$pkg.XXXXXX")
-	log "fetching $pkg $ver's source package from Debian $HOST_SUITE"
-	(cd "$tmp" && APT_CONFIG=$conf apt-get source --download-only -qq "$pkg=$ver" >"$tmp/download.log" 2>&1) ||
-		die "cannot download the source package '$pkg=$ver' from Debian '$HOST_SUITE': $(grep -m2 -E '^(E|W):' "$tmp/download.log")"
+	for ver in $versions; do
+		tried+=("$ver")
+		log "fetching $pkg $ver's source package from Debian $suite"
+		if (cd "$tmp" && APT_CONFIG=$conf apt-get source --download-only -qq "$pkg=$ver" >"$tmp/download.log" 2>&1) &&
+			compgen -G "$tmp/*.dsc" >/dev/null; then
+			got=$ver
+			break
+		fi
+		log "$pkg $ver: $(grep -m1 -E '^E:' "$tmp/download.log" || echo 'no .dsc'); trying the revision before it"
+		rm -f "$tmp"/*.dsc "$tmp"/*.tar.* "$tmp"/*.diff.*
+		((${#tried[@]} < 4)) || break
+	done
+	[[ -n $got ]] || die "cannot download the source package '$pkg' from Debian '$suite' (tried ${tried[*]}; mirror $(debian_mirror)): $(grep -m2 -E '^E:' "$tmp/download.log")"
+	ver=$got
 	local dsc=("$tmp"/*.dsc)
-	[[ -f ${dsc[0]} ]] || die "the source package '$pkg=$ver' from Debian '$HOST_SUITE' came without a .dsc"
 	(cd "$tmp" && dpkg-source -x "${dsc[0]}" tree >"$tmp/unpack.log" 2>&1) ||
-		die "dpkg-source cannot unpack '$pkg=$ver' from Debian '$HOST_SUITE': $(tail -n3 "$tmp/unpack.log")"
+		die "dpkg-source cannot unpack '$pkg=$ver' from Debian '$suite': $(tail -n3 "$tmp/unpack.log")"
 	dir="$CACHE/sources/$pkg-${ver#*:}"
 	rm -rf "$dir"
 	mkdir -p "$CACHE/sources"
 	mv "$tmp/tree" "$dir"
 	rm -rf "$tmp"
 	mkdir -p "$CACHE/stamps"
-	printf 'package=%s\nversion=%s\nsuite=%s\ndir=%s\n' "$pkg" "$ver" "$HOST_SUITE" "$dir" >"$stamp"
-	note "source $pkg: $ver from Debian $HOST_SUITE in $dir"
+	printf 'package=%s\nversion=%s\nsuite=%s\ndir=%s\n' "$pkg" "$ver" "$suite" "$dir" >"$stamp"
+	note "source $pkg: $ver from Debian $suite in $dir"
 }
 
 setup_realcode() {
