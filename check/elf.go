@@ -154,7 +154,7 @@ func (l *loaded) read() error {
 		return fmt.Errorf("reading %s at file offset %d (0x%x): %w", sec.Name, sec.Offset, sec.Offset, err)
 	}
 	if f.Type == elf.ET_REL {
-		if data, err = relocate(f, sec, data); err != nil {
+		if data, err = sframe.ApplyRelocations(f, sec, data); err != nil {
 			return err
 		}
 		data = sectionRelative(data)
@@ -171,7 +171,7 @@ func (l *loaded) read() error {
 			return fmt.Errorf("reading %s at file offset %d (0x%x): %w", name, s.Offset, s.Offset, err)
 		}
 		if f.Type == elf.ET_REL {
-			if d, err = relocate(f, s, d); err != nil {
+			if d, err = sframe.ApplyRelocations(f, s, d); err != nil {
 				return err
 			}
 		}
@@ -346,116 +346,6 @@ func layOut(f *elf.File) {
 			addr++ // keep empty sections apart too: a symbol names one address
 		}
 	}
-}
-
-// relocate applies the RELA relocations that target sec to a copy of data,
-// with the sections at the addresses layOut gave them. It knows the data
-// relocations GNU as emits into .sframe, .eh_frame and .debug_frame on the
-// four SFrame targets.
-func relocate(f *elf.File, sec *elf.Section, data []byte) ([]byte, error) {
-	var rela *elf.Section
-	for _, r := range f.Sections {
-		if int(r.Info) >= len(f.Sections) || f.Sections[r.Info] != sec {
-			continue
-		}
-		switch r.Type {
-		case elf.SHT_RELA:
-			rela = r
-		case elf.SHT_REL:
-			return nil, fmt.Errorf("%s: REL relocations (%s) are not supported", sec.Name, r.Name)
-		}
-	}
-	if rela == nil {
-		return data, nil
-	}
-	relData, err := rela.Data()
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", rela.Name, err)
-	}
-	syms, err := f.Symbols()
-	if err != nil {
-		return nil, fmt.Errorf("reading the symbol table for %s: %w", rela.Name, err)
-	}
-	out := append([]byte(nil), data...)
-	bo := f.ByteOrder
-	const entSize = 24 // Elf64_Rela
-	for i := 0; i+entSize <= len(relData); i += entSize {
-		e := relData[i:]
-		off, info, addend := bo.Uint64(e), bo.Uint64(e[8:]), int64(bo.Uint64(e[16:]))
-		symIdx, typ := info>>32, uint32(info)
-		where := fmt.Sprintf("%s entry %d (%s offset %d (0x%x))", rela.Name, i/entSize, sec.Name, off, off)
-		size, pcrel, ok := relocKind(f.Machine, typ)
-		if !ok {
-			if typ == 0 { // R_*_NONE
-				continue
-			}
-			return nil, fmt.Errorf("%s: unsupported relocation type %d for %v", where, typ, f.Machine)
-		}
-		var S uint64
-		if symIdx > 0 {
-			if symIdx > uint64(len(syms)) {
-				return nil, fmt.Errorf("%s: bad symbol index %d", where, symIdx)
-			}
-			sym := syms[symIdx-1] // Symbols omits the null symbol
-			S = sym.Value
-			if sym.Section > 0 && sym.Section < elf.SHN_LORESERVE && int(sym.Section) < len(f.Sections) {
-				S += f.Sections[sym.Section].Addr
-			}
-		}
-		v := S + uint64(addend)
-		if pcrel {
-			v -= sec.Addr + off
-		}
-		if off+uint64(size) > uint64(len(out)) {
-			return nil, fmt.Errorf("%s: relocation past the section end (%d bytes)", where, len(out))
-		}
-		if size == 4 {
-			bo.PutUint32(out[off:], uint32(v))
-		} else {
-			bo.PutUint64(out[off:], v)
-		}
-	}
-	return out, nil
-}
-
-// relocKind gives the width and PC-relativity of a data relocation.
-func relocKind(m elf.Machine, typ uint32) (size int, pcrel, ok bool) {
-	switch m {
-	case elf.EM_X86_64:
-		switch elf.R_X86_64(typ) {
-		case elf.R_X86_64_PC32:
-			return 4, true, true
-		case elf.R_X86_64_PC64:
-			return 8, true, true
-		case elf.R_X86_64_32, elf.R_X86_64_32S:
-			return 4, false, true
-		case elf.R_X86_64_64:
-			return 8, false, true
-		}
-	case elf.EM_AARCH64:
-		switch elf.R_AARCH64(typ) {
-		case elf.R_AARCH64_PREL32:
-			return 4, true, true
-		case elf.R_AARCH64_PREL64:
-			return 8, true, true
-		case elf.R_AARCH64_ABS32:
-			return 4, false, true
-		case elf.R_AARCH64_ABS64:
-			return 8, false, true
-		}
-	case elf.EM_S390:
-		switch elf.R_390(typ) {
-		case elf.R_390_PC32:
-			return 4, true, true
-		case elf.R_390_PC64:
-			return 8, true, true
-		case elf.R_390_32:
-			return 4, false, true
-		case elf.R_390_64:
-			return 8, false, true
-		}
-	}
-	return 0, false, false
 }
 
 // sectionRelative: GNU as fills the function start fields of every .sframe

@@ -64,7 +64,7 @@ func ReadELF(path string) (*Table, error) {
 	}
 	magic := len(data) > 3 && (binary.LittleEndian.Uint16(data) == Magic || binary.BigEndian.Uint16(data) == Magic)
 	if f.Type == elf.ET_REL && magic && Flags(data[3])&FlagFuncStartPCRel != 0 {
-		if data, err = relocate(f, sec, data); err != nil {
+		if data, err = ApplyRelocations(f, sec, data); err != nil {
 			return nil, &ELFError{Path: path, FileOff: -1, Err: err}
 		}
 	}
@@ -80,24 +80,31 @@ func ReadELF(path string) (*Table, error) {
 	return t, nil
 }
 
-// relocate applies the RELA relocations that target sec to a copy of data.
-// It knows the data relocations GNU as emits into .sframe on the four
-// SFrame targets.
-func relocate(f *elf.File, sec *elf.Section, data []byte) ([]byte, error) {
+// ApplyRelocations applies the RELA relocations that target sec, a
+// section of the relocatable file f, to a copy of data (sec's contents),
+// with every section at the address its header gives (0 in a relocatable
+// file, unless the caller laid the sections out). It knows the data
+// relocations GNU as emits into .sframe, .eh_frame and .debug_frame on the
+// four SFrame targets (32- and 64-bit, absolute and PC-relative); any other
+// type is an error naming the relocation entry.
+func ApplyRelocations(f *elf.File, sec *elf.Section, data []byte) ([]byte, error) {
 	var rela *elf.Section
 	for _, r := range f.Sections {
-		if r.Type == elf.SHT_RELA && int(r.Info) < len(f.Sections) && f.Sections[r.Info] == sec {
-			rela = r
+		if int(r.Info) >= len(f.Sections) || f.Sections[r.Info] != sec {
+			continue
 		}
-		if r.Type == elf.SHT_REL && int(r.Info) < len(f.Sections) && f.Sections[r.Info] == sec {
-			return nil, fmt.Errorf("%s: REL relocations (%s) are not supported", SectionName, r.Name)
+		switch r.Type {
+		case elf.SHT_RELA:
+			rela = r
+		case elf.SHT_REL:
+			return nil, fmt.Errorf("%s: REL relocations (%s) are not supported", sec.Name, r.Name)
 		}
 	}
 	if rela == nil {
 		return data, nil
 	}
 	if f.Class != elf.ELFCLASS64 {
-		return nil, fmt.Errorf("%s: relocations of a 32-bit ELF file are not supported", SectionName)
+		return nil, fmt.Errorf("%s: relocations of a 32-bit ELF file are not supported", sec.Name)
 	}
 	relData, err := rela.Data()
 	if err != nil {
@@ -114,23 +121,28 @@ func relocate(f *elf.File, sec *elf.Section, data []byte) ([]byte, error) {
 		e := relData[i:]
 		off, info, addend := bo.Uint64(e), bo.Uint64(e[8:]), int64(bo.Uint64(e[16:]))
 		symIdx, typ := info>>32, uint32(info)
-		where := fmt.Sprintf("%s entry %d (%s offset %d (0x%x))", rela.Name, i/entSize, SectionName, off, off)
-		if symIdx == 0 || symIdx > uint64(len(syms)) {
-			return nil, fmt.Errorf("%s: bad symbol index %d", where, symIdx)
-		}
-		sym := syms[symIdx-1] // Symbols omits the null symbol
-		S := sym.Value
-		if int(sym.Section) > 0 && int(sym.Section) < len(f.Sections) {
-			S += f.Sections[sym.Section].Addr
-		}
-		P := sec.Addr + off
-		v := S + uint64(addend)
+		where := fmt.Sprintf("%s entry %d (%s offset %d (0x%x))", rela.Name, i/entSize, sec.Name, off, off)
 		size, pcrel, ok := relocKind(f.Machine, typ)
 		if !ok {
+			if typ == 0 { // R_*_NONE
+				continue
+			}
 			return nil, fmt.Errorf("%s: unsupported relocation type %d for %v", where, typ, f.Machine)
 		}
+		var S uint64
+		if symIdx > 0 {
+			if symIdx > uint64(len(syms)) {
+				return nil, fmt.Errorf("%s: bad symbol index %d", where, symIdx)
+			}
+			sym := syms[symIdx-1] // Symbols omits the null symbol
+			S = sym.Value
+			if sym.Section > 0 && sym.Section < elf.SHN_LORESERVE && int(sym.Section) < len(f.Sections) {
+				S += f.Sections[sym.Section].Addr
+			}
+		}
+		v := S + uint64(addend)
 		if pcrel {
-			v -= P
+			v -= sec.Addr + off
 		}
 		if off+uint64(size) > uint64(len(out)) {
 			return nil, fmt.Errorf("%s: relocation past the section end (%d bytes)", where, len(out))
