@@ -55,7 +55,12 @@ func TestRepros(t *testing.T) {
 					found = &o.Disagreements[i]
 				}
 			}
-			if rep.Nondeterministic && found == nil {
+			// A read past the section lands in whatever the C library's
+			// heap holds there: another host (sid's glibc in the project's
+			// image) crashes elsewhere or not at all. What repeats is the
+			// malformed layout and the consumer's disagreement.
+			layoutDependent := rep.Class == "libsframe-crash-reading-outside" && len(o.Layout.broken) > 0
+			if (rep.Nondeterministic || layoutDependent) && found == nil {
 				// The crash did not repeat when it was kept either; what
 				// repeats is that the consumer disagrees on the case.
 				for _, d := range o.Disagreements {

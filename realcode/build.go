@@ -228,7 +228,9 @@ func (c Compiler) Compile(src Source, opt Opt, dir string) ([]string, []Command,
 		asm := filepath.Join(dir, objName(file, ".s"))
 		args := append([]string{c.CC}, c.Flags...)
 		args = append(args, opt.Flags...)
-		args = append(args, "-fasynchronous-unwind-tables", "-g0", "-S")
+		// gnu17: the code bases are C89/C99 (zlib's K&R definitions), which
+		// gcc 15's default, C23, refuses; the same standard on every host.
+		args = append(args, "-std=gnu17", "-fasynchronous-unwind-tables", "-g0", "-S")
 		for _, inc := range src.Base.Include {
 			args = append(args, "-I", filepath.Join(src.Dir, inc))
 		}

@@ -52,8 +52,9 @@ func Generate(seed uint64, dir string) (string, error) {
 
 // csmithCFlags are the flags a Csmith program and the runtime compile
 // with: no stack protector (its guard is read through the thread
-// pointer, which nothing sets up) and absolute code at a fixed address.
-var csmithCFlags = []string{"-fno-stack-protector", "-fno-pic", "-fno-pie", "-fno-builtin", "-w",
+// pointer, which nothing sets up) and absolute code at a fixed address;
+// gnu17, so a newer gcc (C23 by default) takes the same C.
+var csmithCFlags = []string{"-std=gnu17", "-fno-stack-protector", "-fno-pic", "-fno-pie", "-fno-builtin", "-w",
 	"-fasynchronous-unwind-tables", "-g0"}
 
 // BuildProgram compiles the C program src with cc at opt, assembles it and
