@@ -75,10 +75,10 @@ func buildAll(t *testing.T) []built {
 			name := tc.Name + "/" + tg.Name()
 			p := filepath.Join(dir, strings.ReplaceAll(name, "/", "-"))
 			b := built{name: name, tc: tc, obj: p + ".o", exe: p, so: p + ".so"}
-			if r, err := tc.Assemble(srcs[0], b.obj, "--gsframe"); err != nil {
+			if r, err := tc.Assemble(forAS(t, tc, srcs[0]), b.obj, "--gsframe"); err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, r)
 			}
-			if r, err := tc.Assemble(srcs[1], p+"-ext.o", "--gsframe"); err != nil {
+			if r, err := tc.Assemble(forAS(t, tc, srcs[1]), p+"-ext.o", "--gsframe"); err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, r)
 			}
 			if r, err := tc.Link(toolchain.Link{Output: b.exe, Objects: []string{b.obj, p + "-ext.o"}, Text: 0x401000, Entry: 0x401000}); err != nil {
@@ -494,7 +494,7 @@ func TestDebugFrame(t *testing.T) {
 		if b, err := exec.Command(c[0], args...).CombinedOutput(); err != nil {
 			t.Fatalf("%s %v: %v\n%s", c[0], args, err, b)
 		}
-		if r, err := tc.Assemble(s, o, "--gsframe"); err != nil {
+		if r, err := tc.Assemble(forAS(t, tc, s), o, "--gsframe"); err != nil {
 			t.Fatalf("%v\n%s", err, r)
 		}
 		r, err := check.File(o, check.Options{Static: true})
@@ -551,7 +551,7 @@ func TestCompilerMatrix(t *testing.T) {
 					if b, err := exec.Command(c[0], args...).CombinedOutput(); err != nil {
 						t.Fatalf("%s %v: %v\n%s", c[0], args, err, b)
 					}
-					if r, err := tc.Assemble(p+base+".s", p+base+".o", "--gsframe"); err != nil {
+					if r, err := tc.Assemble(forAS(t, tc, p+base+".s"), p+base+".o", "--gsframe"); err != nil {
 						t.Fatalf("%v\n%s", err, r)
 					}
 					objs = append(objs, p+base+".o")
@@ -611,4 +611,18 @@ func replays(t *testing.T, path string) {
 	if len(res.Failures) == 0 || res.Failures[0].Step != cs.Step || res.Failures[0].Judgement.Verdict != cs.Verdict {
 		t.Errorf("%s does not replay: recorded step %d %s, now %+v", path, cs.Step, cs.Verdict, res.Failures)
 	}
+}
+
+// forAS gives gcc's assembly file src in the form tc's assembler takes
+// (toolchain.ForAssembler: a newer gcc's build attributes dropped for an
+// older gas).
+func forAS(t *testing.T, tc interface {
+	ForAssembler(string) (string, int, error)
+}, src string) string {
+	t.Helper()
+	s, _, err := tc.ForAssembler(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -257,7 +257,16 @@ func (a Assembler) Assemble(sources []string, dir string) ([]string, []Command, 
 	var cmds []Command
 	for _, s := range sources {
 		obj := filepath.Join(dir, strings.TrimSuffix(filepath.Base(s), ".s")+".o")
-		r, err := a.AS.Assemble(s, obj, "--gsframe")
+		// A newer gcc's build attributes, which an older gas refuses, are
+		// left out of a copy for it; the command shows the copy.
+		in, dropped, err := a.AS.ForAssembler(s)
+		if err != nil {
+			return nil, cmds, fmt.Errorf("%s: %w", a.Name, err)
+		}
+		if dropped > 0 {
+			cmds = append(cmds, Command{Line: fmt.Sprintf("# %s: %d GNU build attribute directives of %s left out (gas before 2.45 does not know them)", a.Name, dropped, filepath.Base(s))})
+		}
+		r, err := a.AS.Assemble(in, obj, "--gsframe")
 		cmds = append(cmds, Command{Line: r.String(), Output: r.Output})
 		if err != nil {
 			return nil, cmds, fmt.Errorf("%s: %w", a.Name, err)
