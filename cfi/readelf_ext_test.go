@@ -27,7 +27,7 @@ type fixture struct {
 }
 
 // fixtures assembles every golden source of the sframe package (and
-// testdata/frames.c compiled by the host's and the cross gccs) with the
+// check/testdata/frames.c compiled by the host's and the cross gccs) with the
 // newest provisioned gas of each target: one fixture iterator, a subtest
 // per file.
 func fixtures(t *testing.T) []fixture {
@@ -73,7 +73,8 @@ func fixtures(t *testing.T) []fixture {
 	return out
 }
 
-// compileC compiles testdata/frames.c to assembly with the gcc for tg.
+// compileC compiles check/testdata/frames.c (the C file check's tests
+// compile too) to assembly with the gcc for tg.
 func compileC(t *testing.T, tg target.Target, dir string) string {
 	var cc []string
 	switch tg {
@@ -91,7 +92,7 @@ func compileC(t *testing.T, tg target.Target, dir string) string {
 		return ""
 	}
 	out := filepath.Join(dir, tg.Name()+"-frames.s")
-	args := append(cc[1:], "-O2", "-fasynchronous-unwind-tables", "-S", "-o", out, filepath.Join("testdata", "frames.c"))
+	args := append(cc[1:], "-O2", "-fasynchronous-unwind-tables", "-S", "-o", out, filepath.Join("..", "check", "testdata", "frames.c"))
 	if b, err := exec.Command(path, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", path, args, err, b)
 	}
