@@ -110,15 +110,22 @@ func (g *GAS) toolchains() (map[target.Target]toolchain.Toolchain, error) {
 // words.
 func (g *GAS) SFrameVersion(t target.Target) (int, error) {
 	tcs, err := g.toolchains()
+	return emitted(g.name, "GNU as", tcs, err, t)
+}
+
+// emitted is the SFrame version the toolchain of tcs for t was measured
+// to emit, or why there is none: no toolchain for t, or an assembler
+// (tool, as a message names it) that emits no SFrame for t.
+func emitted(name, tool string, tcs map[target.Target]toolchain.Toolchain, err error, t target.Target) (int, error) {
 	if err != nil {
 		return 0, err
 	}
 	tc, ok := tcs[t]
 	if !ok {
-		return 0, fmt.Errorf("%s has no toolchain for %s: %w", g.name, t.Name(), toolchain.ErrNotProvisioned)
+		return 0, fmt.Errorf("%s has no toolchain for %s: %w", name, t.Name(), toolchain.ErrNotProvisioned)
 	}
 	if tc.SFrameVersion == 0 {
-		return 0, fmt.Errorf("GNU as %s does not emit SFrame for %s: %s", tc.Version, t.Name(), tc.SFrameUnsupportedReason())
+		return 0, fmt.Errorf("%s %s does not emit SFrame for %s: %s", tool, tc.Version, t.Name(), tc.SFrameUnsupportedReason())
 	}
 	return tc.SFrameVersion, nil
 }

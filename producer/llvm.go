@@ -90,17 +90,7 @@ func (l *LLVMMC) SFrameVersion(t target.Target) (int, error) {
 
 func (l *LLVMMC) versionLocked(t target.Target) (int, error) {
 	tcs, err := l.toolchains()
-	if err != nil {
-		return 0, err
-	}
-	tc, ok := tcs[t]
-	if !ok {
-		return 0, fmt.Errorf("%s has no toolchain for %s: %w", l.name, t.Name(), toolchain.ErrNotProvisioned)
-	}
-	if tc.SFrameVersion == 0 {
-		return 0, fmt.Errorf("llvm-mc %s does not emit SFrame for %s: %s", tc.Version, t.Name(), tc.SFrameUnsupportedReason())
-	}
-	return tc.SFrameVersion, nil
+	return emitted(l.name, "llvm-mc", tcs, err, t)
 }
 
 func (l *LLVMMC) build(t target.Target) (*toolBuild, error) {
