@@ -83,8 +83,13 @@ func (e *Exec) BatchSize() int { return ExecBatch }
 // version), once started.
 func (e *Exec) Peer() string { return e.peer }
 
+// ErrCannotAsk is a consumer that did not answer whether it supports a
+// target and version: it could not be started, crashed, hung or spoke
+// garbage. That is a broken consumer, not an unsupported pair.
+var ErrCannotAsk = errors.New("cannot be asked")
+
 // Supports asks the consumer ("supports TARGET VERSION"); a consumer that
-// cannot be started supports nothing, for that reason.
+// cannot be asked returns an error wrapping ErrCannotAsk.
 func (e *Exec) Supports(t target.Target, v int) error {
 	key := fmt.Sprintf("%s %d", t.Name(), v)
 	if err, ok := e.supports[key]; ok {
@@ -102,7 +107,7 @@ func (e *Exec) Supports(t target.Target, v int) error {
 	var fail *execError
 	if errors.As(err, &fail) {
 		e.stop()
-		return fmt.Errorf("%s cannot be asked: %w", e.name, err)
+		return fmt.Errorf("%s %w: %w", e.name, ErrCannotAsk, err)
 	}
 	e.supports[key] = err
 	return err

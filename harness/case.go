@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -236,11 +237,15 @@ func (e *UnsupportedError) Error() string {
 }
 
 // Pairing reports whether prod's sections for t are something cons reads:
-// nil, or an *UnsupportedError with the reason.
+// nil, or an *UnsupportedError with the reason; a consumer that cannot be
+// asked (consumer.ErrCannotAsk) is that error itself.
 func Pairing(prod producer.Producer, cons consumer.Consumer, t target.Target) error {
 	v, err := prod.SFrameVersion(t)
 	if err == nil {
 		err = cons.Supports(t, v)
+	}
+	if errors.Is(err, consumer.ErrCannotAsk) {
+		return err // a broken consumer, not an unsupported pair
 	}
 	if err != nil {
 		return &UnsupportedError{Producer: prod.Name(), Consumer: cons.Name(), Target: t, Reason: err.Error()}
