@@ -118,3 +118,14 @@ func TestStepsAreSetupsOwn(t *testing.T) {
 		}
 	}
 }
+
+func TestSeedFromEnvironment(t *testing.T) {
+	t.Setenv(SeedVar, "0x2a")
+	if got := Seed(t, 7); got != 42 {
+		t.Fatalf("Seed with %s=0x2a = %d, want 42", SeedVar, got)
+	}
+	t.Setenv(SeedVar, "")
+	if got := Seed(t, 7); got != 7 {
+		t.Fatalf("Seed without %s = %d, want the default 7", SeedVar, got)
+	}
+}
