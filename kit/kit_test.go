@@ -174,3 +174,57 @@ func TestBrokenUnwinderFails(t *testing.T) {
 		t.Errorf("%d cells, want 2", len(s.Cells))
 	}
 }
+
+// A section the unwinder cannot use is refused with the byte offset of
+// what is wrong, and the session goes on: the answers a protocol session
+// gets, line by line.
+func TestPythonUnwinderRefusesBadSections(t *testing.T) {
+	python := testenv.LookPath(t, "python3", testenv.HostPackages)
+	// A 28-byte x86-64 v2 header with no FDEs, then variations of it.
+	hdr := "e2de" + "02" + "05" + "03" + "00" + "f8" + "00" + strings.Repeat("00", 20)
+	session := strings.Join([]string{
+		"hello sfconform-unwind 1",
+		"supports x86-64 1",
+		"supports s390x 3",
+		"load x86-64 1000 e2de02",                    // cut short
+		"load x86-64 1000 dee2" + hdr[4:],            // big-endian magic on a little-endian target
+		"load x86-64 1000 e2de07" + hdr[6:],          // version 7
+		"load aarch64 1000 " + hdr,                   // ABI 3 on aarch64
+		"load x86-64 1000 " + hdr + "0000" + "ff",    // not padding after the section
+		"load x86-64 1000 " + hdr + "00000000",       // zero padding
+		"load x86-64 1000 " + hdr + "00000000" + hdr, // two sections, the second 8-byte aligned
+		"unwind 1", "step 12 pc=1000 7=2000 6=0 stack=2000:", // no FDE covers the PC
+		"quit",
+	}, "\n") + "\n"
+	cmd := exec.Command(python, unwinder)
+	cmd.Stdin = strings.NewReader(session)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\nstderr: %s", err, stderr.String())
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	want := []string{
+		"hello sfconform-unwind 1 ",
+		"no ",
+		"yes",
+		"refused header at byte offset 0 runs past the end",
+		"refused byte offset 0: magic in the other byte order",
+		"refused byte offset 2: SFrame version 7",
+		"refused byte offset 4: ABI 3 is not aarch64's",
+		"refused byte offset 30: ff after the section ending at 28 is neither zero padding",
+		"ok",
+		"ok",
+		"result 12 1 noinfo no FDE covers pc 0x1000",
+		"frame pc=1000 sp=2000 fp=0 cfa=0 partial",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d answer lines, want %d:\n%s", len(got), len(want), out)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("answer %d: %q, want it to start %q", i, got[i], want[i])
+		}
+	}
+}

@@ -15,6 +15,7 @@ Usage: sfconform run --consumer 'exec:python3 kit/python/sframe_unwinder.py'
 import bisect
 import struct
 import sys
+import traceback
 
 PROTOCOL = "sfconform-unwind"
 NAME = "sframe_unwinder.py"
@@ -147,10 +148,9 @@ def decode(arch, buf, addr):
         if q - end > MAX_PADDING:
             raise FormatError("%d zero bytes then more data at byte offset %d after the section ending at %d"
                               % (q - end, q, end))
-        (m,) = _u(e + "H", buf, q, "next section's magic")
-        if m != MAGIC:
-            raise FormatError("byte offset %d: %#06x after the section ending at %d is not another section's magic"
-                              % (q, m, end))
+        if q + 2 > len(buf) or struct.unpack_from(e + "H", buf, q)[0] != MAGIC:
+            raise FormatError("byte offset %d: %s after the section ending at %d is neither zero padding nor another "
+                              "section's magic" % (q, buf[q:q + 2].hex(), end))
         p = q
     fdes.sort(key=lambda f: f.start)
     return fdes
@@ -170,6 +170,9 @@ def _decode_one(arch, buf, addr, base, out):
         raise FormatError("byte offset %d: SFrame version %d (this unwinder reads 2 and 3)" % (base + 2, version))
     if flags & ~FLAGS_MASK[version]:
         raise FormatError("byte offset %d: unknown flag bits %#x" % (base + 3, flags))
+    if fdeoff > freoff:
+        raise FormatError("byte offset %d: the FDE table (fdeoff %d) starts after the FREs (freoff %d)"
+                          % (base + 20, fdeoff, freoff))
     if abi != arch.abi:
         raise FormatError("byte offset %d: ABI %d is not %s's (%d)" % (base + 4, abi, arch.name, arch.abi))
     hdr_end = base + 28 + auxlen
@@ -183,7 +186,7 @@ def _decode_one(arch, buf, addr, base, out):
     fde_size = 20 if version == 2 else 16
     for i in range(num_fdes):
         off = fde_base + i * fde_size
-        if off + fde_size > fre_base and fdeoff < freoff:
+        if off + fde_size > fre_base:
             raise FormatError("byte offset %d: FDE %d overlaps the FRE sub-section at %d" % (off, i, fre_base))
         f = FDE()
         f.version, f.fixed_fp, f.fixed_ra, f.offset = version, fixed_fp, fixed_ra, off
@@ -533,7 +536,7 @@ class Consumer:
         index = int(f[1])  # decimal
         pc = None
         regs = {}
-        mem = None
+        mem = (0, b"")  # no copy: no memory is readable
         for kv in f[2:]:
             k, _, v = kv.partition("=")
             if k == "pc":
@@ -546,7 +549,11 @@ class Consumer:
         if self.table is None:
             return "result %d 0 failed no section loaded\n" % index
         walk = Walk(self.arch, self.table, regs, Memory(self.arch, *mem))
-        frames, err = walk.backtrace(pc)
+        try:
+            frames, err = walk.backtrace(pc)
+        except Exception as exc:  # a bug of this program: say so for this step only
+            traceback.print_exc(file=sys.stderr)
+            frames, err = [], Failed("internal error: %r" % exc)
         head = "result %d %d" % (index, len(frames))
         if err is not None:
             kind = "noinfo" if isinstance(err, NoInfo) else "failed"
