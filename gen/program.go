@@ -70,7 +70,7 @@ type Program struct {
 	// stacks are the fresh stacks new-stack functions switch to.
 	stacks []image.Symbol
 	// sigs are the paths' signals and tramp the signal trampoline's index
-	// in Funcs (skel_signal.go).
+	// in Funcs (skeleton_signal.go).
 	sigs  []sigSpec
 	tramp int
 	// origin is what the program was generated from (shrink.go).

@@ -87,7 +87,7 @@ type prims struct {
 	// pltStub emits stub number index of a PLT-like block: always the
 	// same size on a target, moving SP (or saving the RA) and back, then
 	// jumping to fn with the frame as the call left it; rows change
-	// inside the stub and repeat from stub to stub (skel_plt.go).
+	// inside the stub and repeat from stub to stub (skeleton_plt.go).
 	pltStub func(b *builder, index int, fn string)
 	// pad emits at least n bytes of instructions that never execute: a
 	// region a long function jumps over.
@@ -108,7 +108,7 @@ type prims struct {
 	newStack func(b *builder, top uint64)
 	// sigTrampoline emits the function a signal handler returns to: a
 	// leading nop inside its FDE, then the rt_sigreturn call, with the
-	// CFI the system's own trampoline has (skel_signal.go).
+	// CFI the system's own trampoline has (skeleton_signal.go).
 	sigTrampoline func(b *builder)
 }
 
