@@ -37,7 +37,7 @@ package gen
 //	                flag and no rows (skeleton_signal.go; v3 only)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
-	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
+	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, plain: true, build: fpFrameSkeleton},
 	{name: "sp-frame", doc: "no frame pointer; CFA based on SP through several adjustments", calls: true, epilogueCalls: true, build: spFrameSkeleton},
 	{name: "callee-saved", doc: "callee-saved registers saved, written, restored", calls: true, epilogueCalls: true, build: calleeSavedSkeleton},
 	{name: "multi-epilogue", doc: "early return on an argument bit; two epilogues in different forms", calls: true, earlyExit: true, build: multiEpilogueSkeleton},
