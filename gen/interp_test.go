@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/internal/testenv"
+
 	"github.com/sfconform/sfconform/disasm"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/image"
@@ -520,15 +522,11 @@ func TestRowsAgainstExecution(t *testing.T) {
 	}
 }
 
-// testSeeds returns seeds 1..n, or only the seed in $SFCONFORM_GEN_SEED to
+// testSeeds returns seeds 1..n, or only the seed in $SFCONFORM_SEED to
 // replay one failure.
 func testSeeds(t *testing.T, n int64) []int64 {
-	if s := os.Getenv("SFCONFORM_GEN_SEED"); s != "" {
-		v, err := strconv.ParseInt(s, 0, 64)
-		if err != nil {
-			t.Fatalf("SFCONFORM_GEN_SEED=%q: %v", s, err)
-		}
-		return []int64{v}
+	if os.Getenv(testenv.SeedVar) != "" {
+		return []int64{int64(testenv.Seed(t, 0))}
 	}
 	if testing.Short() {
 		n = min(n, 10)
