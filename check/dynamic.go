@@ -468,28 +468,12 @@ func arguments(t target.Target, v int) map[int]uint64 {
 // RA saved in an FPR): the emulator reads them at every step for the
 // unwinder's topmost frame.
 func (c *checker) ruleRegs() []int {
-	t := c.l.Target
-	seen := map[int]bool{}
 	var out []int
-	add := func(r sframe.Rule) {
-		if r.Kind != sframe.RuleExpr || r.Reg == sframe.RegCFA || r.Reg == t.SP() || r.Reg == t.FP() || r.Reg == t.RA() || seen[r.Reg] {
-			return
-		}
-		seen[r.Reg] = true
-		out = append(out, r.Reg)
-	}
 	for _, f := range c.fdes {
-		rows, err := f.Rows()
-		if err != nil {
-			continue
-		}
-		for _, r := range rows {
-			add(r.CFA)
-			add(r.RA)
-			add(r.FP)
+		if rows, err := f.Rows(); err == nil {
+			out = sframe.RuleRegs(sframe.ABI(c.l.Target), rows, out)
 		}
 	}
-	sort.Ints(out)
 	return out
 }
 
