@@ -413,13 +413,9 @@ func withStubSection(t target.Target, sec []byte, base, stub uint64, infos []Sec
 		CFA: sframe.Rule{Kind: sframe.RuleUndefined}, RA: sframe.Rule{Kind: sframe.RuleUndefined}, FP: sframe.Rule{Kind: sframe.RuleSame}}}}
 	// The external function never touches its frame: the entry rules
 	// hold throughout (the psABI's, as the oracle reads them).
-	entry := sframe.Row{CFA: sframe.Rule{Kind: sframe.RuleExpr, Reg: t.SP()}, RA: sframe.Rule{Kind: sframe.RuleSame}, FP: sframe.Rule{Kind: sframe.RuleSame}}
-	switch t {
-	case target.X86_64:
-		entry.CFA.Offset = 8
-		entry.RA = sframe.Rule{Kind: sframe.RuleExpr, Reg: sframe.RegCFA, Offset: -8, Deref: true}
-	case target.S390X:
-		entry.CFA.Offset = 160
+	entry := sframe.Row{CFA: sframe.Rule{Kind: sframe.RuleExpr, Reg: t.SP(), Offset: t.CFAAtEntry()}, RA: sframe.Rule{Kind: sframe.RuleSame}, FP: sframe.Rule{Kind: sframe.RuleSame}}
+	if !t.HasLinkRegister() {
+		entry.RA = sframe.Rule{Kind: sframe.RuleExpr, Reg: sframe.RegCFA, Offset: target.RAOnStackAtEntry, Deref: true}
 	}
 	extFDE := sframe.FDE{Start: stub + externalOff, Size: uint32(len(externalCode(t))), Rows: []sframe.Row{entry}}
 	extra, err := sframe.Encode([]sframe.FDE{stubFDE, extFDE}, sframe.EncodeOptions{Version: version, ABI: abi, Base: at, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})

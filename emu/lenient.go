@@ -177,11 +177,7 @@ func (m *Machine) returnFromExternal(r *Run, at uint64) (uint64, bool, error) {
 		}
 		ret = w
 	default:
-		link := 30 // x30
-		if m.abi == target.S390X {
-			link = 14
-		}
-		w, err := m.Reg(link)
+		w, err := m.Reg(m.abi.RA()) // the link register: x30, r14
 		if err != nil {
 			return 0, false, err
 		}

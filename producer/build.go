@@ -205,7 +205,7 @@ func (b *toolBuild) render(dir string, progs []*gen.Program, plt bool) ([]*asmOb
 			emit("\t" + gen.CFISections + "\n")
 		}
 		typ := "@progbits"
-		if b.target == target.AArch64 || b.target == target.AArch64BE {
+		if b.target.IsAArch64() {
 			typ = "%progbits"
 		}
 		// Each file's part of a section starts batchAlign-aligned: the

@@ -87,17 +87,7 @@ func archName(t target.Target) string {
 	return t.Name()
 }
 
-func targetTriple(t target.Target) string {
-	switch t {
-	case target.X86_64:
-		return "x86_64-*-*"
-	case target.AArch64:
-		return "aarch64-*-*"
-	case target.AArch64BE:
-		return "aarch64_be-*-*"
-	}
-	return "s390x-*-*"
-}
+func targetTriple(t target.Target) string { return t.Arch() + "-*-*" }
 
 // ExpectedSection is the correct table of the culprit function alone,
 // encoded in version v as the case's binutils writes it (version 2

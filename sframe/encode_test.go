@@ -756,7 +756,7 @@ func (g *rowGen) fde(start uint64) FDE {
 			f.Type = FDETypeFlex
 		}
 	}
-	if g.abi == ABIAArch64LE || g.abi == ABIAArch64BE {
+	if g.abi.IsAArch64() {
 		f.PAuthKey = PAuthKey(g.r.IntN(2))
 	}
 	if g.r.IntN(5) == 0 {
