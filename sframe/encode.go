@@ -522,7 +522,7 @@ func (e *encoder) cfaWord(off int64) (int64, error) {
 	if e.opt.ABI != ABIS390XBE {
 		return off, nil
 	}
-	adj := off - 160
+	adj := off - s390xCFAAboveSP
 	if adj%8 != 0 {
 		return 0, notRep("s390x CFA offset %d: (offset - 160) is not a multiple of 8", off)
 	}
