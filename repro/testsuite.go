@@ -77,16 +77,11 @@ func nonGsframe(flags []string) []string {
 	return out
 }
 
-func archName(t target.Target) string {
-	switch t {
-	case target.X86_64:
-		return "x86_64"
-	case target.AArch64BE:
-		return "aarch64be"
-	}
-	return t.Name()
-}
+// archName is the architecture as the test's file name spells it: the
+// triple's first field, aarch64be for aarch64_be.
+func archName(t target.Target) string { return strings.Replace(t.Arch(), "_be", "be", 1) }
 
+// targetTriple is the run_dump_test target pattern of t.
 func targetTriple(t target.Target) string { return t.Arch() + "-*-*" }
 
 // ExpectedSection is the correct table of the culprit function alone,
