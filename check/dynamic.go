@@ -431,15 +431,7 @@ func withStubSection(t target.Target, sec []byte, base, stub uint64, infos []Sec
 // zeros, then pointers into the stack's zeroed area above the entry SP,
 // then small integers, then mixes of both.
 func arguments(t target.Target, v int) map[int]uint64 {
-	var regs []int
-	switch t {
-	case target.X86_64:
-		regs = []int{5, 4, 1, 2, 8, 9} // rdi rsi rdx rcx r8 r9
-	case target.S390X:
-		regs = []int{2, 3, 4, 5, 6}
-	default:
-		regs = []int{0, 1, 2, 3, 4, 5, 6, 7}
-	}
+	regs := t.ArgRegs()
 	scratch := uint64(emu.InitialSP + 1024)
 	out := map[int]uint64{}
 	for k, r := range regs {

@@ -143,11 +143,7 @@ func (m *Machine) exitCall(pc uint64) (uint64, bool) {
 
 // Return registers, link registers (DWARF numbers).
 func (m *Machine) setReturnValue() error {
-	ret := 0 // %rax, x0
-	if m.abi == target.S390X {
-		ret = 2
-	}
-	return m.setReg(ret, 0)
+	return m.setReg(m.abi.RetReg(), 0)
 }
 
 func (m *Machine) setReg(dwarf int, v uint64) error {

@@ -39,6 +39,30 @@ const CallerSaveArea = 160
 // without a link register: at CFA-8. The other targets hold it in RA().
 const RAOnStackAtEntry = -WordSize
 
+// ArgRegs are the DWARF numbers of the registers that pass a function's
+// integer and pointer arguments, in order (x86-64 rdi, rsi, rdx, rcx, r8,
+// r9; AArch64 x0-x7; s390x r2-r6).
+func (t Target) ArgRegs() []int {
+	switch t {
+	case X86_64:
+		return []int{5, 4, 1, 2, 8, 9}
+	case AArch64, AArch64BE:
+		return []int{0, 1, 2, 3, 4, 5, 6, 7}
+	case S390X:
+		return []int{2, 3, 4, 5, 6}
+	}
+	return nil
+}
+
+// RetReg is the DWARF number of the register an integer result is
+// returned in (x86-64 rax, AArch64 x0, s390x r2).
+func (t Target) RetReg() int {
+	if t == S390X {
+		return 2
+	}
+	return 0
+}
+
 // PLTSizes are the sizes GNU ld gives a PLT's header entry (PLT0) and each
 // later entry on the target: .plt.sec and .plt.got entries are the later
 // entries' size.

@@ -25,11 +25,13 @@ func TestPlatformFacts(t *testing.T) {
 		cfaAtEntry        int64
 		callerSPAtEntry   int64
 		pltFirst, pltNext uint64
+		argRegs           []int
+		retReg            int
 	}{
-		{X86_64, false, "x86_64", "x86_64-linux-gnu", "x86_64-linux-gnu", nil, elf.EM_X86_64, elf.ELFDATA2LSB, 8, 8, 16, 16},
-		{AArch64, true, "aarch64", "aarch64-linux-gnu", "aarch64-linux-gnu", nil, elf.EM_AARCH64, elf.ELFDATA2LSB, 0, 0, 32, 16},
-		{AArch64BE, true, "aarch64_be", "aarch64_be-linux-gnu", "aarch64-linux-gnu", []string{"-EB"}, elf.EM_AARCH64, elf.ELFDATA2MSB, 0, 0, 32, 16},
-		{S390X, false, "s390x", "s390x-linux-gnu", "s390x-linux-gnu", nil, elf.EM_S390, elf.ELFDATA2MSB, 160, 0, 32, 32},
+		{X86_64, false, "x86_64", "x86_64-linux-gnu", "x86_64-linux-gnu", nil, elf.EM_X86_64, elf.ELFDATA2LSB, 8, 8, 16, 16, []int{5, 4, 1, 2, 8, 9}, 0},
+		{AArch64, true, "aarch64", "aarch64-linux-gnu", "aarch64-linux-gnu", nil, elf.EM_AARCH64, elf.ELFDATA2LSB, 0, 0, 32, 16, []int{0, 1, 2, 3, 4, 5, 6, 7}, 0},
+		{AArch64BE, true, "aarch64_be", "aarch64_be-linux-gnu", "aarch64-linux-gnu", []string{"-EB"}, elf.EM_AARCH64, elf.ELFDATA2MSB, 0, 0, 32, 16, []int{0, 1, 2, 3, 4, 5, 6, 7}, 0},
+		{S390X, false, "s390x", "s390x-linux-gnu", "s390x-linux-gnu", nil, elf.EM_S390, elf.ELFDATA2MSB, 160, 0, 32, 32, []int{2, 3, 4, 5, 6}, 2},
 	}
 	if len(cases) != len(All) {
 		t.Fatalf("%d targets, %d rows of facts: a new target needs its row here", len(All), len(cases))
@@ -50,6 +52,9 @@ func TestPlatformFacts(t *testing.T) {
 			}
 			if tg.CFAAtEntry() != c.cfaAtEntry || tg.CallerSPAtEntry() != c.callerSPAtEntry {
 				t.Errorf("CFA, caller SP at entry = SP%+d, SP%+d; want SP%+d, SP%+d", tg.CFAAtEntry(), tg.CallerSPAtEntry(), c.cfaAtEntry, c.callerSPAtEntry)
+			}
+			if !slices.Equal(tg.ArgRegs(), c.argRegs) || tg.RetReg() != c.retReg {
+				t.Errorf("argument registers %v, result in %d; want %v, %d", tg.ArgRegs(), tg.RetReg(), c.argRegs, c.retReg)
 			}
 			if f, e := tg.PLTSizes(); f != c.pltFirst || e != c.pltNext {
 				t.Errorf("PLT sizes = %d, %d; want %d, %d", f, e, c.pltFirst, c.pltNext)
