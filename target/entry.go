@@ -2,14 +2,13 @@ package target
 
 import "fmt"
 
-// What the psABIs fix at a function's first instruction, after the call
-// and before the callee has run any of its own code.
+// CFAAtEntry is the CFA's offset from the SP at a function's entry. What
+// the psABIs fix at a function's first instruction, after the call and
+// before the callee has run any of its own code:
 //
-//	x86-64:  CFA = SP+8,   RA = [SP],  caller SP = SP+8   (call pushed the RA)
-//	AArch64: CFA = SP,     RA = x30,   caller SP = SP
-//	s390x:   CFA = SP+160, RA = r14,   caller SP = SP     (the caller's 160-byte register save area lies above SP)
-
-// CFAAtEntry is the CFA's offset from the SP at a function's entry.
+//	x86-64:  CFA = SP+8,   RA = [SP] = [CFA-8], caller SP = SP+8 (call pushed the RA)
+//	AArch64: CFA = SP,     RA = x30,            caller SP = SP
+//	s390x:   CFA = SP+160, RA = r14,            caller SP = SP   (the caller's register save area lies above SP)
 func (t Target) CFAAtEntry() int64 {
 	switch t {
 	case X86_64:
