@@ -279,7 +279,7 @@ func (e *Exec) fail(err error) error {
 	e.stop()
 	x := &execError{err: fmt.Errorf("%s: %w", e.name, err)}
 	if p != nil {
-		x.stderr = truncate(strings.ToValidUTF8(strings.TrimSpace(p.stderr.String()), "?"))
+		x.stderr = strings.ToValidUTF8(strings.TrimSpace(p.stderr.String()), "?")
 		if p.exit != nil {
 			x.err = fmt.Errorf("%s: %w (process %s)", e.name, err, exitReport(p.exit))
 		}
@@ -364,7 +364,7 @@ func (e *Exec) start() error {
 	cmd.Stdin, cmd.Stdout = inR, outW
 	p := &execProc{cmd: cmd, stdin: inW, stdout: outR, in: bufio.NewWriterSize(inW, 1<<20),
 		lines: make(chan lineOrErr, 64), quit: make(chan struct{}),
-		stderr: &tailBuffer{max: 4096}, done: make(chan struct{})}
+		stderr: &tailBuffer{max: stderrTail}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	// The copy of standard error ends this long after the process, even
 	// when a descendant holds it open.
@@ -476,6 +476,10 @@ func (e *Exec) readLineBy(deadline time.Time) (string, error) {
 func (e *Exec) readResult(deadline time.Time, index int, out *Result) error {
 	return readResult(func() (string, error) { return e.readLineBy(deadline) }, index, out)
 }
+
+// stderrTail is how much of a consumer's standard error is kept and
+// attached to a failure: the end of it.
+const stderrTail = 4 << 10
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

@@ -310,7 +310,11 @@ func (rep *Report) Markdown() string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "Found with: producer %s (%s), consumer %s (%s).\n\n", c.Producer, c.ProducerVersion, c.Consumer, c.ConsumerVersion)
+	fmt.Fprintf(&b, "Found with: producer %s (%s), consumer %s (%s)", c.Producer, c.ProducerVersion, c.Consumer, c.ConsumerVersion)
+	if c.ConsumerHello != "" {
+		fmt.Fprintf(&b, ", which says it is %s", c.ConsumerHello)
+	}
+	b.WriteString(".\n\n")
 
 	b.WriteString("## Reproducer\n\n")
 	if m := c.Minimization; m != nil && m.Skipped == "" {

@@ -105,6 +105,11 @@ func TestReproExecNeedsConsent(t *testing.T) {
 			t.Errorf("%v: the consumer's hello is not shown:\n%s", args, out.String())
 		}
 	}
+	var md bytes.Buffer
+	if code := cmdRepro([]string{"--trust-exec", "--report", path}, &md, io.Discard); code != exitFailure || !strings.Contains(md.String(), "which says it is builtin") {
+		t.Errorf("--report: exit %d, the consumer's hello not in the report:\n%s", code, md.String())
+	}
+	os.Remove(pwned)
 }
 
 // A producer naming a directory of tools (gas:DIR) is a command too: a
