@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,22 +31,13 @@ func (e *ELFStructError) Unwrap() error { return e.Err }
 // *ELFError naming the file, and for a structure that does not hold
 // together the structure and its file offset (FileOff).
 func OpenELF(path string) (*elf.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &ELFError{Path: path, FileOff: -1, Err: err}
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, &ELFError{Path: path, FileOff: -1, Err: err}
-	}
-	err = CheckELF(f, st.Size())
-	f.Close()
-	if err != nil {
-		e := &ELFError{Path: path, FileOff: -1, Err: fmt.Errorf("not a readable ELF file: %w", err)}
-		if se, ok := err.(*ELFStructError); ok {
-			e.FileOff = se.Off
+	if err := CheckELFFile(path); err != nil {
+		var se *ELFStructError
+		if !errors.As(err, &se) {
+			return nil, &ELFError{Path: path, FileOff: -1, Err: err}
 		}
+		e := &ELFError{Path: path, FileOff: -1, Err: fmt.Errorf("not a readable ELF file: %w", err)}
+		e.FileOff = se.Off
 		return nil, e
 	}
 	ef, err := elf.Open(path)
@@ -53,6 +45,21 @@ func OpenELF(path string) (*elf.File, error) {
 		return nil, &ELFError{Path: path, FileOff: -1, Err: fmt.Errorf("not a readable ELF file: %w", err)}
 	}
 	return ef, nil
+}
+
+// CheckELFFile is CheckELF on the file at path; an error opening it is
+// returned as it is.
+func CheckELFFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return CheckELF(f, st.Size())
 }
 
 // CheckELF checks that the headers of the ELF file r (size bytes) hold
