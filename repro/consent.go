@@ -38,8 +38,8 @@ type ConsentError struct {
 
 func (e *ConsentError) Error() string {
 	return fmt.Sprintf("the reproducer's %s would run %s:\n\n    %s\n\n"+
-		"sfconform runs nothing a file names without your consent: to run it, pass %s %s (the same name) or --trust-exec; "+
-		"or replay with a provisioned %s instead (e.g. %s builtin)",
+		"sfconform runs nothing a file names without your consent: to run it, give sfconform repro the same name "+
+		"(%s %s) or --trust-exec; or replay with a provisioned %s instead (e.g. %s builtin)",
 		e.Field, e.Runs, e.What, e.Flag, shellQuote(e.Name), e.Field, e.Flag)
 }
 

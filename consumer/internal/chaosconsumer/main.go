@@ -32,7 +32,10 @@ func main() {
 	}
 	once := os.Getenv("CHAOS_ONCE")
 	seed, _ := strconv.ParseUint(os.Getenv("CHAOS_SEED"), 10, 64)
-	rng := rand.New(rand.NewPCG(seed, uint64(os.Getpid())))
+	// The choices depend on the seed and the first INDEX this process
+	// answers, so that a run with the same seed makes them again, also
+	// after restarts.
+	var rng *rand.Rand
 
 	// The builtin consumer serves through a pipe; its answers pass
 	// through here, where the violations are made.
@@ -61,6 +64,10 @@ func main() {
 		}
 		answers++
 		f := strings.Fields(line)
+		if rng == nil {
+			first, _ := strconv.ParseUint(f[1], 10, 64)
+			rng = rand.New(rand.NewPCG(seed, first))
+		}
 		n, _ := strconv.Atoi(f[2])
 		frames := make([]string, n)
 		for i := range frames {
@@ -137,7 +144,7 @@ func commit(class string, out *bufio.Writer, line string, f []string, frames []s
 	case "garbage":
 		b := make([]byte, 64)
 		for i := range b {
-			b[i] = byte(rand.IntN(256))
+			b[i] = byte(i*151 + 7)
 		}
 		out.Write(b)
 		out.WriteByte('\n')
