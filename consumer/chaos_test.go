@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/target"
 )
@@ -24,8 +25,8 @@ import (
 // and the run goes on. Run under the race detector by make test (a short
 // slice) and the campaign (SFCONFORM_CHAOS_LONG=1).
 //
-// SFCONFORM_CHAOS_SEED fixes the random slice's seed (default: the
-// clock, logged): the violations chosen; which batch a violation at the
+// SFCONFORM_SEED fixes the random slice's seed (default: the clock,
+// logged): the violations chosen; which batch a violation at the
 // end of a batch fails can vary with timing. SFCONFORM_CHAOS_BATCH is its
 // number of batches.
 
@@ -170,10 +171,7 @@ func TestChaosEachClass(t *testing.T) {
 // hangs, every batch is either right or a process failure.
 func TestChaosRandom(t *testing.T) {
 	t.Parallel()
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("SFCONFORM_CHAOS_SEED"), 10, 64); err == nil {
-		seed = v
-	}
+	seed := testenv.Seed(t, uint64(time.Now().UnixNano()))
 	batches := 30
 	if os.Getenv("SFCONFORM_CHAOS_LONG") != "" {
 		batches = 1000
@@ -181,7 +179,7 @@ func TestChaosRandom(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("SFCONFORM_CHAOS_BATCH")); err == nil && v > 0 {
 		batches = v
 	}
-	t.Logf("seed %d (SFCONFORM_CHAOS_SEED), %d batches", seed, batches)
+	t.Logf("%d batches", batches)
 	img := x86Image(t)
 	ref := NewBuiltin()
 	if err := ref.Load(img); err != nil {

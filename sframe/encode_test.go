@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sfconform/sfconform/internal/testenv"
 )
 
 // hexBytes parses hand-written section bytes: hex digits in any grouping,
@@ -617,16 +617,7 @@ func compareFDEs(t *testing.T, where string, got, want []FDE) {
 // the clock. It is logged either way.
 func randomSeed(t *testing.T) uint64 {
 	t.Helper()
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("SFCONFORM_SEED"); v != "" {
-		n, err := strconv.ParseUint(v, 0, 64)
-		if err != nil {
-			t.Fatalf("SFCONFORM_SEED=%q: %v", v, err)
-		}
-		seed = n
-	}
-	t.Logf("seed %d (replay with SFCONFORM_SEED=%d)", seed, seed)
-	return seed
+	return testenv.Seed(t, uint64(time.Now().UnixNano()))
 }
 
 // rowGen makes random rows that a section of one version and ABI can
