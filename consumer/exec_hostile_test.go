@@ -89,3 +89,30 @@ done
 		})
 	}
 }
+
+// A consumer that stops reading its input (here after its hello) leaves
+// sfconform writing into a full pipe: the write deadline ends the load
+// within the timeout, as a failure.
+func TestExecConsumerThatStopsReading(t *testing.T) {
+	t.Parallel()
+	cmd := script(t, `echo "hello sfconform-unwind 1 deaf"; exec sleep 60`)
+	e := NewExec("exec:deaf", cmd)
+	e.timeout = 2 * time.Second
+	defer e.Close()
+	img := *x86Image(t)
+	img.SFrame = make([]byte, 4<<20) // 8 MiB of hex: far more than a pipe holds
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- e.Load(&img) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "sending the section") {
+			t.Fatalf("load into a consumer that does not read: %v", err)
+		}
+		if d := time.Since(start); d > e.timeout+5*time.Second {
+			t.Errorf("the load took %v", d)
+		}
+	case <-time.After(hostileBound):
+		t.Fatalf("no return within %v: a consumer that stops reading hung the harness", hostileBound)
+	}
+}
