@@ -32,10 +32,10 @@ counts.
 `
 
 func cmdCoverage(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("coverage", coverageUsage+"\n"+targetsHelp(), stderr)
+	fs := newFlagSet("coverage", coverageUsage, stderr)
 	programs := fs.Int("programs", 1000, "programs per target")
 	prodName := fs.String("producer", "builtin-v3", "producer whose SFrame version selects the patterns")
-	targets := fs.String("targets", "all", "comma-separated targets, or all")
+	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	seed := fs.Int64("seed", 1, "first seed")
 	paths := fs.Int("paths", gen.DefaultPaths, "runs per program")
 	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {

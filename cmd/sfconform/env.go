@@ -22,6 +22,7 @@ var envVars = []envVar{
 	{"SFCONFORM_CACHE", "DIR", "where 'make setup' provisioned toolchains, dumpers and the C consumers, and where they are looked for (default /var/cache/sfconform)"},
 	{"SFCONFORM_CONSUMER_TIMEOUT", "DURATION", "how long an exec: consumer may take over one exchange (hello, supports, load, a batch of up to 256 steps), and a dumper consumer over one file, before it is taken for hung, killed and restarted (Go duration syntax, e.g. 30s; default 10s). A consumer that fails 5 batches in a row is given up on"},
 	{"SFCONFORM_REQUIRE_SETUP", "0|1", "for tests: 1 makes a tool 'make setup' provides and that is missing a test failure instead of a skip (make test sets it); any other value is an error"},
+	{"SFCONFORM_SEED", "N", "for tests: the seed of every randomized test (each logs the seed it used)"},
 	{"TERM", "dumb", "no progress line rewritten in place on a terminal"},
 }
 

@@ -36,7 +36,7 @@ func cmdRealcode(args []string, stdout, stderr io.Writer) int {
 		"FDE and a row, rows start on instruction boundaries, and every dumper prints the decoder's\n" +
 		"rows. Findings already triaged (realcode.KnownFindings) are marked known; exit 0 when all are,\n" +
 		"1 with a new finding or a build error, 2 on bad usage or setup.\n\n" +
-		targetsHelp() + assemblersHelp()
+		assemblersHelp()
 	fs := newFlagSet("realcode", head, stderr)
 	bases := fs.String("bases", "", "code bases, comma-separated (default all: zlib,bzip2,lua)")
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")

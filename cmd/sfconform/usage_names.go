@@ -4,17 +4,7 @@ import (
 	"strings"
 
 	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/target"
 )
-
-// targetsHelp names the valid --targets values, for usage texts.
-func targetsHelp() string {
-	var n []string
-	for _, t := range target.All {
-		n = append(n, t.Name())
-	}
-	return "Targets: " + strings.Join(n, ", ") + " (or all).\n"
-}
 
 // assemblersHelp names the assemblers --assemblers takes: the provisioned
 // toolchain producers ('sfconform toolchains' says more of each).
