@@ -32,5 +32,11 @@
 // (exec.go); Serve is the protocol's consumer side around an in-process
 // consumer, the reference implementation (sfconform serve).
 //
+// An exec consumer cannot hang the harness: every protocol violation
+// fails its batch within the timeout, with a kill and a restart, and a
+// consumer that keeps failing is given up on (ErrGaveUp). The chaos tests
+// prove it with internal/chaosconsumer, which breaks the protocol on
+// purpose.
+//
 // Adding a consumer is one file that calls Register from init.
 package consumer

@@ -48,6 +48,7 @@ func NewCase(in Input) *corpus.Case {
 	c := harness.NewCase(in.Img, in.Prog, in.Seed, in.Cons.Name(), res)
 	c.ProducerVersion = ProducerVersion(in.Img)
 	c.ConsumerVersion = ConsumerVersion(in.Cons)
+	c.ConsumerHello = ConsumerHello(in.Cons)
 	if in.Prog != nil {
 		c.Build = BuildCommands(in.Img, in.Prog)
 		c.Generator = GeneratorOf(in.Prog)

@@ -49,10 +49,16 @@ type Options struct {
 	// Remake makes the image again with the case's producer, from the
 	// regenerated program, instead of running the stored bytes.
 	Remake bool
+	// Consent is what the user allows the file to run (CheckConsent):
+	// without it, a case naming exec:COMMAND or gas:DIR is refused.
+	Consent Consent
 }
 
 // Run replays a case.
 func Run(c *corpus.Case, opt Options) (*Replay, error) {
+	if err := CheckConsent(c, opt); err != nil {
+		return nil, err
+	}
 	r := &Replay{Case: c, Producer: c.Producer, Consumer: c.Consumer}
 	if opt.Consumer != "" {
 		r.Consumer = opt.Consumer

@@ -61,6 +61,8 @@ type Report struct {
 	// Dump is what the real objdump prints for the culprit function, when
 	// the report ran its own commands (KindToolchain).
 	Dump string
+
+	consent Consent // what the user allowed the file to run
 }
 
 // Affected is one version tried.
@@ -75,7 +77,7 @@ func NewReport(c *corpus.Case, path string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Case: c, Path: path, Replay: r, Tools: ToolsOf(r.Img.Record), Frame: -1}
+	rep := &Report{Case: c, Path: path, Replay: r, Tools: ToolsOf(r.Img.Record), Frame: -1, consent: opt.Consent}
 	if c.Generator != nil {
 		if rep.Prog, err = Regenerate(c); err != nil {
 			return nil, err
@@ -203,6 +205,7 @@ func (rep *Report) try(opt Options) Affected {
 	if name == "" {
 		name = opt.Consumer
 	}
+	opt.Consent = rep.consent
 	r, err := Run(rep.Case, opt)
 	if err != nil {
 		return Affected{Name: name, Result: firstLine(err.Error())}
@@ -307,7 +310,11 @@ func (rep *Report) Markdown() string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "Found with: producer %s (%s), consumer %s (%s).\n\n", c.Producer, c.ProducerVersion, c.Consumer, c.ConsumerVersion)
+	fmt.Fprintf(&b, "Found with: producer %s (%s), consumer %s (%s)", c.Producer, c.ProducerVersion, c.Consumer, c.ConsumerVersion)
+	if c.ConsumerHello != "" {
+		fmt.Fprintf(&b, ", which says it is %s", c.ConsumerHello)
+	}
+	b.WriteString(".\n\n")
 
 	b.WriteString("## Reproducer\n\n")
 	if m := c.Minimization; m != nil && m.Skipped == "" {
