@@ -16,10 +16,12 @@ import (
 
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 func init() {
-	Register("exec", func(name, arg string) (Consumer, error) {
+	Register(About{Kind: "exec", Setup: toolchain.NoSetup, NeedsArg: true,
+		Summary: "exec:COMMAND, any program speaking the unwind protocol (docs/consumer-protocol.md)"}, func(name, arg string) (Consumer, error) {
 		if strings.TrimSpace(arg) == "" {
 			return nil, fmt.Errorf("consumer %q: exec needs a command, e.g. exec:'./my-unwinder --flag'", name)
 		}
@@ -82,6 +84,15 @@ func (e *Exec) BatchSize() int { return ExecBatch }
 // Peer is what the consumer said of itself in its hello (name and
 // version), once started.
 func (e *Exec) Peer() string { return e.peer }
+
+// ExactVersion is what the program said of itself in its hello, once
+// started; its name (the command) before.
+func (e *Exec) ExactVersion() string {
+	if e.peer != "" {
+		return e.peer
+	}
+	return e.name
+}
 
 // ErrCannotAsk is a consumer that did not answer whether it supports a
 // target and version: it could not be started, crashed, hung or spoke

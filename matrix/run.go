@@ -148,7 +148,7 @@ func Run(cfg Config) (*Report, error) {
 			for _, pat := range patterns {
 				u := &unit{target: t, prod: p, pattern: pat}
 				for _, cr := range live {
-					if why := PatternUnsupported(cr.Consumer, pat); why != "" {
+					if why := consumer.PatternLimit(cr.Consumer, pat); why != "" {
 						cr.Skipped[pat] = why
 						continue
 					}

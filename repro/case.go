@@ -1,20 +1,15 @@
 package repro
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime/debug"
-	"strings"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/internal/buildinfo"
 	"github.com/sfconform/sfconform/minimize"
-	"github.com/sfconform/sfconform/toolchain"
 )
 
 // Input is a failure to keep as a reproducer.
@@ -124,58 +119,8 @@ func ProducerVersion(img *image.Image) string {
 	return fmt.Sprintf("sfconform %s, its own encoder (%s)", Version(), img.Producer)
 }
 
-// ConsumerVersion names what unwound.
-func ConsumerVersion(c consumer.Consumer) string {
-	switch d := c.(type) {
-	case *consumer.Dumper:
-		return d.Name() + " " + d.Version()
-	}
-	switch name := c.Name(); {
-	case name == "builtin":
-		return fmt.Sprintf("sfconform %s, its own unwinder (package sframe)", Version())
-	case name == "libsframe" || name == "glibc" || name == "glibc:strict":
-		dir, _, _ := strings.Cut(name, ":")
-		if conf, err := builtConf(dir); err == nil {
-			return fmt.Sprintf("%s %s (Debian %s %s), through sfconform's consumer/%s", dir, conf["version"], conf["suite"], conf["package"], dir)
-		}
-		return name
-	default:
-		return name
-	}
-}
-
-// builtConf reads consumer.conf of a built C consumer.
-func builtConf(dir string) (map[string]string, error) {
-	h, err := consumer.SourceHash(dir)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(filepath.Join(toolchain.CacheDir(), "consumers", dir+"-"+h, "consumer.conf"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok && !strings.HasPrefix(k, "#") {
-			out[k] = v
-		}
-	}
-	return out, sc.Err()
-}
+// ConsumerVersion names what unwound: the consumer's exact version.
+func ConsumerVersion(c consumer.Consumer) string { return consumer.Version(c) }
 
 // Version is sfconform's module version and revision.
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
-}
+func Version() string { return buildinfo.Version() }

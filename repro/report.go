@@ -16,6 +16,7 @@ import (
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/toolchain"
 	"github.com/sfconform/sfconform/verdict"
 )
 
@@ -27,7 +28,9 @@ const (
 	// it.
 	KindToolchain = "toolchain"
 	// KindLibsframe: the section's row is right and libsframe reads it
-	// wrong: a C program against libsframe's API shows it.
+	// wrong: a C program against libsframe's API shows it. It is the
+	// kind of every consumer whose registry entry names libsframe as the
+	// library it wraps (consumer.About.Library).
 	KindLibsframe = "libsframe"
 	// KindDumper: objdump, readelf or llvm-readobj prints the right
 	// section wrong: the section in an ELF file and the dumper show it.
@@ -150,12 +153,18 @@ func (rep *Report) RowDiffers() bool {
 	return rep.Frame >= 0 && rep.Expected != "" && !sameRow(rep.actualRow, rep.expectedRow)
 }
 
+// about is the registry entry of the consumer called name.
+func about(name string) consumer.About {
+	a, _ := consumer.Lookup(name)
+	return a
+}
+
 func (rep *Report) kind() string {
 	cons := rep.Replay.Consumer
 	switch {
 	case rep.Tools != nil && rep.Prog != nil && rep.RowDiffers():
 		return KindToolchain
-	case cons == "libsframe":
+	case about(cons).Library == KindLibsframe:
 		return KindLibsframe
 	case consumer.InFamily(cons):
 		return KindDumper
@@ -337,7 +346,7 @@ func (rep *Report) Markdown() string {
 	fmt.Fprintf(&b, "Backtrace at step %d, expected (the machine) against got (%s):\n\n```\n%s```\n\n", c.Step, c.Consumer, framesText(c))
 
 	b.WriteString("## With sfconform\n\n")
-	fmt.Fprintf(&b, "```sh\nsfconform repro %s\n```\n\n", shellQuote(rep.Path))
+	fmt.Fprintf(&b, "```sh\nsfconform repro %s\n```\n\n", toolchain.ShellQuote(rep.Path))
 	b.WriteString("The instructions up to the failing step:\n\n```\n")
 	b.WriteString(rep.Replay.Table(6, 2))
 	b.WriteString("```\n")

@@ -34,11 +34,10 @@ func minimizedCase(t *testing.T, prodName string, tg target.Target, seed int64, 
 	}
 	cons, err := consumer.New(consName)
 	if err != nil {
-		step := testenv.LibsframeConsumer
-		if strings.HasPrefix(consName, "glibc") {
-			step = testenv.GlibcConsumer
-		} else if consumer.InFamily(consName) || strings.HasPrefix(consName, "objdump") {
-			step = testenv.Binutils
+		a, _ := consumer.Lookup(consName)
+		step := testenv.Step(a.Setup)
+		if !consumer.InFamily(consName) && strings.HasPrefix(consName, "objdump") {
+			step = testenv.Binutils // a series not provisioned at all
 		}
 		testenv.Missing(t, step, "consumer %s: %v", consName, err)
 	}
@@ -270,7 +269,8 @@ func TestReportLibsframeProgram(t *testing.T) {
 	root := filepath.Join(toolchain.CacheDir(), "roots", "sid")
 	lib := filepath.Join(root, "usr", "lib", "x86_64-linux-gnu", "libsframe.a")
 	if _, err := os.Stat(lib); err != nil {
-		testenv.Missing(t, testenv.LibsframeConsumer, "sid's libsframe.a: %v", err)
+		a, _ := consumer.Lookup("libsframe")
+		testenv.Missing(t, testenv.Step(a.Setup), "sid's libsframe.a: %v", err)
 	}
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir = t.TempDir()
