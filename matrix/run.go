@@ -90,7 +90,7 @@ type CellReport struct {
 	// on the target, with the reason: not run.
 	Unexpressed map[string]string
 	// Skipped are the patterns the consumer cannot be judged on
-	// (PatternUnsupported), with the reason: not run.
+	// (consumer.PatternLimit), with the reason: not run.
 	Skipped map[string]string
 	Outcome *Outcome
 	Seconds float64

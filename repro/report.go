@@ -46,7 +46,7 @@ type Report struct {
 	Path   string // the case file
 	Replay *Replay
 	Prog   *gen.Program // regenerated from the case; nil for a version 1 case
-	Tools  *Tools       // the toolchain that made the image; nil for sfconform's encoder
+	Tools  *producer.Tools       // the toolchain that made the image; nil for sfconform's encoder
 	Kind   string
 
 	// Frame is the frame whose row is at fault (minimize.Culprit) and PC
@@ -78,7 +78,7 @@ func NewReport(c *corpus.Case, path string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Case: c, Path: path, Replay: r, Tools: ToolsOf(r.Img.Record), Frame: -1}
+	rep := &Report{Case: c, Path: path, Replay: r, Tools: producer.ToolsOf(r.Img.Record), Frame: -1}
 	if c.Generator != nil {
 		if rep.Prog, err = Regenerate(c); err != nil {
 			return nil, err
@@ -221,7 +221,7 @@ func (rep *Report) try(opt Options) Affected {
 		a.Version = r.Img.Record.Versions()
 	} else if opt.Consumer != "" {
 		if cons, err := consumer.New(opt.Consumer); err == nil {
-			a.Version = ConsumerVersion(cons)
+			a.Version = consumer.Version(cons)
 			cons.Close()
 		}
 	}
@@ -376,7 +376,7 @@ func framesText(c *corpus.Case) string {
 }
 
 // Script is the shell commands of a toolchain report: the source written
-// to SourceFile, assembled, linked and dumped, with the tools named as on
+// to producer.SourceFile, assembled, linked and dumped, with the tools named as on
 // PATH.
 func (rep *Report) Script() string {
 	if rep.Tools == nil || rep.Prog == nil {
@@ -384,11 +384,11 @@ func (rep *Report) Script() string {
 	}
 	build, dump := rep.Tools.Commands(rep.Prog)
 	var b strings.Builder
-	fmt.Fprintf(&b, "cat > %s <<'EOF'\n%sEOF\n", SourceFile, rep.Prog.Assembly())
+	fmt.Fprintf(&b, "cat > %s <<'EOF'\n%sEOF\n", producer.SourceFile, rep.Prog.Assembly())
 	for _, cmd := range build {
-		b.WriteString(Plain(cmd) + "\n")
+		b.WriteString(producer.Plain(cmd) + "\n")
 	}
-	b.WriteString(Plain(dump) + "\n")
+	b.WriteString(producer.Plain(dump) + "\n")
 	return b.String()
 }
 
@@ -435,7 +435,7 @@ func (rep *Report) runObjdump() (string, error) {
 
 // RunScript runs a report's commands in dir with the tools' directories
 // first on PATH, and returns their output.
-func RunScript(dir, script string, t *Tools) (string, error) {
+func RunScript(dir, script string, t *producer.Tools) (string, error) {
 	cmd := exec.Command("/bin/sh", "-e", "-c", script)
 	cmd.Dir = dir
 	path := []string{filepath.Dir(t.AS)}

@@ -71,7 +71,7 @@ func minimizedCase(t *testing.T, prodName string, tg target.Target, seed int64, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := repro.NewCase(repro.Input{Img: m.Img, Prog: m.Prog, Seed: seed, Cons: cons, Res: m.Res, Failure: m.Failure, Min: m, Checker: chk})
+	c := harness.NewCase(harness.CaseInput{Img: m.Img, Prog: m.Prog, Seed: seed, Consumer: cons, Res: m.Res, Failure: m.Failure, Minimization: m.Minimization(), Checker: chk})
 	path, err := corpus.Save(t.TempDir(), c)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package repro
+package producer
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/internal/buildinfo"
 	"github.com/sfconform/sfconform/toolchain"
 )
 
@@ -173,4 +174,14 @@ func shellWords(s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// ImageVersion names the exact version of what made img's section: the
+// tools its record names (with their Debian packages), or sfconform's own
+// encoder.
+func ImageVersion(img *image.Image) string {
+	if img.Record != nil {
+		return img.Record.Versions()
+	}
+	return fmt.Sprintf("sfconform %s, its own encoder (%s)", buildinfo.Version(), img.Producer)
 }
