@@ -323,6 +323,12 @@ func TestInvalidSectionIsReported(t *testing.T) {
 	if len(cs.Violations) == 0 {
 		t.Fatal("reproducer lost the violations")
 	}
+	// Every reproducer, whoever saves it, names what made and read the
+	// section and where the program came from.
+	if !strings.Contains(cs.ProducerVersion, "its own encoder") || !strings.Contains(cs.ConsumerVersion, "its own unwinder") ||
+		cs.Generator == nil || cs.Generator.Seed != prog.Seed {
+		t.Fatalf("reproducer: producer %q, consumer %q, generator %+v", cs.ProducerVersion, cs.ConsumerVersion, cs.Generator)
+	}
 }
 
 // gen lays programs out for this memory map: far functions in the far
