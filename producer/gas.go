@@ -101,17 +101,18 @@ func (g *GAS) ExactVersion() string {
 	if err != nil {
 		return g.name
 	}
-	return toolsVersion("GNU as and ld", tcs)
+	return toolsVersion("GNU as and ld", "binutils", tcs)
 }
 
-// toolsVersion is tool's version in tcs and the package it came from.
-func toolsVersion(tool string, tcs map[target.Target]toolchain.Toolchain) string {
+// toolsVersion is tool's version in tcs and the Debian package (source
+// package pkg) it came from.
+func toolsVersion(tool, pkg string, tcs map[target.Target]toolchain.Toolchain) string {
 	for _, t := range target.All {
 		if tc, ok := tcs[t]; ok {
 			if tc.Package == "" {
 				return fmt.Sprintf("%s %s (%s)", tool, tc.Version, tc.AS)
 			}
-			return fmt.Sprintf("%s %s (Debian %s %s)", tool, tc.Version, tc.Suite, tc.Package)
+			return fmt.Sprintf("%s %s (Debian %s %s %s)", tool, tc.Version, tc.Suite, pkg, tc.Package)
 		}
 	}
 	return tool

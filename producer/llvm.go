@@ -76,7 +76,7 @@ func (l *LLVMMC) ExactVersion() string {
 	if err != nil {
 		return l.name
 	}
-	return toolsVersion("llvm-mc", tcs)
+	return toolsVersion("llvm-mc", "llvm-toolchain-"+strings.TrimPrefix(l.name, "llvm-mc-"), tcs)
 }
 
 func (l *LLVMMC) toolchains() (map[target.Target]toolchain.Toolchain, error) {
