@@ -13,12 +13,14 @@ import (
 	"github.com/sfconform/sfconform/toolchain"
 )
 
-// The C consumers' sources: ci/setup.sh compiles them into the cache
-// directory, under a name derived from their content, so that a binary
-// built from other sources (another branch sharing the cache) is never
-// taken for this one.
+// The C consumers' sources, every folder of this one (cprotocol and one
+// per C consumer: a new consumer's folder is embedded without a line
+// here): ci/setup.sh compiles them into the cache directory, under a name
+// derived from their content, so that a binary built from other sources
+// (another branch sharing the cache) is never taken for this one.
+// TestSourceHashIsSetups holds the patterns to every file on disk.
 //
-//go:embed cprotocol libsframe glibc
+//go:embed */*.c */*.h */*/*.h
 var cSources embed.FS
 
 // SourceHash is the content hash of the C sources a consumer is built
