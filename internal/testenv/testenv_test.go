@@ -115,3 +115,25 @@ func TestStepsAreSetupsOwn(t *testing.T) {
 		}
 	}
 }
+
+// stepErr stands for toolchain.NotProvisionedError, which testenv finds by
+// its SetupStep method.
+type stepErr int
+
+func (e stepErr) Error() string  { return "consumer x is not built" }
+func (e stepErr) SetupStep() int { return int(e) }
+
+func TestIfNotProvisioned(t *testing.T) {
+	t.Setenv(RequireSetupEnv, "1")
+	var r recorder
+	IfNotProvisioned(&r, fmt.Errorf("making it: %w", stepErr(6)))
+	if !strings.Contains(r.failed, "consumer x is not built") || !strings.Contains(r.failed, "ci/setup.sh step 6") {
+		t.Errorf("failure %q does not name the error and its step", r.failed)
+	}
+	r = recorder{}
+	IfNotProvisioned(&r, fmt.Errorf("something else"))
+	IfNotProvisioned(&r, nil)
+	if r.failed != "" || r.skipped != "" {
+		t.Errorf("another error ended the test: failed %q, skipped %q", r.failed, r.skipped)
+	}
+}
