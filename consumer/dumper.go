@@ -106,7 +106,7 @@ func NewDumper(name string) (*Dumper, error) {
 	}
 	all, err := toolchain.All()
 	for _, tc := range all {
-		if binutilsSeries(tc.Version) != series {
+		if toolchain.Series(tc.Version) != series {
 			continue
 		}
 		d.version, d.pkg = tc.Version, fmt.Sprintf("Debian %s binutils %s", tc.Suite, tc.Package)
@@ -135,7 +135,7 @@ func dumperNames() []string {
 	all, _ := toolchain.All()
 	for _, tool := range dumperTools {
 		for _, tc := range all {
-			if n := tool + "-" + binutilsSeries(tc.Version); !slices.Contains(out, n) {
+			if n := tool + "-" + toolchain.Series(tc.Version); !slices.Contains(out, n) {
 				out = append(out, n)
 			}
 		}
@@ -144,16 +144,6 @@ func dumperNames() []string {
 		out = append(out, "llvm-readobj-"+l.major)
 	}
 	return out
-}
-
-// binutilsSeries is the release series of a binutils version, its first
-// two numbers: 2.47.50.20261021 is 2.47.
-func binutilsSeries(version string) string {
-	parts := strings.SplitN(version, ".", 3)
-	if len(parts) < 2 {
-		return version
-	}
-	return parts[0] + "." + parts[1]
 }
 
 type llvmReadobj struct {
