@@ -15,6 +15,7 @@ import (
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 // File is what a Checker is asked to check: an ELF file, and the
@@ -103,14 +104,12 @@ type StaticChecker struct {
 
 func (c *StaticChecker) Name() string { return "static" }
 
-// DumperNames lists the provisioned dumper consumers.
+// DumperNames lists the provisioned dumper consumers: the members of the
+// consumer families (consumer.RegisterFamily), the provisioned tools.
 func DumperNames() []string {
 	var out []string
 	for _, n := range consumer.Names() {
-		if !consumer.InFamily(n) {
-			continue
-		}
-		if strings.HasPrefix(n, "objdump-") || strings.HasPrefix(n, "readelf-") || strings.HasPrefix(n, "llvm-readobj-") {
+		if consumer.InFamily(n) {
 			out = append(out, n)
 		}
 	}
@@ -415,7 +414,7 @@ func (c *StaticChecker) dumpers(tg target.Target, raw []byte, addr uint64, tab *
 			continue
 		}
 		if pcrelV2(tab) && strings.HasPrefix(name, "objdump-") || pcrelV2(tab) && strings.HasPrefix(name, "readelf-") {
-			if series := name[strings.Index(name, "-")+1:]; series < "2.45" {
+			if series := name[strings.Index(name, "-")+1:]; toolchain.CompareVersions(series, "2.45") < 0 {
 				r.Skipped = append(r.Skipped, fmt.Sprintf("%s: refuses SFrame version 2 with PC-relative function starts (erratum 1, binutils 2.45; finding 011)", name))
 				continue
 			}
