@@ -276,6 +276,17 @@ func refusal(tool string) string {
 	return "\"file format not recognized\""
 }
 
+// RefusesPCRelV2 says why the dumper refuses an SFrame version 2 section
+// with PC-relative function starts (erratum 1, binutils 2.45; finding
+// 011), which Supports cannot tell from the version: nil when it reads
+// one.
+func (d *Dumper) RefusesPCRelV2() error {
+	if d.tool != "llvm-readobj" && toolchain.CompareVersions(d.series, "2.45") < 0 {
+		return fmt.Errorf("%s refuses SFrame version 2 with PC-relative function starts (erratum 1, binutils 2.45; finding 011)", d.name)
+	}
+	return nil
+}
+
 // maxDumperOutput bounds what a dumper may print for one section; more is
 // a failure (a malformed count can make a dumper print without end).
 const maxDumperOutput = 64 << 20

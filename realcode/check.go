@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/sfconform/sfconform/check"
@@ -15,7 +14,6 @@ import (
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
-	"github.com/sfconform/sfconform/toolchain"
 )
 
 // File is what a Checker is asked to check: an ELF file, and the
@@ -413,11 +411,9 @@ func (c *StaticChecker) dumpers(tg target.Target, raw []byte, addr uint64, tab *
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", name, err))
 			continue
 		}
-		if pcrelV2(tab) && strings.HasPrefix(name, "objdump-") || pcrelV2(tab) && strings.HasPrefix(name, "readelf-") {
-			if series := name[strings.Index(name, "-")+1:]; toolchain.CompareVersions(series, "2.45") < 0 {
-				r.Skipped = append(r.Skipped, fmt.Sprintf("%s: refuses SFrame version 2 with PC-relative function starts (erratum 1, binutils 2.45; finding 011)", name))
-				continue
-			}
+		if err := d.RefusesPCRelV2(); err != nil && pcrelV2(tab) {
+			r.Skipped = append(r.Skipped, err.Error())
+			continue
 		}
 		if len(tab.Sections) > 1 {
 			// The bare-section wrapper holds the concatenation as it is;
