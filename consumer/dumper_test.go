@@ -405,3 +405,17 @@ func BenchmarkDumperLoad(b *testing.B) {
 		d.Close()
 	}
 }
+
+// Only GNU dumpers before 2.45 refuse PC-relative v2 function starts.
+func TestRefusesPCRelV2(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		tool, series string
+		refuses      bool
+	}{{"objdump", "2.40", true}, {"readelf", "2.44", true}, {"objdump", "2.45", false}, {"readelf", "2.47", false}, {"llvm-readobj", "23", false}} {
+		d := &Dumper{name: c.tool + "-" + c.series, tool: c.tool, series: c.series}
+		if err := d.RefusesPCRelV2(); (err != nil) != c.refuses {
+			t.Errorf("%s: RefusesPCRelV2() = %v, want refusal %v", d.name, err, c.refuses)
+		}
+	}
+}
