@@ -45,8 +45,8 @@ type Report struct {
 	Case   *corpus.Case
 	Path   string // the case file
 	Replay *Replay
-	Prog   *gen.Program // regenerated from the case; nil for a version 1 case
-	Tools  *producer.Tools       // the toolchain that made the image; nil for sfconform's encoder
+	Prog   *gen.Program    // regenerated from the case; nil for a version 1 case
+	Tools  *producer.Tools // the toolchain that made the image; nil for sfconform's encoder
 	Kind   string
 
 	// Frame is the frame whose row is at fault (minimize.Culprit) and PC
