@@ -45,5 +45,7 @@
 // Each image carries an image.Record: the tools' --version and Debian
 // package versions, the commands run, and the tools' warnings, attributed
 // to the function (and the line of the program's own assembly text) they
-// are about.
+// are about. From it, commands.go gives the plain commands that build an
+// image alone (for reproducers and reports) and ImageVersion the exact
+// version of what made its section.
 package producer

@@ -155,7 +155,11 @@ func emitted(name, tool string, tcs map[target.Target]toolchain.Toolchain, err e
 	}
 	tc, ok := tcs[t]
 	if !ok {
-		return 0, toolchain.NotProvisioned(0, "%s has no toolchain for %s", name, t.Name())
+		step := 0 // a toolchain of one's own (gas:DIR): no setup step provides it
+		if a, ok := Lookup(name); ok && a.Setup > 0 {
+			step = a.Setup
+		}
+		return 0, toolchain.NotProvisioned(step, "%s has no toolchain for %s", name, t.Name())
 	}
 	if tc.SFrameVersion == 0 {
 		return 0, fmt.Errorf("%s %s does not emit SFrame for %s: %s", tool, tc.Version, t.Name(), tc.SFrameUnsupportedReason())
