@@ -2,9 +2,14 @@ package architecture
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -190,5 +195,104 @@ func TestPluginsDescribeThemselves(t *testing.T) {
 			}
 			c.Close()
 		}
+	}
+}
+
+// nameAllowed are the production files that may name a provisioned
+// consumer, each for what it knows about that library or tool rather
+// than about the plug-in: everything else asks the registry.
+var nameAllowed = map[string]string{
+	"difffuzz/classify.go": "the differential fuzzer's rules about libsframe's and glibc's findings (matched by consumer.About.Library)",
+	"repro/report.go":      "the report kind whose commands are a C program against libsframe's API",
+	"realcode/csmith.go":   "the triage of known findings by tool",
+	"realcode/known.go":    "the known deviations of real code, by tool",
+}
+
+// consumerNameLiterals lists, per production .go file under root (tests,
+// consumer/ and suites/ aside), the string literals that name a
+// provisioned consumer: a kind or variant of names, or a family member
+// (a name starting with one of prefixes).
+func consumerNameLiterals(t *testing.T, root string, names, prefixes []string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if rel != "." && (rel == "consumer" || rel == "suites" || strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			hit := slices.Contains(names, s)
+			for _, p := range prefixes {
+				hit = hit || strings.HasPrefix(s, p)
+			}
+			if hit {
+				out[filepath.ToSlash(rel)] = append(out[filepath.ToSlash(rel)], s)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// No production code outside consumer/ switches on a provisioned
+// consumer's name (docs/extending.md): it asks the registry.
+func TestNoConsumerNameSwitches(t *testing.T) {
+	t.Parallel()
+	var names, prefixes []string
+	for n, step := range consumer.SetupProvided() {
+		if step <= 0 {
+			continue
+		}
+		if consumer.InFamily(n) || strings.TrimRight(n, "0123456789.") != n {
+			prefixes = append(prefixes, strings.TrimRight(n, "0123456789."))
+			continue
+		}
+		names = append(names, n)
+	}
+	slices.Sort(prefixes)
+	prefixes = slices.Compact(prefixes)
+	if !slices.Contains(names, "libsframe") || !slices.Contains(prefixes, "objdump-") {
+		t.Fatalf("names %v, prefixes %v: the registry was not read", names, prefixes)
+	}
+	found := consumerNameLiterals(t, "..", names, prefixes)
+	if len(found["difffuzz/classify.go"]) == 0 {
+		t.Fatal("the walk did not read difffuzz/classify.go, which names libsframe")
+	}
+	for file, lits := range found {
+		if _, ok := nameAllowed[file]; !ok {
+			t.Errorf("%s names consumers %q: ask the registry (consumer.Lookup, About) instead", file, lits)
+		}
+	}
+	// The check can fail: a switch on a name is found.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "matrix"), 0o755)
+	os.WriteFile(filepath.Join(dir, "matrix", "x.go"), []byte("package matrix\n\nfunc f(n string) bool { return n == \"glibc\" || n == \"readelf-2.40\" }\n"), 0o644)
+	if got := consumerNameLiterals(t, dir, names, prefixes); len(got["matrix/x.go"]) != 2 {
+		t.Errorf("a file switching on two names: found %v", got)
 	}
 }
