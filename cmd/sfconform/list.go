@@ -62,6 +62,14 @@ func listPlugins(w io.Writer) int {
 	header("CONSUMER")
 	notes = nil // why a consumer does not read some target and version
 	for _, a := range consumer.Describe() {
+		if a.NeedsArg {
+			fmt.Fprint(tw, a.Kind)
+			for range target.All {
+				fmt.Fprint(tw, "\t(needs an argument)")
+			}
+			fmt.Fprintf(tw, "\t%s\t%s\n", setupText(a.Setup), a.Summary)
+			continue
+		}
 		for _, n := range append([]string{a.Kind}, a.Variants...) {
 			notes = append(notes, listConsumer(tw, n, a)...)
 		}
