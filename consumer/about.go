@@ -53,18 +53,17 @@ func Version(c Consumer) string {
 }
 
 // Lookup returns the registry entry of a consumer name: "glibc:strict"
-// is glibc's, "objdump-2.47" its family's member. ok is false for an
-// unknown name.
+// is glibc's, "objdump-2.47" its family's member (by the form of the
+// name: whether its tool is provisioned is New's business). ok is false
+// for a name of no form the registry knows. It touches no file system.
 func Lookup(name string) (About, bool) {
 	kind, _, _ := strings.Cut(name, ":")
 	if r, ok := registry[kind]; ok {
 		return r.about, true
 	}
 	for _, f := range families {
-		for _, a := range f.list() {
-			if a.Kind == kind {
-				return a, true
-			}
+		if a, ok := f.describe(kind); ok {
+			return a, true
 		}
 	}
 	return About{}, false

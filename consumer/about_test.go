@@ -68,4 +68,15 @@ func TestRegistryEntries(t *testing.T) {
 	if a, ok := Lookup("glibc:strict"); !ok || a.Library != "glibc" {
 		t.Errorf("Lookup(glibc:strict) = %+v, %v", a, ok)
 	}
+	// Family members by the form of their name, provisioned or not.
+	for name, step := range map[string]int{"objdump-2.47": toolchain.SetupBinutils, "readelf-2.9": toolchain.SetupBinutils, "llvm-readobj-23": toolchain.SetupLLVM} {
+		if a, ok := Lookup(name); !ok || a.Kind != name || a.Setup != step {
+			t.Errorf("Lookup(%s) = %+v, %v; want step %d", name, a, ok, step)
+		}
+	}
+	for _, name := range []string{"objdump-", "objdump-x", "strings-2.47", "nonesuch"} {
+		if a, ok := Lookup(name); ok {
+			t.Errorf("Lookup(%s) = %+v, want none", name, a)
+		}
+	}
 }

@@ -75,6 +75,9 @@ var families = map[string]family{}
 type family struct {
 	list     func() []About // the members there are now
 	expected func() []About // the members setup provides
+	// describe gives the entry of a member by the form of its name,
+	// without looking for its tool (Lookup is called per cell and pattern).
+	describe func(kind string) (About, bool)
 	mk       Constructor
 }
 
@@ -90,16 +93,17 @@ func Register(a About, mk Constructor) {
 
 // RegisterFamily adds a family of consumer kinds that exist only when a
 // tool is provisioned, one kind per tool, e.g. "objdump-2.47": list
-// describes the kinds there are now, expected those setup provides. They
-// are called when a name is looked up or the kinds are listed, never at
-// init, so that importing the package touches no file system. Static
-// kinds (Register) win over family members of the same name. It panics on
-// a duplicate family name.
-func RegisterFamily(name string, list, expected func() []About, mk Constructor) {
+// describes the kinds there are now, expected those setup provides, and
+// describe a member by the form of its name, whether or not its tool is
+// there. They are called when a name is looked up or the kinds are listed,
+// never at init, so that importing the package touches no file system.
+// Static kinds (Register) win over family members of the same name. It
+// panics on a duplicate family name.
+func RegisterFamily(name string, list, expected func() []About, describe func(kind string) (About, bool), mk Constructor) {
 	if _, dup := families[name]; dup {
 		panic("consumer: family " + name + " registered twice")
 	}
-	families[name] = family{list: list, expected: expected, mk: mk}
+	families[name] = family{list: list, expected: expected, describe: describe, mk: mk}
 }
 
 func (f family) has(kind string) bool {

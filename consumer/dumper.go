@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	RegisterFamily("dumper", func() []About { return dumperAbout(dumperNames()) }, func() []About { return dumperAbout(setupDumpers()) }, func(name, arg string) (Consumer, error) {
+	RegisterFamily("dumper", func() []About { return dumperAbout(dumperNames()) }, func() []About { return dumperAbout(setupDumpers()) }, describeDumper, func(name, arg string) (Consumer, error) {
 		if arg != "" {
 			return nil, fmt.Errorf("consumer %s takes no argument (got %q)", name, name)
 		}
@@ -161,6 +161,21 @@ func dumperAbout(names []string) []About {
 		}
 	}
 	return out
+}
+
+// describeDumper is the entry of a dumper consumer's name: tool-series
+// of a GNU dumper, llvm-readobj-major.
+func describeDumper(kind string) (About, bool) {
+	tool, series, ok := strings.Cut(kind, "-")
+	if strings.HasPrefix(kind, "llvm-readobj-") {
+		series, ok = strings.TrimPrefix(kind, "llvm-readobj-"), true
+	} else if !slices.Contains(dumperTools, tool) {
+		return About{}, false
+	}
+	if !ok || series == "" || strings.Trim(series, "0123456789.") != "" {
+		return About{}, false
+	}
+	return dumperAbout([]string{kind})[0], true
 }
 
 // setupDumpers names the dumper consumers setup provides: one of each
