@@ -16,6 +16,7 @@ import (
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 // The chaos suite: an external consumer (internal/chaosconsumer) that
@@ -69,7 +70,7 @@ func chaosCommand(t *testing.T, env string) string {
 	if chaosBin.err != nil {
 		t.Fatal(chaosBin.err)
 	}
-	return env + " exec " + shellQuote(chaosBin.path)
+	return env + " exec " + toolchain.ShellQuote(chaosBin.path)
 }
 
 // chaosSteps is a batch of n steps from index first: each unwinds to two
@@ -135,7 +136,7 @@ func TestChaosEachClass(t *testing.T) {
 		t.Run(class, func(t *testing.T) {
 			t.Parallel()
 			once := filepath.Join(t.TempDir(), "committed")
-			e := NewExec("exec:chaos", chaosCommand(t, fmt.Sprintf("CHAOS_CLASS=%s CHAOS_AT=2 CHAOS_ONCE=%s", class, shellQuote(once))))
+			e := NewExec("exec:chaos", chaosCommand(t, fmt.Sprintf("CHAOS_CLASS=%s CHAOS_AT=2 CHAOS_ONCE=%s", class, toolchain.ShellQuote(once))))
 			e.SetTimeout(chaosTimeout)
 			defer e.Close()
 			ref := NewBuiltin()

@@ -38,5 +38,12 @@
 // prove it with internal/chaosconsumer, which breaks the protocol on
 // purpose.
 //
-// Adding a consumer is one file that calls Register from init.
+// Each consumer describes itself in its registry entry (About, about.go):
+// the ci/setup.sh step that provides it, the library it wraps, the names
+// with an argument a campaign runs too, the patterns it cannot be judged
+// on by design; and its exact version through ExactVersion (Version).
+// Other packages ask the registry (Lookup, Runnable, SetupProvided,
+// PatternLimit) rather than switch on a consumer's name. Adding a
+// consumer is one file that calls Register from init, its C folder and
+// its setup step (docs/extending.md).
 package consumer

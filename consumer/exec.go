@@ -16,10 +16,12 @@ import (
 
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 func init() {
-	Register("exec", func(name, arg string) (Consumer, error) {
+	Register(About{Kind: "exec", Setup: toolchain.NoSetup, NeedsArg: true,
+		Summary: "exec:COMMAND, any program speaking the unwind protocol (docs/consumer-protocol.md)"}, func(name, arg string) (Consumer, error) {
 		if strings.TrimSpace(arg) == "" {
 			return nil, fmt.Errorf("consumer %q: exec needs a command, e.g. exec:'./my-unwinder --flag'", name)
 		}
@@ -60,12 +62,13 @@ type Exec struct {
 	name, command string
 	timeout       time.Duration
 
-	proc     *execProc
-	peer     string // what the consumer's hello said after the version
-	img      *image.Image
-	supports map[string]error
-	failures int   // consecutive failed exchanges
-	lastErr  error // the last of them
+	proc        *execProc
+	peer        string // what the consumer's hello said after the version
+	img         *image.Image
+	supports    map[string]error
+	failures    int   // consecutive failed exchanges
+	giveUpAfter int   // failures in a row that end it; <= 0: never
+	lastErr     error // the last of them
 }
 
 // execProc is one running instance of the command.
@@ -92,8 +95,14 @@ func NewExec(name, command string) *Exec {
 	if v, err := time.ParseDuration(os.Getenv("SFCONFORM_CONSUMER_TIMEOUT")); err == nil && v > 0 {
 		t = v
 	}
-	return &Exec{name: name, command: command, timeout: t, supports: map[string]error{}}
+	return &Exec{name: name, command: command, timeout: t, supports: map[string]error{}, giveUpAfter: MaxConsecutiveFailures}
 }
+
+// SetGiveUpAfter sets how many failures in a row end the consumer (n <= 0:
+// never). The C consumers never give up: a crash of the library they wrap
+// belongs to the section it was given, a finding per input, and the next
+// section deserves its own answer.
+func (e *Exec) SetGiveUpAfter(n int) { e.giveUpAfter = n }
 
 func (e *Exec) Name() string   { return e.name }
 func (e *Exec) BatchSize() int { return ExecBatch }
@@ -112,6 +121,15 @@ func (e *Exec) SetTimeout(d time.Duration) {
 // Peer is what the consumer said of itself in its hello (name and
 // version), once started.
 func (e *Exec) Peer() string { return e.peer }
+
+// ExactVersion is what the program said of itself in its hello, once
+// started; its name (the command) before.
+func (e *Exec) ExactVersion() string {
+	if e.peer != "" {
+		return e.peer
+	}
+	return e.name
+}
 
 // ErrCannotAsk is a consumer that did not answer whether it supports a
 // target and version: it could not be started, crashed, hung or spoke
@@ -176,7 +194,7 @@ func (e *Exec) load() error {
 // gaveUp is ErrGaveUp, with the last failure, once the consumer has
 // failed too often in a row.
 func (e *Exec) gaveUp() error {
-	if e.failures < MaxConsecutiveFailures {
+	if e.giveUpAfter <= 0 || e.failures < e.giveUpAfter {
 		return nil
 	}
 	return fmt.Errorf("%s: %w after %d failures in a row, not starting it again; the last: %v", e.name, ErrGaveUp, e.failures, e.lastErr)

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 // Consent is what the user allowed a replay to run besides the
@@ -40,7 +42,7 @@ func (e *ConsentError) Error() string {
 	return fmt.Sprintf("the reproducer's %s would run %s:\n\n    %s\n\n"+
 		"sfconform runs nothing a file names without your consent: to run it, give sfconform repro the same name "+
 		"(%s %s) or --trust-exec; or replay with a provisioned %s instead (e.g. %s builtin)",
-		e.Field, e.Runs, e.What, e.Flag, shellQuote(e.Name), e.Field, e.Flag)
+		e.Field, e.Runs, e.What, e.Flag, toolchain.ShellQuote(e.Name), e.Field, e.Flag)
 }
 
 func (e *ConsentError) Unwrap() error { return ErrNoConsent }
@@ -79,19 +81,17 @@ func consent(field, flag, name string, given Consent) error {
 	if given.Trust || slices.Contains(given.Given, name) {
 		return nil
 	}
+	// A variant a provisioned consumer declares (glibc:strict) runs
+	// nothing of the file's choosing.
+	if a, ok := consumer.Lookup(name); ok && slices.Contains(a.Variants, name) {
+		return nil
+	}
 	runs, what := "", arg
 	switch kind {
 	case "exec":
 		runs = "this shell command"
 	case "gas":
-		runs, what = "the as and ld found in this directory", shellQuote(arg)
-	case "glibc":
-		// An option of a provisioned consumer runs nothing of the
-		// file's choosing.
-		if arg == "strict" {
-			return nil
-		}
-		runs = "the provisioned glibc consumer with this argument"
+		runs, what = "the as and ld found in this directory", toolchain.ShellQuote(arg)
 	default:
 		runs = kind + " with this argument"
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 // execCase saves a failing case unwound by an exec consumer (this test
@@ -51,7 +51,7 @@ func execCase(t *testing.T, command string) (string, string) {
 	if res.Clean() {
 		t.Fatal("the broken table conforms")
 	}
-	path, err := corpus.Save(t.TempDir(), repro.NewCase(repro.Input{Img: bad, Prog: prog, Seed: 21, Cons: cons, Res: res, Checker: chk}))
+	path, err := corpus.Save(t.TempDir(), harness.NewCase(harness.CaseInput{Img: bad, Prog: prog, Seed: 21, Consumer: cons, Res: res, Checker: chk}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestReproExecNeedsConsent(t *testing.T) {
 		t.Fatal(err)
 	}
 	pwned := filepath.Join(t.TempDir(), "PWNED")
-	path, name := execCase(t, "touch "+shellQuote(pwned)+"; SFCONFORM_TEST_MAIN=1 exec "+shellQuote(exe)+" serve")
+	path, name := execCase(t, "touch "+toolchain.ShellQuote(pwned)+"; SFCONFORM_TEST_MAIN=1 exec "+toolchain.ShellQuote(exe)+" serve")
 	os.Remove(pwned) // made while the case was recorded
 	c, err := corpus.Load(path)
 	if err != nil {
@@ -88,7 +88,7 @@ func TestReproExecNeedsConsent(t *testing.T) {
 			continue // another consumer: the file's is not run, nothing to refuse
 		}
 		msg := errOut.String()
-		if !strings.Contains(msg, "\n    touch "+shellQuote(pwned)) || !strings.Contains(msg, "--trust-exec") || !strings.Contains(msg, path) {
+		if !strings.Contains(msg, "\n    touch "+toolchain.ShellQuote(pwned)) || !strings.Contains(msg, "--trust-exec") || !strings.Contains(msg, path) {
 			t.Errorf("%v: the refusal does not show the command, the file and the way out:\n%s", args, msg)
 		}
 	}
@@ -132,5 +132,3 @@ func TestReproToolDirNeedsConsent(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut.String())
 	}
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

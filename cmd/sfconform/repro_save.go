@@ -9,7 +9,6 @@ import (
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/minimize"
-	"github.com/sfconform/sfconform/repro"
 )
 
 // minimizeConfig is what sfconform run does with a failing program before
@@ -41,7 +40,7 @@ func saveFailure(cfg runConfig, c *cell, chk *harness.Checker, cons consumer.Con
 	}
 	defer own.Close()
 	chk = own
-	in := repro.Input{Img: p.Img, Prog: p.Prog, Seed: p.Seed, Cons: cons, Res: res, Checker: chk}
+	in := harness.CaseInput{Img: p.Img, Prog: p.Prog, Seed: p.Seed, Consumer: cons, Res: res, Checker: chk}
 	switch sig, err := minimize.SignatureOf(p.Img, res); {
 	case cfg.minimize.off:
 		in.Skipped = "--no-minimize"
@@ -60,11 +59,11 @@ func saveFailure(cfg runConfig, c *cell, chk *harness.Checker, cons consumer.Con
 			in.Skipped = err.Error()
 			break
 		}
-		in = repro.Input{Img: m.Img, Prog: m.Prog, Seed: p.Seed, Cons: cons, Res: m.Res, Failure: m.Failure, Min: m, Checker: chk}
+		in = harness.CaseInput{Img: m.Img, Prog: m.Prog, Seed: p.Seed, Consumer: cons, Res: m.Res, Failure: m.Failure, Minimization: m.Minimization(), Checker: chk}
 		report("minimized %s %s x %s seed %d: %v -> %v (%d attempts, %.2fs)\n", c.Target, c.Producer, c.Consumer, p.Seed,
 			m.Original, m.Minimized, m.Attempts, m.Elapsed.Seconds())
 	}
-	path, err := corpus.Save(cfg.out, repro.NewCase(in))
+	path, err := corpus.Save(cfg.out, harness.NewCase(in))
 	if err != nil {
 		return "", fmt.Errorf("saving the reproducer: %w", err)
 	}
