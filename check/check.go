@@ -20,6 +20,9 @@ type Options struct {
 	// MaxFindings bounds the findings kept per kind (the counts go on);
 	// 0 means 1000.
 	MaxFindings int
+	// Strict makes coverage gaps (code without SFrame from inputs that
+	// carried none, linker stubs, code without CFI) errors too.
+	Strict bool
 	// SaveDir, when set, receives a reproducer for every function the
 	// dynamic check finds failing (the corpus format).
 	SaveDir string
@@ -86,6 +89,10 @@ type Finding struct {
 	CFI    string `json:"cfi,omitempty"`
 	// Reproducer is the file a dynamic failure was saved to.
 	Reproducer string `json:"reproducer,omitempty"`
+	// Count is how many occurrences the finding stands for (grouped
+	// dynamic failures: the steps of every run with the same verdict,
+	// field and row); 0 means one. Message describes the first.
+	Count int `json:"count,omitempty"`
 }
 
 // SectionInfo describes one SFrame header of the section.
@@ -158,6 +165,12 @@ type Summary struct {
 	Aside         map[string]int `json:"aside,omitempty"`
 	// ByKind counts every finding by kind, also those beyond MaxFindings.
 	ByKind map[string]int `json:"by_kind"`
+	// LeftOut counts, by kind, the findings beyond MaxFindings that
+	// Report.Findings does not list.
+	LeftOut map[string]int `json:"left_out,omitempty"`
+	// Ungrouped counts the failing dynamic steps beyond the ones kept per
+	// run and grouped into findings (they are in Verdicts).
+	Ungrouped int `json:"ungrouped,omitempty"`
 }
 
 // Report is the result of checking one file.
@@ -179,8 +192,12 @@ type Report struct {
 	FuncSource string `json:"func_source,omitempty"`
 	// CFISource is the CFI the static check compared with: ".eh_frame",
 	// ".debug_frame" or "" (none: no static differential).
-	CFISource string       `json:"cfi_source,omitempty"`
-	Summary   Summary      `json:"summary"`
+	CFISource string  `json:"cfi_source,omitempty"`
+	Summary   Summary `json:"summary"`
+	// Gaps total the functions without SFrame by cause (gaps.go): only
+	// a lost FDE or a section the linker emptied is an error, unless
+	// Options.Strict.
+	Gaps      []Gap        `json:"gaps,omitempty"`
 	Functions []FuncReport `json:"functions,omitempty"`
 	Findings  []Finding    `json:"findings,omitempty"`
 
@@ -223,6 +240,10 @@ func (r *Report) add(f Finding) {
 		r.Summary.Notes++
 	}
 	if r.kept[f.Kind] >= r.opts.MaxFindings {
+		if r.Summary.LeftOut == nil {
+			r.Summary.LeftOut = map[string]int{}
+		}
+		r.Summary.LeftOut[f.Kind]++
 		return
 	}
 	r.kept[f.Kind]++

@@ -142,7 +142,13 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 				if sfFn.Size > 0 {
 					msg = fmt.Sprintf("SFrame FDE at 0x%x has no row for this PC", sfFn.Start)
 				}
-				noSFrame = &Finding{Kind: KindMissing, Severity: SevError, PC: hex(pc), Message: msg, CFI: want.Text}
+				sev := SevError
+				if c.cause[i] != "" && sfFn.Size == 0 {
+					// The function has no FDE at all: the cause decides.
+					sev = c.gapSeverity(c.cause[i])
+					msg += "; " + gapMessage(c.cause[i], f.File)
+				}
+				noSFrame = &Finding{Kind: KindMissing, Severity: sev, PC: hex(pc), Message: msg, CFI: want.Text}
 			}
 			continue
 		}
@@ -163,15 +169,19 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 				sfFn.Start, row.Start, c.l.CFIName, cf.Offset, crow.Loc-cf.Start)}
 		diffs[k] = d
 	}
-	if len(inexpr) > 0 && !fr.HasFDE {
+	if len(inexpr) > 0 && !fr.HasFDE && c.cause[i] != "" {
 		// A producer leaves out a function whose CFI its version cannot
 		// express (GNU as warns, or not): not a defect of the section.
+		c.cause[i] = CauseInexpressible
 		for _, p := range []*Finding{noSFrame, c.uncovered[i]} {
 			if p != nil {
-				p.Severity = SevNote
+				p.Severity = c.gapSeverity(CauseInexpressible)
 				p.Message += fmt.Sprintf(" (its CFI is inexpressible in v%d)", version)
 			}
 		}
+	}
+	if c.cause[i] != "" {
+		c.noteGap(i, c.cause[i], c.gapBytes[i])
 	}
 	for _, p := range []*Finding{c.uncovered[i], noSFrame, noCFI, cfiErr} {
 		if p != nil {

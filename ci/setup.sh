@@ -96,9 +96,11 @@ apt_suites() {
 # and compile real code for the other targets.
 # dpkg-dev: dpkg-source unpacks glibc's source package (step 7).
 # The shellcheck program: actionlint checks the workflows' run: scripts with it.
-HOST_PACKAGES=(gcc libc6-dev make pkg-config dpkg-dev shellcheck binutils binutils-x86-64-linux-gnu
+# g++ and the cross g++: check builds C++ programs with exceptions for its tests.
+HOST_PACKAGES=(gcc g++ libc6-dev make pkg-config dpkg-dev shellcheck binutils binutils-x86-64-linux-gnu
 	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu ca-certificates
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross)
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu g++-s390x-linux-gnu
+	libc6-dev-s390x-cross)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() {

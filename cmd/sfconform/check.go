@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sfconform/sfconform/check"
 )
@@ -12,7 +13,7 @@ func init() {
 	register("check", "check the .sframe of ELF files: structure, against their DWARF CFI, and by emulation", runCheck)
 }
 
-const checkUsage = `usage: sfconform check [--json] [--static-only] [--all] FILE...
+const checkUsage = `usage: sfconform check [--json] [--static-only] [--all] [--strict] FILE...
 
 Checks the SFrame section of each ELF file (executable, shared object or
 relocatable object of x86-64, aarch64, aarch64_be or s390x):
@@ -33,8 +34,19 @@ Function starts come from .symtab, else .dynsym, else the CFI's FDE starts
 out at a fixed address (text sections from 0x400000 on) and its relocations
 applied first.
 
-Exit status: 0 clean, 1 findings (an error in some file), 2 a file unusable
-(not an ELF file of an SFrame target, no .sframe, ...) or bad usage.
+Code without SFrame is classified by cause: no CFI either (assembly
+without CFI directives), a linker stub, an input that carried no SFrame
+(crt files, libc.a members, objects assembled without --gsframe) are
+coverage, listed and counted but not errors; an FDE lost from an input
+that carried SFrame, or a section the linker left with only its stubs'
+FDEs, is an error. Dynamic failures are grouped by function, SFrame row,
+verdict and field, with counts and the first occurrence.
+
+Exit status: 0 no errors (warnings and notes do not count), 1 an error in
+some file (a row that is wrong, an FDE a producer dropped, a section that
+breaks the rules; with --strict also every coverage gap), 2 a file
+unusable (not an ELF file of an SFrame target, no .sframe, ...) or bad
+usage.
 `
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -46,13 +58,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	variants := fs.Int("variants", 0, "dynamic: runs per function, each with other argument and memory contents (default 6)")
 	budget := fs.Int("budget", 0, "dynamic: instructions per run (default 20000)")
 	maxFindings := fs.Int("max-findings", 0, "findings kept per kind and file (default 1000; the counts go on)")
+	strict := fs.Bool("strict", false, "coverage gaps (code without SFrame from inputs that carried none, linker stubs, code without CFI) are errors too")
 	saveDir := fs.String("save", "failures", "dynamic: directory for reproducers of failing functions (\"\" saves none)")
 	files, err := parseArgs(fs, args, 1, -1, stdout)
 	if err != nil {
 		return parseExit(err)
 	}
 	opts := check.Options{Static: !*noStatic, Dynamic: !*staticOnly, Variants: *variants, Budget: *budget,
-		MaxFindings: *maxFindings, SaveDir: *saveDir}
+		MaxFindings: *maxFindings, SaveDir: *saveDir, Strict: *strict}
 	var reports []*check.Report
 	for _, path := range files {
 		r, err := check.File(path, opts)
@@ -109,6 +122,23 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	if s.Ungrouped > 0 {
+		fmt.Fprintf(w, "  dynamic: %d more failing steps beyond the %d kept per run, counted in the verdicts but not grouped\n", s.Ungrouped, 256)
+	}
+	for _, g := range r.Gaps {
+		sev := "coverage"
+		if g.Error {
+			sev = "ERROR"
+		}
+		fmt.Fprintf(w, "  without SFrame (%s): %s: %d functions, %d bytes: %s", sev, g.Cause, g.Functions, g.Bytes, strings.Join(g.Names, " "))
+		if more := g.Functions - len(g.Names); more > 0 {
+			fmt.Fprintf(w, " (%d more)", more)
+		}
+		if len(g.Inputs) > 0 {
+			fmt.Fprintf(w, "; inputs %s", strings.Join(g.Inputs, " "))
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "  findings: %d errors, %d warnings, %d notes %v\n", s.Errors, s.Warnings, s.Notes, s.ByKind)
 	for _, f := range r.Functions {
 		if f.Findings == 0 && !all {
@@ -118,7 +148,13 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 			f.Start, f.Name, f.Size, f.HasFDE, f.Instructions, f.Compared, f.Differ, f.Inexpressible, f.Executed, f.Steps, f.Verdicts, f.Findings)
 	}
 	for _, f := range r.Findings {
+		if f.Kind == check.KindUncovered && f.Severity == check.SevNote && !all {
+			continue // the gap lines above count and name them
+		}
 		fmt.Fprintf(w, "  %s %s", f.Severity, f.Kind)
+		if f.Count > 1 {
+			fmt.Fprintf(w, " x%d", f.Count)
+		}
 		if f.Func != "" {
 			fmt.Fprintf(w, " %s", f.Func)
 		}
@@ -130,14 +166,24 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 		}
 		fmt.Fprintf(w, ": %s", f.Message)
 		if f.SFrame != "" || f.CFI != "" {
-			fmt.Fprintf(w, "\n      sframe: %s\n      cfi:    %s", f.SFrame, f.CFI)
+			fmt.Fprintf(w, "\n      sframe: %s\n      cfi:    %s", orDash(f.SFrame), orDash(f.CFI))
 		}
 		if f.Reproducer != "" {
 			fmt.Fprintf(w, " (reproducer %s)", f.Reproducer)
 		}
 		fmt.Fprintln(w)
 	}
+	for _, k := range sortedKeys(s.LeftOut) {
+		fmt.Fprintf(w, "  ... %d more %s findings not shown (--max-findings)\n", s.LeftOut[k], k)
+	}
 	fmt.Fprintln(w)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func orNone(s string) string {
