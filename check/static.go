@@ -118,6 +118,9 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 			if inexpr["nc:"+want.NotCompared] == nil {
 				inexpr["nc:"+want.NotCompared] = &Finding{Kind: KindNotCompared, Severity: SevNote, PC: hex(pc),
 					Message: want.NotCompared, CFI: want.Text}
+				if hasSF {
+					inexpr["nc:"+want.NotCompared].SFrame = ruleText(c.l.Target, row)
+				}
 			}
 			continue
 		}
