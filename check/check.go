@@ -93,6 +93,8 @@ type Finding struct {
 	// dynamic failures: the steps of every run with the same verdict,
 	// field and row); 0 means one. Message describes the first.
 	Count int `json:"count,omitempty"`
+	// Cause is, for code without SFrame, why it has none (gaps.go).
+	Cause string `json:"cause,omitempty"`
 }
 
 // SectionInfo describes one SFrame header of the section.
@@ -197,7 +199,10 @@ type Report struct {
 	// Gaps total the functions without SFrame by cause (gaps.go): only
 	// a lost FDE or a section the linker emptied is an error, unless
 	// Options.Strict.
-	Gaps      []Gap        `json:"gaps,omitempty"`
+	Gaps []Gap `json:"gaps,omitempty"`
+	// Bytes sorts every executable byte into a class: judged (in an
+	// FDE), a gap cause, or not code (gaps.go, ByteClass).
+	Bytes     []ByteClass  `json:"bytes,omitempty"`
 	Functions []FuncReport `json:"functions,omitempty"`
 	Findings  []Finding    `json:"findings,omitempty"`
 
@@ -280,6 +285,7 @@ func File(path string, opts Options) (*Report, error) {
 		c.dynamic()
 	}
 	c.totals()
+	c.accountBytes()
 	sort.SliceStable(r.Findings, func(i, j int) bool { return sevRank(r.Findings[i].Severity) < sevRank(r.Findings[j].Severity) })
 	return r, nil
 }

@@ -332,6 +332,29 @@ func (l *loaded) sectionOf(addr uint64) *elf.Section {
 	return nil
 }
 
+// allocSectionAt is the allocated section holding addr (nil: none; a
+// file without section headers for its segments has none anywhere).
+func (l *loaded) allocSectionAt(addr uint64) *elf.Section {
+	for _, s := range l.File.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && s.Type != elf.SHT_NOBITS && s.Size > 0 && s.Addr <= addr && addr < s.Addr+s.Size {
+			return s
+		}
+	}
+	return nil
+}
+
+// nextSection is the start of the first allocated section after addr,
+// or limit.
+func (l *loaded) nextSection(addr, limit uint64) uint64 {
+	next := limit
+	for _, s := range l.File.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && s.Type != elf.SHT_NOBITS && s.Size > 0 && s.Addr > addr && s.Addr < next {
+			next = s.Addr
+		}
+	}
+	return next
+}
+
 // code returns the file bytes at [addr, end) within one region (zeros past
 // the file contents), or nil when addr is not executable.
 func (l *loaded) code(addr, end uint64) []byte {

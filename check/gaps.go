@@ -1,6 +1,7 @@
 package check
 
 import (
+	"debug/elf"
 	"fmt"
 	"sort"
 	"strings"
@@ -212,4 +213,90 @@ func contains(s []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// ByteClass is a share of the executable bytes (Report.Bytes): every
+// byte of the executable segments (sections, for an object) is in one.
+type ByteClass struct {
+	Class string `json:"class"`
+	Bytes uint64 `json:"bytes"`
+	// Judged: the class's bytes are compared with the CFI (where it has
+	// rows) and, where executed, by the dynamic check.
+	Judged bool `json:"judged"`
+}
+
+// Classes of executable bytes besides the gap causes.
+const (
+	BytesInFDE       = "in an FDE, in a function"
+	BytesFDENoSymbol = "in an FDE, outside every function symbol"
+	BytesNoSymbol    = "no FDE, outside every function symbol (padding, alignment, code without a symbol)"
+	BytesNotCode     = "not code: a non-executable section in an executable segment"
+	BytesNoSection   = "in no section (headers, gaps between sections)"
+)
+
+// accountBytes sorts every executable byte into a class.
+func (c *checker) accountBytes() {
+	if c.t == nil {
+		return
+	}
+	counts := map[string]uint64{}
+	var order []string
+	add := func(class string, n uint64) {
+		if n == 0 {
+			return
+		}
+		if _, ok := counts[class]; !ok {
+			order = append(order, class)
+		}
+		counts[class] += n
+	}
+	// Function ranges with their gap cause ("" when an FDE covers them).
+	fi := 0
+	for _, reg := range c.l.Regions {
+		for pc := reg.Addr; pc < reg.end(); {
+			sec := c.l.allocSectionAt(pc)
+			if sec == nil {
+				next := c.l.nextSection(pc, reg.end())
+				add(BytesNoSection, next-pc)
+				pc = next
+				continue
+			}
+			end := min(sec.Addr+sec.Size, reg.end())
+			if sec.Flags&elf.SHF_EXECINSTR == 0 {
+				add(BytesNotCode, end-pc)
+				pc = end
+				continue
+			}
+			for pc < end {
+				for fi < len(c.funcs) && c.funcs[fi].Addr+c.funcs[fi].Size <= pc {
+					fi++
+				}
+				if fi < len(c.funcs) && c.funcs[fi].Addr <= pc {
+					f := c.funcs[fi]
+					hi := min(f.Addr+f.Size, end)
+					cov := c.covered(pc, hi, false)
+					add(BytesInFDE, cov)
+					if cause := c.cause[fi]; cause != "" {
+						add(cause, hi-pc-cov)
+					} else {
+						add(BytesNoSymbol, hi-pc-cov)
+					}
+					pc = hi
+					continue
+				}
+				hi := end
+				if fi < len(c.funcs) && c.funcs[fi].Addr < hi {
+					hi = c.funcs[fi].Addr
+				}
+				cov := c.covered(pc, hi, false)
+				add(BytesFDENoSymbol, cov)
+				add(BytesNoSymbol, hi-pc-cov)
+				pc = hi
+			}
+		}
+	}
+	for _, class := range order {
+		c.r.Bytes = append(c.r.Bytes, ByteClass{Class: class, Bytes: counts[class],
+			Judged: class == BytesInFDE || class == BytesFDENoSymbol})
+	}
 }

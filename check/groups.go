@@ -106,7 +106,7 @@ func (c *checker) group(fail harness.Failure, delta uint64, run, v int) *failGro
 	} else if !inStubs {
 		sfText = "no FDE at this PC"
 	}
-	sev, why := SevError, ""
+	sev, why, gapCause := SevError, "", ""
 	if fail.Judgement.Verdict == verdict.NoInfo && rowKey == "no FDE" && !inStubs {
 		cause := ""
 		if fn >= 0 {
@@ -116,6 +116,7 @@ func (c *checker) group(fail harness.Failure, delta uint64, run, v int) *failGro
 			cause = c.causeAt(pc, name, file)
 		}
 		sev, why = c.gapSeverity(cause), "code without SFrame reached ("+cause+"): "
+		gapCause = cause
 	}
 	k := groupKey{fail.Judgement.Verdict.String(), fail.Judgement.Field, name, rowKey, sev}
 	if g := c.groups[k]; g != nil {
@@ -135,7 +136,7 @@ func (c *checker) group(fail harness.Failure, delta uint64, run, v int) *failGro
 	}
 	o, fo := c.sframeOffset(off)
 	g := &failGroup{fn: at, count: 1, f: Finding{Kind: KindDynamic, Severity: sev, PC: hex(pc), Offset: o, FileOffset: fo,
-		Message: msg, SFrame: sfText, CFI: c.cfiTextAt(pc, version)}}
+		Message: msg, SFrame: sfText, CFI: c.cfiTextAt(pc, version), Cause: gapCause}}
 	if c.groups == nil {
 		c.groups = map[groupKey]*failGroup{}
 	}

@@ -152,6 +152,9 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 					msg += "; " + gapMessage(c.cause[i], f.File)
 				}
 				noSFrame = &Finding{Kind: KindMissing, Severity: sev, PC: hex(pc), Message: msg, CFI: want.Text}
+				if sfFn.Size == 0 {
+					noSFrame.Cause = c.cause[i]
+				}
 			}
 			continue
 		}
@@ -178,6 +181,7 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 		c.cause[i] = CauseInexpressible
 		for _, p := range []*Finding{noSFrame, c.uncovered[i]} {
 			if p != nil {
+				p.Cause = CauseInexpressible
 				p.Severity = c.gapSeverity(CauseInexpressible)
 				p.Message += fmt.Sprintf(" (its CFI is inexpressible in v%d)", version)
 			}

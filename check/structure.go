@@ -265,7 +265,7 @@ func (c *checker) functions() {
 			cause := c.causeAt(first, f.Name, f.File)
 			c.cause[i], c.gapBytes[i] = cause, f.Size-cov
 			msg := fmt.Sprintf("%d of %d bytes have no SFrame FDE (first at 0x%x); %s", f.Size-cov, f.Size, first, gapMessage(cause, f.File))
-			c.uncovered[i] = &Finding{Kind: KindUncovered, Severity: c.gapSeverity(cause), PC: hex(first), Message: msg}
+			c.uncovered[i] = &Finding{Kind: KindUncovered, Severity: c.gapSeverity(cause), PC: hex(first), Message: msg, Cause: cause}
 		}
 	}
 }

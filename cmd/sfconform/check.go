@@ -113,6 +113,17 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 	}
 	fmt.Fprintf(w, "  functions: %d from %s, %d with an FDE; CFI: %s\n", s.Functions, orNone(r.FuncSource), s.WithFDE, cfi)
 	fmt.Fprintf(w, "  coverage: %d of %d executable bytes in an FDE (%d FDEs)\n", s.CoveredBytes, s.ExecBytes, s.FDEs)
+	if len(r.Bytes) > 0 {
+		var parts []string
+		for _, b := range r.Bytes {
+			mark := "not judged"
+			if b.Judged {
+				mark = "judged"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s (%s)", b.Bytes, b.Class, mark))
+		}
+		fmt.Fprintf(w, "  bytes: %s\n", strings.Join(parts, "; "))
+	}
 	fmt.Fprintf(w, "  static: %d instructions, %d rows compared, %d differ, %d inexpressible, %d not compared\n",
 		s.Instructions, s.Compared, s.Differ, s.Inexpressible, s.NotCompared)
 	if s.Steps > 0 || s.Executed > 0 {
@@ -148,8 +159,8 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 			f.Start, f.Name, f.Size, f.HasFDE, f.Instructions, f.Compared, f.Differ, f.Inexpressible, f.Executed, f.Steps, f.Verdicts, f.Findings)
 	}
 	for _, f := range r.Findings {
-		if f.Kind == check.KindUncovered && f.Severity == check.SevNote && !all {
-			continue // the gap lines above count and name them
+		if f.Cause != "" && f.Severity == check.SevNote && !all {
+			continue // coverage: the gap lines above count and name them
 		}
 		fmt.Fprintf(w, "  %s %s", f.Severity, f.Kind)
 		if f.Count > 1 {
