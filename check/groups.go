@@ -59,7 +59,7 @@ func (c *checker) cfiTextAt(pc uint64, version int) string {
 	if !ok {
 		return "no CFI row"
 	}
-	return c.expect(row, fde, version).Text
+	return cfiText(c.l.Target, row, fde)
 }
 
 // group files a failing step of function run's variant v under its
