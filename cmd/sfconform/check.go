@@ -127,7 +127,8 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 	fmt.Fprintf(w, "  static: %d instructions, %d rows compared, %d differ, %d inexpressible, %d not compared\n",
 		s.Instructions, s.Compared, s.Differ, s.Inexpressible, s.NotCompared)
 	if s.Steps > 0 || s.Executed > 0 {
-		fmt.Fprintf(w, "  dynamic: %d instructions executed, %d steps judged %v", s.Executed, s.Steps, s.Verdicts)
+		fmt.Fprintf(w, "  dynamic: %d of %d instructions executed (%.0f%%), %d steps judged %v", s.Executed, s.Instructions,
+			100*float64(s.Executed)/float64(max(s.Instructions, 1)), s.Steps, s.Verdicts)
 		if len(s.Aside) > 0 {
 			fmt.Fprintf(w, ", set aside %v", s.Aside)
 		}
