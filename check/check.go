@@ -17,6 +17,10 @@ type Options struct {
 	Dynamic  bool
 	Variants int // runs per function with different arguments and memory; 0 means 6
 	Budget   int // instructions per run; 0 means 20000
+	// FailuresPerRun is how many failing steps of one dynamic run are
+	// kept and grouped into findings (the rest are counted, and a WRONG
+	// or ERROR among them is still an error); 0 means 256.
+	FailuresPerRun int
 	// MaxFindings bounds the findings kept per kind (the counts go on);
 	// 0 means 1000.
 	MaxFindings int
@@ -37,6 +41,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Budget <= 0 {
 		o.Budget = 20000
+	}
+	if o.FailuresPerRun <= 0 {
+		o.FailuresPerRun = 256
 	}
 	if o.MaxFindings <= 0 {
 		o.MaxFindings = 1000

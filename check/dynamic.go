@@ -87,7 +87,7 @@ func (c *checker) dynamic() {
 		note(err.Error())
 		return
 	}
-	chk, err := harness.New(l.Target, harness.Options{Budget: c.opts.Budget, MaxFailures: maxFailuresPerRun})
+	chk, err := harness.New(l.Target, harness.Options{Budget: c.opts.Budget, MaxFailures: c.opts.FailuresPerRun})
 	if err != nil {
 		note(fmt.Sprintf("no emulator: %v", err))
 		return
@@ -198,12 +198,24 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 				saved = true
 			}
 		}
-		if kept := len(res.Failures); kept >= maxFailuresPerRun {
+		if kept := len(res.Failures); kept >= c.opts.FailuresPerRun {
 			n := 0
 			for _, k := range []verdict.Verdict{verdict.Wrong, verdict.NoInfo, verdict.Error} {
 				n += res.Counts[k]
 			}
 			c.ungrouped += n - kept
+			// A WRONG or ERROR step past the kept ones (behind many
+			// NOINFO steps in code without SFrame) must still fail.
+			keptBy := map[verdict.Verdict]int{}
+			for _, f := range res.Failures {
+				keptBy[f.Judgement.Verdict]++
+			}
+			for _, k := range []verdict.Verdict{verdict.Wrong, verdict.Error} {
+				if more := res.Counts[k] - keptBy[k]; more > 0 {
+					c.add(i, Finding{Kind: KindDynamic, Severity: SevError, PC: hex(f.Addr), Offset: -1, FileOffset: -1, Count: more,
+						Message: fmt.Sprintf("%d %s steps in variant %d after the first %d failing steps, which are the ones kept and grouped; rerun with fewer variants or a smaller --budget to see them", more, k, v, kept)})
+				}
+			}
 		}
 	}
 	fr.Executed = len(seen)

@@ -11,10 +11,6 @@ import (
 	"github.com/sfconform/sfconform/verdict"
 )
 
-// maxFailuresPerRun is how many failing steps of one run are kept and
-// grouped; the rest are counted (Summary.Ungrouped).
-const maxFailuresPerRun = 256
-
 // failGroup is one dynamic finding: every failing step with the same
 // verdict, field, function and SFrame row of the frame that went wrong.
 type failGroup struct {

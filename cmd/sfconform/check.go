@@ -58,6 +58,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	variants := fs.Int("variants", 0, "dynamic: runs per function, each with other argument and memory contents (default 6)")
 	budget := fs.Int("budget", 0, "dynamic: instructions per run (default 20000)")
 	maxFindings := fs.Int("max-findings", 0, "findings kept per kind and file (default 1000; the counts go on)")
+	perRun := fs.Int("failures-per-run", 0, "dynamic: failing steps kept and grouped per run (default 256; the rest are counted)")
 	strict := fs.Bool("strict", false, "coverage gaps (code without SFrame from inputs that carried none, linker stubs, code without CFI) are errors too")
 	saveDir := fs.String("save", "failures", "dynamic: directory for reproducers of failing functions (\"\" saves none)")
 	files, err := parseArgs(fs, args, 1, -1, stdout)
@@ -65,7 +66,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return parseExit(err)
 	}
 	opts := check.Options{Static: !*noStatic, Dynamic: !*staticOnly, Variants: *variants, Budget: *budget,
-		MaxFindings: *maxFindings, SaveDir: *saveDir, Strict: *strict}
+		MaxFindings: *maxFindings, SaveDir: *saveDir, Strict: *strict, FailuresPerRun: *perRun}
 	var reports []*check.Report
 	for _, path := range files {
 		r, err := check.File(path, opts)
@@ -135,7 +136,7 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 		fmt.Fprintln(w)
 	}
 	if s.Ungrouped > 0 {
-		fmt.Fprintf(w, "  dynamic: %d more failing steps beyond the %d kept per run, counted in the verdicts but not grouped\n", s.Ungrouped, 256)
+		fmt.Fprintf(w, "  dynamic: %d more failing steps beyond the ones kept per run (--failures-per-run), counted in the verdicts but not grouped\n", s.Ungrouped)
 	}
 	for _, g := range r.Gaps {
 		sev := "coverage"
