@@ -55,9 +55,10 @@ type foreign struct {
 	stub   uint64 // the entry stub's address
 	inside []emu.Range
 	entry  image.Symbol // the process entry's function, moved (Size 0: none)
-	// patches make the file's own functions that never return jump to
-	// the exit stand-in (at their moved addresses).
-	patches []image.Segment
+	// patched are the moved starts of the file's own functions that
+	// never return, whose first instruction jumps to the exit stand-in
+	// in every run (they are not run themselves).
+	patched map[uint64]bool
 }
 
 // maxPages bounds the pages a run maps on demand (1 MiB).
@@ -122,8 +123,12 @@ func (c *checker) dynamic() {
 		return ""
 	})
 	for i, f := range c.funcs {
-		if !c.fr[i].HasFDE || f.Size == 0 || strings.HasPrefix(f.Name, ".plt") || f.PartOf != "" {
-			continue // a PLT entry is entered by a call through it, a cold part by a jump, not run alone
+		if !c.fr[i].HasFDE || f.Size == 0 || strings.HasPrefix(f.Name, ".plt") || f.PartOf != "" || fo.patched[f.Addr+fo.delta] {
+			// A PLT entry is entered by a call through it, a cold part
+			// by a jump, not run alone; a function that never returns
+			// jumps to the exit stand-in (its rows are judged
+			// statically only).
+			continue
 		}
 		c.runFunction(i, fo, chk, cons)
 	}
@@ -141,11 +146,6 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 		code, exit := stubCode(c.l.Target, fo.stub, lo)
 		img.Segments = []image.Segment{{Addr: fo.stub, Code: code}, {Addr: fo.stub + externalOff, Code: externalCode(c.l.Target)},
 			{Addr: fo.stub + exitOff, Code: exitCode(c.l.Target)}}
-		for _, p := range fo.patches {
-			if p.Addr != lo {
-				img.Segments = append(img.Segments, p)
-			}
-		}
 		img.Entry, img.Exit = fo.stub, exit
 		img.Paths = []map[int]uint64{arguments(c.l.Target, v)}
 		chk.SetLenient(&emu.Lenient{Inside: fo.inside, Fill: fill(v), MaxPages: maxPages})
@@ -329,11 +329,19 @@ func (c *checker) foreignImage() (*foreign, error) {
 	img.Symbols = append(img.Symbols, image.Symbol{Name: "<entry>", Addr: stub, Size: uint32(stubLen(l.Target))},
 		image.Symbol{Name: "<external>", Addr: stub + externalOff, Size: uint32(len(externalCode(l.Target)))},
 		image.Symbol{Name: "<exit>", Addr: stub + exitOff, Size: uint32(len(exitCode(l.Target)))})
-	var patches []image.Segment
+	// The patches go into the code itself, the same for every run: code
+	// rewritten between runs costs a write and a flush of the
+	// emulator's translations of the whole image each time.
+	patched := map[uint64]bool{}
 	for _, f := range c.funcs {
-		if isNoReturn(f.Name) && f.Size > 0 {
+		if isNoReturn(f.Name) && f.Size > 0 && !patched[f.Addr+delta] {
 			at := f.Addr + delta
-			patches = append(patches, image.Segment{Addr: at, Code: jumpCode(l.Target, at, stub+exitOff)})
+			j := jumpCode(l.Target, at, stub+exitOff)
+			if at < base || at-base+uint64(len(j)) > uint64(len(code)) || uint64(len(j)) > f.Size {
+				continue
+			}
+			copy(code[at-base:], j)
+			patched[at] = true
 		}
 	}
 	if l.Kind != "REL" {
@@ -349,7 +357,7 @@ func (c *checker) foreignImage() (*foreign, error) {
 	img.SFrame, img.SFrameAddr = section, l.SFrameAddr+delta
 	img.RuleRegs = c.ruleRegs()
 	inside := []emu.Range{{Lo: stub, Hi: emu.CodeBase + imageBase}, {Lo: base, Hi: base + span}}
-	return &foreign{img: img, delta: delta, stub: stub, inside: inside, patches: patches}, nil
+	return &foreign{img: img, delta: delta, stub: stub, inside: inside, patched: patched}, nil
 }
 
 // segmentCode is a linked file's loadable segments from the first one's
