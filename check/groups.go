@@ -66,6 +66,11 @@ func (c *checker) group(fail harness.Failure, delta uint64, run, v int) *failGro
 	if j < 0 || j >= len(fail.Expected) {
 		j = 0
 	}
+	// A frame's PC, SP and FP come from the row of the frame below it
+	// (its callee); its CFA and whether it is outermost from its own.
+	if f := fail.Judgement.Field; j > 0 && (f == "pc" || f == "sp" || f == "fp") {
+		j--
+	}
 	var pc uint64
 	inStubs := false
 	if len(fail.Expected) > 0 {
@@ -123,7 +128,7 @@ func (c *checker) group(fail harness.Failure, delta uint64, run, v int) *failGro
 	if at < 0 || inStubs {
 		at = run
 	}
-	msg := why + fmt.Sprintf("%s at frame %d (%s) in %s, %s; first in %s variant %d, step %d (%s): %s; expected %s, got %s",
+	msg := why + fmt.Sprintf("%s at frame %d (%s), row of %s, %s; first in %s variant %d, step %d (%s): %s; expected %s, got %s",
 		fail.Judgement.Verdict, fail.Judgement.Frame, fail.Judgement.Field, name, rowKey,
 		c.funcs[run].Name, v, fail.Step, fail.Insn, fail.Judgement.Detail,
 		framesText(fail.Expected, delta), framesText(fail.Got, delta))
