@@ -129,6 +129,9 @@ func (c *checker) causeAt(pc uint64, name, file string) string {
 	}
 	e := c.gaps
 	if e.onlyStubs {
+		if c.l.Kind == "REL" {
+			return CauseLost // an object's own section: no linker was involved
+		}
 		return CauseDropped
 	}
 	if file != "" {

@@ -69,6 +69,8 @@ func buildPrograms(t *testing.T, dir string, tc toolchain.Toolchain, cc, cxx str
 				args = append(args, "-static")
 			case "shared":
 				args = append(args, "-shared", "-fPIC")
+			case "obj":
+				args = append(args, "-c")
 			}
 			for _, s := range srcs {
 				args = append(args, filepath.Join("testdata", "programs", s))
@@ -205,13 +207,14 @@ func newest(t *testing.T, tg target.Target, series string) toolchain.Toolchain {
 
 // TestLostFDE: a function GNU as leaves out of an object that carries
 // SFrame (lost.c's lost(), whose CFI has DW_CFA_GNU_args_size 16) is an
-// error and makes the file fail, on every target, while the crt files'
-// functions of the same link stay coverage.
+// error and makes the file fail, on every target, linked or as the object
+// gas wrote, while the crt files' functions of the same link stay
+// coverage.
 func TestLostFDE(t *testing.T) {
 	dir := t.TempDir()
 	for _, pt := range programTargets {
 		tc := newest(t, pt.t, "2.47")
-		for _, p := range buildPrograms(t, dir, tc, pt.cc, pt.cxx, []string{"pie"}, "lost") {
+		for _, p := range buildPrograms(t, dir, tc, pt.cc, pt.cxx, []string{"pie", "obj"}, "lost") {
 			r, err := File(p.path, Options{Static: true})
 			if err != nil {
 				t.Fatal(err)
