@@ -17,9 +17,16 @@ type Options struct {
 	Dynamic  bool
 	Variants int // runs per function with different arguments and memory; 0 means 6
 	Budget   int // instructions per run; 0 means 20000
+	// FailuresPerRun is how many failing steps of one dynamic run are
+	// kept and grouped into findings (the rest are counted, and a WRONG
+	// or ERROR among them is still an error); 0 means 256.
+	FailuresPerRun int
 	// MaxFindings bounds the findings kept per kind (the counts go on);
 	// 0 means 1000.
 	MaxFindings int
+	// Strict makes coverage gaps (code without SFrame from inputs that
+	// carried none, linker stubs, code without CFI) errors too.
+	Strict bool
 	// SaveDir, when set, receives a reproducer for every function the
 	// dynamic check finds failing (the corpus format).
 	SaveDir string
@@ -34,6 +41,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Budget <= 0 {
 		o.Budget = 20000
+	}
+	if o.FailuresPerRun <= 0 {
+		o.FailuresPerRun = 256
 	}
 	if o.MaxFindings <= 0 {
 		o.MaxFindings = 1000
@@ -86,6 +96,12 @@ type Finding struct {
 	CFI    string `json:"cfi,omitempty"`
 	// Reproducer is the file a dynamic failure was saved to.
 	Reproducer string `json:"reproducer,omitempty"`
+	// Count is how many occurrences the finding stands for (grouped
+	// dynamic failures: the steps of every run with the same verdict,
+	// field and row); 0 means one. Message describes the first.
+	Count int `json:"count,omitempty"`
+	// Cause is, for code without SFrame, why it has none (gaps.go).
+	Cause string `json:"cause,omitempty"`
 }
 
 // SectionInfo describes one SFrame header of the section.
@@ -158,6 +174,12 @@ type Summary struct {
 	Aside         map[string]int `json:"aside,omitempty"`
 	// ByKind counts every finding by kind, also those beyond MaxFindings.
 	ByKind map[string]int `json:"by_kind"`
+	// LeftOut counts, by kind, the findings beyond MaxFindings that
+	// Report.Findings does not list.
+	LeftOut map[string]int `json:"left_out,omitempty"`
+	// Ungrouped counts the failing dynamic steps beyond the ones kept per
+	// run and grouped into findings (they are in Verdicts).
+	Ungrouped int `json:"ungrouped,omitempty"`
 }
 
 // Report is the result of checking one file.
@@ -179,8 +201,15 @@ type Report struct {
 	FuncSource string `json:"func_source,omitempty"`
 	// CFISource is the CFI the static check compared with: ".eh_frame",
 	// ".debug_frame" or "" (none: no static differential).
-	CFISource string       `json:"cfi_source,omitempty"`
-	Summary   Summary      `json:"summary"`
+	CFISource string  `json:"cfi_source,omitempty"`
+	Summary   Summary `json:"summary"`
+	// Gaps total the functions without SFrame by cause (gaps.go): only
+	// a lost FDE or a section the linker emptied is an error, unless
+	// Options.Strict.
+	Gaps []Gap `json:"gaps,omitempty"`
+	// Bytes sorts every executable byte into a class: judged (in an
+	// FDE), a gap cause, or not code (gaps.go, ByteClass).
+	Bytes     []ByteClass  `json:"bytes,omitempty"`
 	Functions []FuncReport `json:"functions,omitempty"`
 	Findings  []Finding    `json:"findings,omitempty"`
 
@@ -223,6 +252,10 @@ func (r *Report) add(f Finding) {
 		r.Summary.Notes++
 	}
 	if r.kept[f.Kind] >= r.opts.MaxFindings {
+		if r.Summary.LeftOut == nil {
+			r.Summary.LeftOut = map[string]int{}
+		}
+		r.Summary.LeftOut[f.Kind]++
 		return
 	}
 	r.kept[f.Kind]++
@@ -259,6 +292,7 @@ func File(path string, opts Options) (*Report, error) {
 		c.dynamic()
 	}
 	c.totals()
+	c.accountBytes()
 	sort.SliceStable(r.Findings, func(i, j int) bool { return sevRank(r.Findings[i].Severity) < sevRank(r.Findings[j].Severity) })
 	return r, nil
 }

@@ -250,6 +250,20 @@ func TestBrokenRowIsFound(t *testing.T) {
 		js, _ := json.MarshalIndent(r.Findings, "", "  ")
 		t.Fatalf("row %s of leaf moved; static found %v, dynamic %v; findings:\n%s", victim, static, dynamic, js)
 	}
+	// With one failing step kept per run, the WRONG steps after it are
+	// still an error, not only a count.
+	r, err = check.File(broken, check.Options{Dynamic: true, FailuresPerRun: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	beyond := false
+	for _, f := range r.Findings {
+		beyond = beyond || (f.Kind == check.KindDynamic && f.Severity == check.SevError && strings.Contains(f.Message, "after the first 1 failing steps"))
+	}
+	if !beyond || r.Summary.Ungrouped == 0 {
+		js, _ := json.MarshalIndent(r.Findings, "", "  ")
+		t.Errorf("one failing step kept per run: no error for the WRONG steps after it (ungrouped %d); findings:\n%s", r.Summary.Ungrouped, js)
+	}
 }
 
 // TestDeepRecursionBrokenRow: rec's rows in the body of the function (the

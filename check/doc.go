@@ -34,6 +34,15 @@
 //     relocatable object runs at the fixed layout with its code's
 //     relocations applied (objectCode, applyReloc).
 //
+// Code without SFrame is classified by cause (gaps.go, Report.Gaps): no
+// CFI either, a linker stub, an input that carried no SFrame (inferred
+// from STT_FILE symbols and the link order of .eh_frame), CFI the version
+// cannot express: coverage, notes unless Options.Strict; an FDE lost from
+// an input that carried SFrame, or a section the linker left with only its
+// stubs' FDEs: errors. In the dynamic check a call to a function that
+// never returns (NoReturn) ends the run at an exit stand-in, and failing
+// steps are grouped by function, SFrame row, verdict and field (groups.go).
+//
 // Function starts come from .symtab, else .dynsym, else (a fully stripped
 // file) the CFI's FDE starts; never from .sframe. Report.FuncSource says
 // which.

@@ -42,7 +42,10 @@ const (
 	// externalOff places, after the entry stub, the function every call
 	// leaving the file lands in: it returns 0 at once.
 	externalOff = 0x100
-	imageBase   = 0x10000 // the file's first segment goes this far into the code region
+	// exitOff places the exit stand-in, where calls to functions that
+	// never return (NoReturn) go: it ends the run (the exit system call).
+	exitOff   = 0x200
+	imageBase = 0x10000 // the file's first segment goes this far into the code region
 )
 
 // foreign is the file as the emulator runs it.
@@ -52,6 +55,10 @@ type foreign struct {
 	stub   uint64 // the entry stub's address
 	inside []emu.Range
 	entry  image.Symbol // the process entry's function, moved (Size 0: none)
+	// patched are the moved starts of the file's own functions that
+	// never return, whose first instruction jumps to the exit stand-in
+	// in every run (they are not run themselves).
+	patched map[uint64]bool
 }
 
 // maxPages bounds the pages a run maps on demand (1 MiB).
@@ -81,7 +88,7 @@ func (c *checker) dynamic() {
 		note(err.Error())
 		return
 	}
-	chk, err := harness.New(l.Target, harness.Options{Budget: c.opts.Budget, MaxFailures: 1})
+	chk, err := harness.New(l.Target, harness.Options{Budget: c.opts.Budget, MaxFailures: c.opts.FailuresPerRun})
 	if err != nil {
 		note(fmt.Sprintf("no emulator: %v", err))
 		return
@@ -116,11 +123,16 @@ func (c *checker) dynamic() {
 		return ""
 	})
 	for i, f := range c.funcs {
-		if !c.fr[i].HasFDE || f.Size == 0 || strings.HasPrefix(f.Name, ".plt") || f.PartOf != "" {
-			continue // a PLT entry is entered by a call through it, a cold part by a jump, not run alone
+		if !c.fr[i].HasFDE || f.Size == 0 || strings.HasPrefix(f.Name, ".plt") || f.PartOf != "" || fo.patched[f.Addr+fo.delta] {
+			// A PLT entry is entered by a call through it, a cold part
+			// by a jump, not run alone; a function that never returns
+			// jumps to the exit stand-in (its rows are judged
+			// statically only).
+			continue
 		}
 		c.runFunction(i, fo, chk, cons)
 	}
+	c.flushGroups()
 }
 
 // runFunction runs function i once per variant and judges every step.
@@ -132,7 +144,8 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 	for v := 0; v < c.opts.Variants; v++ {
 		img := *fo.img
 		code, exit := stubCode(c.l.Target, fo.stub, lo)
-		img.Segments = []image.Segment{{Addr: fo.stub, Code: code}, {Addr: fo.stub + externalOff, Code: externalCode(c.l.Target)}}
+		img.Segments = []image.Segment{{Addr: fo.stub, Code: code}, {Addr: fo.stub + externalOff, Code: externalCode(c.l.Target)},
+			{Addr: fo.stub + exitOff, Code: exitCode(c.l.Target)}}
 		img.Entry, img.Exit = fo.stub, exit
 		img.Paths = []map[int]uint64{arguments(c.l.Target, v)}
 		chk.SetLenient(&emu.Lenient{Inside: fo.inside, Fill: fill(v), MaxPages: maxPages})
@@ -178,26 +191,32 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 		if res.LoadErr != nil || len(res.Failures) == 0 {
 			continue
 		}
-		fail := res.Failures[0]
-		sev, why := SevError, ""
-		switch {
-		case fail.Judgement.Verdict == verdict.NoInfo && c.noFDE(fail, fo.delta):
-			// Code without an FDE (ld's AArch64 .plt): the coverage
-			// warning of the structure check, seen running.
-			sev, why = SevWarning, "code without an FDE reached: "
+		for _, fail := range res.Failures {
+			g := c.group(fail, fo.delta, i, v)
+			if g.count == 1 && !saved && c.opts.SaveDir != "" && g.f.Severity == SevError {
+				g.f.Reproducer = saveCase(c.opts.SaveDir, &img, cons.Name(), res)
+				saved = true
+			}
 		}
-		fi := Finding{Kind: KindDynamic, Severity: sev, PC: hex(fail.PC - fo.delta),
-			Message: why + fmt.Sprintf("variant %d, step %d (%s): %s at frame %d (%s): %s; expected %s, got %s",
-				v, fail.Step, fail.Insn, fail.Judgement.Verdict, fail.Judgement.Frame, fail.Judgement.Field,
-				fail.Judgement.Detail, framesText(fail.Expected, fo.delta), framesText(fail.Got, fo.delta))}
-		if fail.Err != nil {
-			fi.Message += fmt.Sprintf(" (%v)", fail.Err)
+		if kept := len(res.Failures); kept >= c.opts.FailuresPerRun {
+			n := 0
+			for _, k := range []verdict.Verdict{verdict.Wrong, verdict.NoInfo, verdict.Error} {
+				n += res.Counts[k]
+			}
+			c.ungrouped += n - kept
+			// A WRONG or ERROR step past the kept ones (behind many
+			// NOINFO steps in code without SFrame) must still fail.
+			keptBy := map[verdict.Verdict]int{}
+			for _, f := range res.Failures {
+				keptBy[f.Judgement.Verdict]++
+			}
+			for _, k := range []verdict.Verdict{verdict.Wrong, verdict.Error} {
+				if more := res.Counts[k] - keptBy[k]; more > 0 {
+					c.add(i, Finding{Kind: KindDynamic, Severity: SevError, PC: hex(f.Addr), Offset: -1, FileOffset: -1, Count: more,
+						Message: fmt.Sprintf("%d %s steps in variant %d after the first %d failing steps, which are the ones kept and grouped; rerun with fewer variants or a smaller --budget to see them", more, k, v, kept)})
+				}
+			}
 		}
-		if !saved && c.opts.SaveDir != "" && sev == SevError {
-			fi.Reproducer = saveCase(c.opts.SaveDir, &img, cons.Name(), res)
-			saved = true
-		}
-		c.add(i, fi)
 	}
 	fr.Executed = len(seen)
 }
@@ -308,9 +327,25 @@ func (c *checker) foreignImage() (*foreign, error) {
 	}
 	// The oracle finds the entry stub, the outermost frame, by a symbol.
 	img.Symbols = append(img.Symbols, image.Symbol{Name: "<entry>", Addr: stub, Size: uint32(stubLen(l.Target))},
-		image.Symbol{Name: "<external>", Addr: stub + externalOff, Size: uint32(len(externalCode(l.Target)))})
+		image.Symbol{Name: "<external>", Addr: stub + externalOff, Size: uint32(len(externalCode(l.Target)))},
+		image.Symbol{Name: "<exit>", Addr: stub + exitOff, Size: uint32(len(exitCode(l.Target)))})
+	// The patches go into the code itself, the same for every run: code
+	// rewritten between runs costs a write and a flush of the
+	// emulator's translations of the whole image each time.
+	patched := map[uint64]bool{}
+	for _, f := range c.funcs {
+		if isNoReturn(f.Name) && f.Size > 0 && !patched[f.Addr+delta] {
+			at := f.Addr + delta
+			j := jumpCode(l.Target, at, stub+exitOff)
+			if at < base || at-base+uint64(len(j)) > uint64(len(code)) || uint64(len(j)) > f.Size {
+				continue
+			}
+			copy(code[at-base:], j)
+			patched[at] = true
+		}
+	}
 	if l.Kind != "REL" {
-		if err := c.bindDynamic(code, lo, delta, stub+externalOff); err != nil {
+		if err := c.bindDynamic(code, lo, delta, stub+externalOff, stub+exitOff); err != nil {
 			return nil, err
 		}
 	}
@@ -322,7 +357,7 @@ func (c *checker) foreignImage() (*foreign, error) {
 	img.SFrame, img.SFrameAddr = section, l.SFrameAddr+delta
 	img.RuleRegs = c.ruleRegs()
 	inside := []emu.Range{{Lo: stub, Hi: emu.CodeBase + imageBase}, {Lo: base, Hi: base + span}}
-	return &foreign{img: img, delta: delta, stub: stub, inside: inside}, nil
+	return &foreign{img: img, delta: delta, stub: stub, inside: inside, patched: patched}, nil
 }
 
 // segmentCode is a linked file's loadable segments from the first one's
@@ -418,7 +453,8 @@ func withStubSection(t target.Target, sec []byte, base, stub uint64, infos []Sec
 		entry.RA = sframe.Rule{Kind: sframe.RuleExpr, Reg: sframe.RegCFA, Offset: target.RAOnStackAtEntry, Deref: true}
 	}
 	extFDE := sframe.FDE{Start: stub + externalOff, Size: uint32(len(externalCode(t))), Rows: []sframe.Row{entry}}
-	extra, err := sframe.Encode([]sframe.FDE{stubFDE, extFDE}, sframe.EncodeOptions{Version: version, ABI: abi, Base: at, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})
+	exitFDE := sframe.FDE{Start: stub + exitOff, Size: uint32(len(exitCode(t))), Rows: []sframe.Row{entry}}
+	extra, err := sframe.Encode([]sframe.FDE{stubFDE, extFDE, exitFDE}, sframe.EncodeOptions{Version: version, ABI: abi, Base: at, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the entry stub's section: %v", err)
 	}
@@ -487,9 +523,10 @@ var dynRelocs = map[elf.Machine]struct{ relative, jumpSlot, globDat, abs64 uint3
 // call needs: RELATIVE words get the moved base, JUMP_SLOT, GLOB_DAT and
 // 64-bit absolute words their symbol's moved address, or the external
 // function's when the file does not define the symbol (a shared
-// library's). code holds the segments from address lo; other relocation
+// library's), or the exit stand-in's for a function that never returns
+// (NoReturn). code holds the segments from address lo; other relocation
 // types are left as they are.
-func (c *checker) bindDynamic(code []byte, lo, delta, external uint64) error {
+func (c *checker) bindDynamic(code []byte, lo, delta, external, exit uint64) error {
 	f := c.l.File
 	kinds, ok := dynRelocs[f.Machine]
 	if !ok {
@@ -518,8 +555,12 @@ func (c *checker) bindDynamic(code []byte, lo, delta, external uint64) error {
 			case kinds.jumpSlot, kinds.globDat, kinds.abs64:
 				v = external
 				if symIdx > 0 && symIdx <= uint64(len(syms)) {
-					if s := syms[symIdx-1]; s.Section != elf.SHN_UNDEF && s.Value != 0 {
+					s := syms[symIdx-1]
+					switch {
+					case s.Section != elf.SHN_UNDEF && s.Value != 0:
 						v = s.Value + delta
+					case isNoReturn(s.Name) && elf.ST_TYPE(s.Info) != elf.STT_OBJECT:
+						v = exit
 					}
 				}
 				if typ != kinds.jumpSlot {
@@ -532,21 +573,6 @@ func (c *checker) bindDynamic(code []byte, lo, delta, external uint64) error {
 		}
 	}
 	return nil
-}
-
-// noFDE reports whether the frame a NOINFO stopped at lies where the
-// section has no FDE at all.
-func (c *checker) noFDE(fail harness.Failure, delta uint64) bool {
-	j := fail.Judgement.Frame
-	if j < 0 || j >= len(fail.Expected) {
-		return false
-	}
-	pc := fail.Expected[j].PC - delta
-	if j > 0 {
-		pc-- // a caller is looked up at its return address - 1
-	}
-	_, err := c.t.FindFDE(pc)
-	return err != nil
 }
 
 // merged is img with its stub segments laid into the code, which then

@@ -33,6 +33,9 @@ type symbol struct {
 	// names the cold part "f.cold" (or "f.cold.N"), which runs in f's
 	// frame and is never called.
 	PartOf string
+	// File is the input file the symbol's STT_FILE symbol names (local
+	// symbols of a linked .symtab only; "" when unknown).
+	File string
 }
 
 // partOf is the owner a cold part's name names, when funcs has it.
@@ -208,7 +211,16 @@ func (l *loaded) readFuncs() {
 			continue
 		}
 		var out []symbol
+		file := ""
 		for _, s := range syms {
+			// ld writes each input's STT_FILE symbol before its local
+			// symbols; global symbols belong to no file.
+			if elf.ST_TYPE(s.Info) == elf.STT_FILE {
+				file = s.Name
+			}
+			if elf.ST_BIND(s.Info) != elf.STB_LOCAL {
+				file = ""
+			}
 			if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
 				continue
 			}
@@ -219,7 +231,7 @@ func (l *loaded) readFuncs() {
 			if _, ok := l.regionOf(addr); !ok {
 				continue
 			}
-			out = append(out, symbol{Name: s.Name, Addr: addr, Size: s.Size})
+			out = append(out, symbol{Name: s.Name, Addr: addr, Size: s.Size, File: file})
 		}
 		if len(out) > 0 {
 			for i := range out {
@@ -279,6 +291,47 @@ func (l *loaded) regionOf(addr uint64) (region, bool) {
 		return l.Regions[i], true
 	}
 	return region{}, false
+}
+
+// sectionAt names the allocated executable section holding addr ("" when
+// none does or the file has no section headers for it).
+func (l *loaded) sectionAt(addr uint64) string {
+	if s := l.sectionOf(addr); s != nil {
+		return s.Name
+	}
+	return ""
+}
+
+func (l *loaded) sectionOf(addr uint64) *elf.Section {
+	for _, s := range l.File.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && s.Flags&elf.SHF_EXECINSTR != 0 && s.Addr <= addr && addr < s.Addr+s.Size {
+			return s
+		}
+	}
+	return nil
+}
+
+// allocSectionAt is the allocated section holding addr (nil: none; a
+// file without section headers for its segments has none anywhere).
+func (l *loaded) allocSectionAt(addr uint64) *elf.Section {
+	for _, s := range l.File.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && s.Type != elf.SHT_NOBITS && s.Size > 0 && s.Addr <= addr && addr < s.Addr+s.Size {
+			return s
+		}
+	}
+	return nil
+}
+
+// nextSection is the start of the first allocated section after addr,
+// or limit.
+func (l *loaded) nextSection(addr, limit uint64) uint64 {
+	next := limit
+	for _, s := range l.File.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && s.Type != elf.SHT_NOBITS && s.Size > 0 && s.Addr > addr && s.Addr < next {
+			next = s.Addr
+		}
+	}
+	return next
 }
 
 // code returns the file bytes at [addr, end) within one region (zeros past

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sfconform/sfconform/check"
 	"github.com/sfconform/sfconform/internal/testenv"
@@ -114,4 +117,46 @@ func BenchmarkLargeStatic(b *testing.B) {
 		}
 		b.ReportMetric(float64(r.Summary.Functions)*float64(i+1)/b.Elapsed().Seconds(), "funcs/s")
 	}
+}
+
+// cpuTime is the CPU time (user and system) this process used so far.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkLargeStaticVsReadelf measures, side by side on the large
+// program, the CPU time of check --static-only's work (check.File with
+// Static) and of readelf --debug-dump=frames-interp of the same toolchain,
+// and reports their ratio (the goal: within 3x).
+func BenchmarkLargeStaticVsReadelf(b *testing.B) {
+	dir := b.TempDir()
+	exe := buildLarge(b, dir)
+	var readelf string
+	all, _ := toolchain.All()
+	for _, t := range all {
+		if t.Target == target.X86_64 && t.SFrameVersion >= 3 {
+			readelf = t.Readelf
+		}
+	}
+	var checkCPU, readelfCPU time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := cpuTime(b)
+		if _, err := check.File(exe, check.Options{Static: true}); err != nil {
+			b.Fatal(err)
+		}
+		checkCPU += cpuTime(b) - t0
+		cmd := exec.Command(readelf, "--debug-dump=frames-interp", exe)
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		readelfCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	b.ReportMetric(checkCPU.Seconds()/float64(b.N), "check-cpu-s/op")
+	b.ReportMetric(readelfCPU.Seconds()/float64(b.N), "readelf-cpu-s/op")
+	b.ReportMetric(checkCPU.Seconds()/readelfCPU.Seconds(), "x-readelf")
 }

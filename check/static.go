@@ -18,7 +18,6 @@ type expected struct {
 	// NotCompared what this check does not evaluate.
 	Inexpressible string
 	NotCompared   string
-	Text          string
 }
 
 // static compares SFrame rows with CFI rows at every instruction boundary
@@ -117,7 +116,10 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 			fr.NotCompared++
 			if inexpr["nc:"+want.NotCompared] == nil {
 				inexpr["nc:"+want.NotCompared] = &Finding{Kind: KindNotCompared, Severity: SevNote, PC: hex(pc),
-					Message: want.NotCompared, CFI: want.Text}
+					Message: want.NotCompared, CFI: cfiText(c.l.Target, crow, cf)}
+				if hasSF {
+					inexpr["nc:"+want.NotCompared].SFrame = ruleText(c.l.Target, row)
+				}
 			}
 			continue
 		}
@@ -128,7 +130,7 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 				if !hasSF {
 					msg += "; the section has no row here"
 				}
-				fi := &Finding{Kind: KindInexpressible, Severity: SevNote, PC: hex(pc), Message: msg, CFI: want.Text}
+				fi := &Finding{Kind: KindInexpressible, Severity: SevNote, PC: hex(pc), Message: msg, CFI: cfiText(c.l.Target, crow, cf)}
 				if hasSF {
 					fi.SFrame = ruleText(c.l.Target, row)
 				}
@@ -142,7 +144,16 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 				if sfFn.Size > 0 {
 					msg = fmt.Sprintf("SFrame FDE at 0x%x has no row for this PC", sfFn.Start)
 				}
-				noSFrame = &Finding{Kind: KindMissing, Severity: SevError, PC: hex(pc), Message: msg, CFI: want.Text}
+				sev := SevError
+				if c.cause[i] != "" && sfFn.Size == 0 {
+					// The function has no FDE at all: the cause decides.
+					sev = c.gapSeverity(c.cause[i])
+					msg += "; " + gapMessage(c.cause[i], f.File)
+				}
+				noSFrame = &Finding{Kind: KindMissing, Severity: sev, PC: hex(pc), Message: msg, CFI: cfiText(c.l.Target, crow, cf)}
+				if sfFn.Size == 0 {
+					noSFrame.Cause = c.cause[i]
+				}
 			}
 			continue
 		}
@@ -151,27 +162,32 @@ func (c *checker) walk(i int, rowsOf func(*cfi.FDE) ([]cfi.Row, error)) {
 			continue
 		}
 		fr.Differ++
-		got := ruleText(c.l.Target, row)
-		k := diffKey{got, want.Text}
+		got, wantText := ruleText(c.l.Target, row), cfiText(c.l.Target, crow, cf)
+		k := diffKey{got, wantText}
 		if d := diffs[k]; d != nil {
 			d.Message = fmt.Sprintf("%s; %s", strings.SplitN(d.Message, ";", 2)[0], plural(d, pc))
 			continue
 		}
-		d := &Finding{Kind: KindStatic, Severity: SevError, PC: hex(pc), SFrame: got, CFI: want.Text,
+		d := &Finding{Kind: KindStatic, Severity: SevError, PC: hex(pc), SFrame: got, CFI: wantText,
 			Offset: sfFn.Offset,
 			Message: fmt.Sprintf("SFrame row (FDE at 0x%x, row at +%d) differs from the CFI row (FDE at %s+%d, row at +%d)",
 				sfFn.Start, row.Start, c.l.CFIName, cf.Offset, crow.Loc-cf.Start)}
 		diffs[k] = d
 	}
-	if len(inexpr) > 0 && !fr.HasFDE {
+	if len(inexpr) > 0 && !fr.HasFDE && c.cause[i] != "" {
 		// A producer leaves out a function whose CFI its version cannot
 		// express (GNU as warns, or not): not a defect of the section.
+		c.cause[i] = CauseInexpressible
 		for _, p := range []*Finding{noSFrame, c.uncovered[i]} {
 			if p != nil {
-				p.Severity = SevNote
+				p.Cause = CauseInexpressible
+				p.Severity = c.gapSeverity(CauseInexpressible)
 				p.Message += fmt.Sprintf(" (its CFI is inexpressible in v%d)", version)
 			}
 		}
+	}
+	if c.cause[i] != "" {
+		c.noteGap(i, c.cause[i], c.gapBytes[i])
 	}
 	for _, p := range []*Finding{c.uncovered[i], noSFrame, noCFI, cfiErr} {
 		if p != nil {
@@ -205,7 +221,6 @@ func (c *checker) expect(row cfi.Row, f *cfi.FDE, v int) (e expected) {
 	t := c.l.Target
 	bo := c.l.File.ByteOrder
 	e.Signed = row.RASigned
-	defer func() { e.Text = cfiText(t, row, f) }()
 
 	if f.CIE.RAReg != uint64(t.RA()) {
 		e.NotCompared = fmt.Sprintf("the CIE's return address column is %d, not the ABI's %d", f.CIE.RAReg, t.RA())

@@ -24,8 +24,18 @@ type checker struct {
 	funcs []symbol // function starts with ends filled in
 	fr    []FuncReport
 	// uncovered holds each function's uncovered-bytes finding until the
-	// static check knows whether its CFI is expressible.
+	// static check knows whether its CFI is expressible; cause why its
+	// bytes have no SFrame (gaps.go), gapBytes how many.
 	uncovered []*Finding
+	cause     []string
+	gapBytes  []uint64
+	gaps      *gapEvidence
+	gapIdx    map[string]int
+	// The dynamic check's failure groups (groups.go).
+	cfiRows    map[*cfi.FDE][]cfi.Row
+	groups     map[groupKey]*failGroup
+	groupOrder []*failGroup
+	ungrouped  int
 }
 
 func (c *checker) sframeOffset(off int) (int, int64) {
@@ -216,7 +226,12 @@ func (c *checker) functions() {
 		reg, _ := l.regionOf(f.Addr)
 		end := f.Addr + f.Size
 		if f.Size == 0 {
+			// A symbol without a size (_init, _fini) ends at its
+			// section's end or the next symbol, whichever comes first.
 			end = reg.end()
+			if s := l.sectionOf(f.Addr); s != nil && s.Addr+s.Size < end {
+				end = s.Addr + s.Size
+			}
 			if i+1 < len(funcs) && funcs[i+1].Addr < end {
 				end = funcs[i+1].Addr
 			}
@@ -229,6 +244,11 @@ func (c *checker) functions() {
 	c.funcs = funcs
 	c.fr = make([]FuncReport, len(funcs))
 	c.uncovered = make([]*Finding, len(funcs))
+	c.cause = make([]string, len(funcs))
+	c.gapBytes = make([]uint64, len(funcs))
+	if c.t != nil {
+		c.gaps = c.evidence()
+	}
 	for i, f := range funcs {
 		fr := &c.fr[i]
 		fr.Name, fr.Start, fr.Size = f.Name, hex(f.Addr), f.Size
@@ -242,11 +262,10 @@ func (c *checker) functions() {
 		cov := c.covered(f.Addr, f.Addr+f.Size, false)
 		if cov < f.Size {
 			first := c.firstUncovered(f.Addr, f.Addr+f.Size)
-			msg := fmt.Sprintf("%d of %d bytes have no SFrame FDE (first at 0x%x)", f.Size-cov, f.Size, first)
-			if c.cfi != nil && c.cfi.Find(first) == nil {
-				msg += "; the CFI has no FDE there either"
-			}
-			c.uncovered[i] = &Finding{Kind: KindUncovered, Severity: SevWarning, PC: hex(first), Message: msg}
+			cause := c.causeAt(first, f.Name, f.File)
+			c.cause[i], c.gapBytes[i] = cause, f.Size-cov
+			msg := fmt.Sprintf("%d of %d bytes have no SFrame FDE (first at 0x%x); %s", f.Size-cov, f.Size, first, gapMessage(cause, f.File))
+			c.uncovered[i] = &Finding{Kind: KindUncovered, Severity: c.gapSeverity(cause), PC: hex(first), Message: msg, Cause: cause}
 		}
 	}
 }

@@ -98,9 +98,11 @@ apt_suites() {
 # dpkg-dev: dpkg-source unpacks glibc's source package (step 7).
 # The shellcheck program: actionlint checks the workflows' run: scripts with it.
 # python3: the conformance kit's second reference unwinder (kit/python).
-HOST_PACKAGES=(gcc libc6-dev make pkg-config dpkg-dev shellcheck python3 binutils binutils-x86-64-linux-gnu
+# g++ and the cross g++: check builds C++ programs with exceptions for its tests.
+HOST_PACKAGES=(gcc g++ libc6-dev make pkg-config dpkg-dev shellcheck python3 binutils binutils-x86-64-linux-gnu
 	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu ca-certificates
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross)
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu g++-s390x-linux-gnu
+	libc6-dev-s390x-cross)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() {

@@ -36,7 +36,7 @@ const (
 )
 
 var stepText = map[Step]string{
-	HostPackages: "host packages: gcc, make, python3 (the conformance kit's unwinder), binutils, the cross binutils for x86-64, aarch64, s390x and the gcc cross compilers for aarch64 and s390x",
+	HostPackages: "host packages: gcc, g++, make, python3 (the conformance kit's unwinder), binutils, the cross binutils for x86-64, aarch64, s390x and the gcc and g++ cross compilers for aarch64 and s390x",
 	Unicorn:      "Unicorn 2.1",
 	Ginkgo:       "the Ginkgo CLI",
 	Binutils:     "GNU binutils of Debian bookworm, trixie and sid for x86-64, aarch64, s390x",

@@ -1,0 +1,319 @@
+package check
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/internal/testenv"
+	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
+)
+
+// The targets real programs are built for, with their gcc and g++.
+var programTargets = []struct {
+	t       target.Target
+	cc, cxx string
+}{
+	{target.X86_64, "gcc", "g++"},
+	{target.AArch64, "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++"},
+	{target.S390X, "s390x-linux-gnu-gcc", "s390x-linux-gnu-g++"},
+}
+
+// program is one build of testdata/programs.
+type program struct {
+	name string // gas-2.47/x86-64/excpt-pie
+	path string
+}
+
+// driverDir is a directory holding only "as" and "ld", tc's: the gcc
+// driver's -B takes both from there.
+func driverDir(t *testing.T, dir string, tc toolchain.Toolchain) string {
+	b := filepath.Join(dir, "B-"+tc.Name+"-"+tc.Target.Name())
+	if err := os.MkdirAll(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, to := range map[string]string{"as": tc.AS, "ld": tc.LD} {
+		if err := os.Symlink(to, filepath.Join(b, name)); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// buildPrograms builds the C and the C++ test programs with gcc and g++
+// 12 (-O2, -Wa,--gsframe) and tc's as and ld, as a PIE, statically and as
+// a shared library. srcs are the sources (hello.c; excpt.cc excpt2.cc).
+func buildPrograms(t *testing.T, dir string, tc toolchain.Toolchain, cc, cxx string, kinds []string, progs ...string) []program {
+	b := driverDir(t, dir, tc)
+	var out []program
+	for _, prog := range progs {
+		driver, srcs := cc, []string{"hello.c"}
+		switch prog {
+		case "excpt":
+			driver, srcs = cxx, []string{"excpt.cc", "excpt2.cc"}
+		case "lost":
+			srcs = []string{"lost.c"}
+		}
+		driver = testenv.LookPath(t, driver, testenv.HostPackages)
+		for _, kind := range kinds {
+			name := tc.Name + "/" + tc.Target.Name() + "/" + prog + "-" + kind
+			p := filepath.Join(dir, strings.ReplaceAll(name, "/", "-"))
+			args := []string{"-O2", "-Wa,--gsframe", "-B" + b + "/", "-o", p}
+			switch kind {
+			case "pie":
+				args = append(args, "-pie", "-fPIE")
+			case "static":
+				args = append(args, "-static")
+			case "shared":
+				args = append(args, "-shared", "-fPIC")
+			case "obj":
+				args = append(args, "-c")
+			}
+			for _, s := range srcs {
+				args = append(args, filepath.Join("testdata", "programs", s))
+			}
+			cmd := exec.Command(driver, args...)
+			if o, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %s %s: %v\n%s", name, driver, strings.Join(args, " "), err, o)
+			}
+			out = append(out, program{name: name, path: p})
+		}
+	}
+	return out
+}
+
+// sframeToolchains are the provisioned toolchains that write SFrame for
+// t, with their ld.
+func sframeToolchains(t *testing.T, tg target.Target) []toolchain.Toolchain {
+	all, err := toolchain.All()
+	if len(all) == 0 {
+		testenv.Missing(t, testenv.Binutils, "no GNU toolchain: %v", err)
+	}
+	var out []toolchain.Toolchain
+	for _, tc := range all {
+		if tc.Target == tg && tc.SFrameVersion > 0 && tc.LD != "" {
+			out = append(out, tc)
+		}
+	}
+	return out
+}
+
+// knownErrors are the errors real builds show that are written up as
+// findings: a substring of the message, the toolchains that show it, and
+// the finding.
+var knownErrors = []struct {
+	in      string
+	series  []string
+	finding string
+}{}
+
+func knownError(f Finding, tc toolchain.Toolchain) string {
+	for _, k := range knownErrors {
+		if strings.Contains(f.Message, k.in) && (len(k.series) == 0 || contains(k.series, toolchain.Series(tc.Version))) {
+			return k.finding
+		}
+	}
+	return ""
+}
+
+// TestRealPrograms checks programs as users build them, with every
+// provisioned gas and ld that writes SFrame for the target: a small C
+// program and a C++ program with exceptions, templates and an inline
+// function used from two translation units, as a PIE, statically and as
+// a shared library. Their sections are right, so every error is a false
+// alarm unless a finding explains it; and the check must judge them
+// (functions run, rows compared), so that a check that judges nothing
+// cannot pass. Under -short only the newest series is built and the
+// static links are checked statically only.
+func TestRealPrograms(t *testing.T) {
+	dir := t.TempDir()
+	for _, pt := range programTargets {
+		tcs := sframeToolchains(t, pt.t)
+		if testing.Short() && len(tcs) > 1 {
+			tcs = tcs[len(tcs)-1:] // the newest series only
+		}
+		for _, tc := range tcs {
+			progs := buildPrograms(t, dir, tc, pt.cc, pt.cxx, []string{"pie", "static", "shared"}, "hello", "excpt")
+			for _, p := range progs {
+				t.Run(p.name, func(t *testing.T) {
+					opts := DefaultOptions()
+					if testing.Short() && strings.HasSuffix(p.name, "-static") {
+						opts.Dynamic = false
+					}
+					r, err := File(p.path, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s := r.Summary
+					t.Logf("%d errors, %d warnings, %d notes; %d functions, %d with FDE; %d compared; %d steps %v; gaps %v",
+						s.Errors, s.Warnings, s.Notes, s.Functions, s.WithFDE, s.Compared, s.Steps, s.Verdicts, gapText(r.Gaps))
+					for _, f := range r.Findings {
+						if f.Severity != SevError {
+							continue
+						}
+						if k := knownError(f, tc); k != "" {
+							t.Logf("known (%s): %s %s %s: %s", k, f.Kind, f.Func, f.PC, f.Message)
+							continue
+						}
+						t.Errorf("false alarm: %s %s %s: %s\n  sframe: %s\n  cfi:    %s", f.Kind, f.Func, f.PC, f.Message, f.SFrame, f.CFI)
+					}
+					if s.Compared == 0 || s.WithFDE < 2 {
+						t.Errorf("nothing judged: %d rows compared, %d functions with an FDE", s.Compared, s.WithFDE)
+					}
+					if opts.Dynamic && s.Verdicts["OK"] == 0 {
+						t.Errorf("the dynamic check judged no step OK: %v", s.Verdicts)
+					}
+				})
+			}
+		}
+	}
+}
+
+func gapText(gs []Gap) string {
+	var parts []string
+	for _, g := range gs {
+		parts = append(parts, g.Cause+":"+itoa(g.Functions))
+	}
+	return strings.Join(parts, " ")
+}
+
+func itoa(n int) string {
+	var b []byte
+	if n == 0 {
+		return "0"
+	}
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// newest is the newest provisioned toolchain of series for tg.
+func newest(t *testing.T, tg target.Target, series string) toolchain.Toolchain {
+	var out toolchain.Toolchain
+	for _, tc := range sframeToolchains(t, tg) {
+		if toolchain.Series(tc.Version) == series {
+			out = tc
+		}
+	}
+	if out.Name == "" {
+		testenv.Missing(t, testenv.Binutils, "no gas/ld %s for %s", series, tg.Name())
+	}
+	return out
+}
+
+// TestLostFDE: a function GNU as leaves out of an object that carries
+// SFrame (lost.c's lost(), whose CFI has DW_CFA_GNU_args_size 16) is an
+// error and makes the file fail, on every target, linked or as the object
+// gas wrote, while the crt files' functions of the same link stay
+// coverage.
+func TestLostFDE(t *testing.T) {
+	dir := t.TempDir()
+	for _, pt := range programTargets {
+		tc := newest(t, pt.t, "2.47")
+		for _, p := range buildPrograms(t, dir, tc, pt.cc, pt.cxx, []string{"pie", "obj"}, "lost") {
+			r, err := File(p.path, Options{Static: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ExitCode([]*Report{r}) != 1 {
+				t.Errorf("%s: exit %d, want 1 (%d errors)", p.name, ExitCode([]*Report{r}), r.Summary.Errors)
+			}
+			lost := gapOf(r, CauseLost)
+			if lost == nil || !lost.Error || !contains(lost.Names, "lost") {
+				t.Errorf("%s: gaps %+v, want lost() under %q as an error", p.name, r.Gaps, CauseLost)
+			}
+			for _, g := range r.Gaps {
+				if g.Cause != CauseLost && (g.Error || contains(g.Names, "before") || contains(g.Names, "after")) {
+					t.Errorf("%s: gap %+v: only lost() is an error", p.name, g)
+				}
+			}
+		}
+	}
+}
+
+func gapOf(r *Report, cause string) *Gap {
+	for i := range r.Gaps {
+		if r.Gaps[i].Cause == cause {
+			return &r.Gaps[i]
+		}
+	}
+	return nil
+}
+
+// TestLinkerDroppedInputs: objects assembled by gas 2.44 (SFrame v2)
+// linked by ld 2.47, which ignores version 2 input ("unexpected SFrame
+// section type; section ignored"): the output's section holds only ld's
+// PLT FDEs. Every function with CFI is then an error, not coverage, and
+// --strict is not needed for exit 1.
+func TestLinkerDroppedInputs(t *testing.T) {
+	dir := t.TempDir()
+	as := newest(t, target.X86_64, "2.44")
+	ld := newest(t, target.X86_64, "2.47")
+	mixed := as
+	mixed.Name, mixed.LD = "gas-2.44+ld-2.47", ld.LD
+	p := buildPrograms(t, dir, mixed, "gcc", "g++", []string{"pie"}, "hello")[0]
+	r, err := File(p.path, Options{Static: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gapOf(r, CauseDropped)
+	if ExitCode([]*Report{r}) != 1 || g == nil || !g.Error || !contains(g.Names, "main") || !contains(g.Names, "greet") {
+		t.Errorf("exit %d, gaps %+v: want main and greet under %q as errors", ExitCode([]*Report{r}), r.Gaps, CauseDropped)
+	}
+}
+
+// TestStrict: --strict makes the crt files' coverage gaps of a correct
+// build errors; without it the same file passes.
+func TestStrict(t *testing.T) {
+	dir := t.TempDir()
+	tc := newest(t, target.X86_64, "2.47")
+	p := buildPrograms(t, dir, tc, "gcc", "g++", []string{"pie"}, "hello")[0]
+	for _, strict := range []bool{false, true} {
+		r, err := File(p.path, Options{Static: true, Strict: strict})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if strict {
+			want = 1
+		}
+		if got := ExitCode([]*Report{r}); got != want {
+			t.Errorf("strict=%v: exit %d, want %d (gaps %+v)", strict, got, want, r.Gaps)
+		}
+		if gapOf(r, CauseNoCFI) == nil || gapOf(r, CauseNoSFrameInput) == nil {
+			t.Errorf("strict=%v: gaps %+v: want the crt files' functions without CFI (_init) and without SFrame (_start)", strict, r.Gaps)
+		}
+	}
+}
+
+// TestNoReturn: greet() calls abort() through the PLT when its argument
+// is NULL (variant 0): that run must end there, at the exit stand-in,
+// never return from abort into the bytes after the call; the same for
+// the C++ program's throws (__cxa_throw, _Unwind_Resume).
+func TestNoReturn(t *testing.T) {
+	dir := t.TempDir()
+	tc := newest(t, target.X86_64, "2.47")
+	progs := buildPrograms(t, dir, tc, "gcc", "g++", []string{"pie"}, "hello", "excpt")
+	for _, p := range progs {
+		r, err := File(p.path, Options{Dynamic: true, Variants: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exits := map[string]int{}
+		for _, f := range r.Functions {
+			exits[f.Name] = f.Ends["exit"]
+		}
+		for _, fn := range map[string][]string{"hello": {"greet"}, "excpt": {"_Z2fai", "main"}}[strings.Split(filepath.Base(p.path), "-")[4]] {
+			if exits[fn] == 0 {
+				t.Errorf("%s: no run of %s ended at a call that never returns (ends: %v)", p.name, fn, exits)
+			}
+		}
+		if r.Summary.Errors > 0 {
+			t.Errorf("%s: %d errors", p.name, r.Summary.Errors)
+		}
+	}
+}
