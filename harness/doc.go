@@ -13,11 +13,8 @@
 // stack the image declares SP to be on), and judging happens when a batch
 // is full or the run ends.
 //
-// Produce makes an image from a registered producer, ProduceBatch many
-// (a producer.BatchProducer gets them laid out one after the other in the
-// emulator's regions, to build with one run of its tools); Pairing says whether
-// a producer and a consumer can meet on a target (an UnsupportedError with
-// the reason when not: reported, never counted as a failure).
+// Making the images (producers, batches) and deciding which producer and
+// consumer meet is package campaign's, which runs its cells on Checkers.
 //
 // The differential (CheckAgainst, Reference) compares a toolchain's table
 // with sfconform's own encoding of the same program, row against row at
