@@ -61,16 +61,54 @@ type Sink interface {
 // Ginkgo process makes one and runs its cells with it.
 type Worker struct {
 	checkers *harness.Pool
+	conses   map[string]consumer.Consumer // by name, made on first use
+	prods    map[string]producer.Producer // by name, made on first use
 }
 
 // NewWorker makes a worker whose checkers use opt.
-func NewWorker(opt harness.Options) *Worker { return &Worker{checkers: harness.NewPool(opt)} }
+func NewWorker(opt harness.Options) *Worker {
+	return &Worker{checkers: harness.NewPool(opt), conses: map[string]consumer.Consumer{}, prods: map[string]producer.Producer{}}
+}
+
+// producer is the worker's producer of that name, made on first use: a
+// toolchain producer finds its tools and their versions once.
+func (w *Worker) producer(name string) (producer.Producer, error) {
+	if p := w.prods[name]; p != nil {
+		return p, nil
+	}
+	p, err := producer.New(name)
+	if err != nil {
+		return nil, err
+	}
+	w.prods[name] = p
+	return p, nil
+}
+
+// consumer is the worker's consumer of that name, made on first use and
+// kept for its next cells: an out-of-process consumer is started once.
+func (w *Worker) consumer(name string) (consumer.Consumer, error) {
+	if c := w.conses[name]; c != nil {
+		return c, nil
+	}
+	c, err := consumer.New(name)
+	if err != nil {
+		return nil, err
+	}
+	w.conses[name] = c
+	return c, nil
+}
 
 // Checker is the worker's checker for t.
 func (w *Worker) Checker(t target.Target) (*harness.Checker, error) { return w.checkers.Get(t) }
 
-// Close releases the worker's emulators.
-func (w *Worker) Close() { w.checkers.Close() }
+// Close releases the worker's emulators and consumers.
+func (w *Worker) Close() {
+	w.checkers.Close()
+	for n, c := range w.conses {
+		c.Close()
+		delete(w.conses, n)
+	}
+}
 
 // Each runs do on every job, spread over n workers (at least one), each
 // with its own Worker; opt (nil: harness.Options{}) gives each worker's
@@ -128,17 +166,16 @@ func (w *Worker) RunCells(cfg Config, cells []*Cell, sink Sink) {
 	}()
 	var plan *Plan
 	for _, c := range cells {
-		prod, err := producer.New(c.Producer)
+		prod, err := w.producer(c.Producer)
 		if err != nil {
 			c.fail(err)
 			continue
 		}
-		cons, err := consumer.New(c.Consumer)
+		cons, err := w.consumer(c.Consumer)
 		if err != nil {
 			c.fail(err)
 			continue
 		}
-		defer cons.Close()
 		p, err := NewPlan(prod, c.target, cfg.Patterns, cons)
 		if err != nil {
 			var u *UnsupportedError
