@@ -127,7 +127,7 @@ func TestRunSinkSeesEveryProgram(t *testing.T) {
 	Run(Config{Seeds: seeds, Batch: 4, Workers: 2}, cells, s)
 	for _, c := range cells[:3] {
 		if !slices.Equal(s.programs[c], seeds) || c.Programs != len(seeds) || c.Status != "clean" || c.Instructions == 0 ||
-			c.Verdicts["OK"] != c.Instructions || s.done[c] != 1 || c.Plan() == nil {
+			c.Verdicts["OK"] != c.Instructions || s.done[c] != 1 || c.Plan() == nil || c.Seconds <= 0 {
 			t.Errorf("%s: sink saw %v, done %d; cell %+v", c.Name(), s.programs[c], s.done[c], c)
 		}
 	}

@@ -200,10 +200,17 @@ func (w *Worker) RunCells(cfg Config, cells []*Cell, sink Sink) {
 		}
 		return
 	}
+	// A cell's seconds are its own checks' and the programs' making,
+	// which its cells share: with one consumer, the cell's whole time.
 	start := time.Now()
+	checking := make([]time.Duration, len(lives))
 	defer func() {
-		for _, l := range lives {
-			l.c.Seconds = time.Since(start).Seconds()
+		total := time.Since(start)
+		for _, d := range checking {
+			total -= d
+		}
+		for i, l := range lives {
+			l.c.Seconds = (total + checking[i]).Seconds()
 		}
 	}()
 	stop := make(chan struct{})
@@ -219,9 +226,11 @@ func (w *Worker) RunCells(cfg Config, cells []*Cell, sink Sink) {
 					return
 				}
 			}
-			for _, l := range lives {
+			for i, l := range lives {
+				t := time.Now()
 				res := w.check(cfg, plan, chk, l.cons, l.c, p, sink)
 				l.c.Add(p, res, sink.Program(&Checked{Cell: l.c, Program: p, Result: res, Checker: chk, Consumer: l.cons}))
+				checking[i] += time.Since(t)
 			}
 		}
 	}
