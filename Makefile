@@ -57,7 +57,7 @@ matrix: setup build
 # through every compiler x optimisation x assembler x link, every output's
 # SFrame checked; then Csmith programs run under emulation (realcode/).
 REALCODE_ARGS ?=
-CSMITH_ARGS ?= --seeds 1-20 --opts O0,O2,O3 --consumers builtin,libsframe
+CSMITH_ARGS ?= --seeds 1-20 --opts O0,O2,O3 --consumer builtin,libsframe
 realcode: setup build
 	$(BIN)/sfconform realcode $(REALCODE_ARGS)
 	$(BIN)/sfconform csmith -q $(CSMITH_ARGS)

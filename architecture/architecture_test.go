@@ -158,6 +158,16 @@ func violations(g graph) []string {
 					}
 				}
 			}
+		case under(p, "kit"):
+			// The conformance kit judges an unwinder written from the
+			// protocol document through the sfconform binary: its tests
+			// link nothing of the project that could lend that unwinder
+			// (or the judging) the Go unwinder's knowledge.
+			for _, imp := range append(append([]string(nil), info.imports...), info.testImports...) {
+				if d := local(imp); d != "" && d != "internal/testenv" {
+					out = append(out, "kit package "+p+" imports "+d+": the kit drives the sfconform binary and imports only internal/testenv")
+				}
+			}
 		case p == "corpus":
 			for d, chain := range deps {
 				if d == "gen" || d == "producer" || d == "oracle" || d == "emu" || d == "harness" || d == "consumer" {
@@ -181,7 +191,7 @@ func TestDependencyRules(t *testing.T) {
 	t.Parallel()
 	g := load(t, "..")
 	// The walk found the project, not an empty directory.
-	for _, p := range append([]string{"oracle", "consumer", "sframe", "corpus", "emu", "gen", "producer", "harness", "campaign", "report/html"}, leaves...) {
+	for _, p := range append([]string{"oracle", "consumer", "sframe", "corpus", "emu", "gen", "producer", "harness", "campaign", "report/html", "kit"}, leaves...) {
 		if _, ok := g[p]; !ok {
 			t.Fatalf("package %s not found under the module root", p)
 		}
@@ -236,6 +246,9 @@ func TestRulesCatchViolations(t *testing.T) {
 			g["campaign"] = pkg{imports: []string{module + "/harness"}}
 			g["harness"] = pkg{imports: []string{module + "/matrix"}}
 		}, "campaign depends on matrix (campaign -> harness -> matrix)"},
+		{"kit test -> sframe", func(g graph) {
+			g["kit"] = pkg{testImports: []string{module + "/internal/testenv", module + "/sframe"}}
+		}, "kit package kit imports sframe"},
 		{"unicorn outside emu, in a test", func(g graph) {
 			g["harness"] = pkg{testImports: []string{unicorn}}
 		}, "harness imports Unicorn"},

@@ -2,26 +2,17 @@ package cbf
 
 import (
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 	"time"
+
+	"github.com/sfconform/sfconform/internal/testenv"
 )
 
 // testSeed is the seed of the random tests: SFCONFORM_SEED when set, so a
 // logged failure replays, else the clock.
 func testSeed(t testing.TB) uint64 {
 	t.Helper()
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("SFCONFORM_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 0, 64)
-		if err != nil {
-			t.Fatalf("SFCONFORM_SEED=%q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with SFCONFORM_SEED=%d)", seed, seed)
-	return seed
+	return testenv.Seed(t, uint64(time.Now().UnixNano()))
 }
 
 // randomBacktrace builds backtraces shaped like real ones (addresses in a few

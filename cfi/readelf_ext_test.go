@@ -149,7 +149,7 @@ func compareReadelf(t *testing.T, fx fixture) {
 	}
 	tg := fx.tc.Target
 	fpName, raName := regName(tg, tg.FP()), "ra"
-	aarch64 := tg == target.AArch64 || tg == target.AArch64BE
+	aarch64 := tg.IsAArch64()
 	var (
 		fde     *cfi.FDE
 		rows    []cfi.Row

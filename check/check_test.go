@@ -539,7 +539,7 @@ func TestCompilerMatrix(t *testing.T) {
 		}
 		c := cc(t, tc.Target)
 		for name, o := range opts {
-			if name == "O2pac" && tc.Target != target.AArch64 && tc.Target != target.AArch64BE {
+			if name == "O2pac" && !tc.Target.IsAArch64() {
 				continue
 			}
 			tc, name, o := tc, name, o

@@ -413,13 +413,9 @@ func withStubSection(t target.Target, sec []byte, base, stub uint64, infos []Sec
 		CFA: sframe.Rule{Kind: sframe.RuleUndefined}, RA: sframe.Rule{Kind: sframe.RuleUndefined}, FP: sframe.Rule{Kind: sframe.RuleSame}}}}
 	// The external function never touches its frame: the entry rules
 	// hold throughout (the psABI's, as the oracle reads them).
-	entry := sframe.Row{CFA: sframe.Rule{Kind: sframe.RuleExpr, Reg: t.SP()}, RA: sframe.Rule{Kind: sframe.RuleSame}, FP: sframe.Rule{Kind: sframe.RuleSame}}
-	switch t {
-	case target.X86_64:
-		entry.CFA.Offset = 8
-		entry.RA = sframe.Rule{Kind: sframe.RuleExpr, Reg: sframe.RegCFA, Offset: -8, Deref: true}
-	case target.S390X:
-		entry.CFA.Offset = 160
+	entry := sframe.Row{CFA: sframe.Rule{Kind: sframe.RuleExpr, Reg: t.SP(), Offset: t.CFAAtEntry()}, RA: sframe.Rule{Kind: sframe.RuleSame}, FP: sframe.Rule{Kind: sframe.RuleSame}}
+	if !t.HasLinkRegister() {
+		entry.RA = sframe.Rule{Kind: sframe.RuleExpr, Reg: sframe.RegCFA, Offset: target.RAOnStackAtEntry, Deref: true}
 	}
 	extFDE := sframe.FDE{Start: stub + externalOff, Size: uint32(len(externalCode(t))), Rows: []sframe.Row{entry}}
 	extra, err := sframe.Encode([]sframe.FDE{stubFDE, extFDE}, sframe.EncodeOptions{Version: version, ABI: abi, Base: at, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})
@@ -435,15 +431,7 @@ func withStubSection(t target.Target, sec []byte, base, stub uint64, infos []Sec
 // zeros, then pointers into the stack's zeroed area above the entry SP,
 // then small integers, then mixes of both.
 func arguments(t target.Target, v int) map[int]uint64 {
-	var regs []int
-	switch t {
-	case target.X86_64:
-		regs = []int{5, 4, 1, 2, 8, 9} // rdi rsi rdx rcx r8 r9
-	case target.S390X:
-		regs = []int{2, 3, 4, 5, 6}
-	default:
-		regs = []int{0, 1, 2, 3, 4, 5, 6, 7}
-	}
+	regs := t.ArgRegs()
 	scratch := uint64(emu.InitialSP + 1024)
 	out := map[int]uint64{}
 	for k, r := range regs {
@@ -468,28 +456,12 @@ func arguments(t target.Target, v int) map[int]uint64 {
 // RA saved in an FPR): the emulator reads them at every step for the
 // unwinder's topmost frame.
 func (c *checker) ruleRegs() []int {
-	t := c.l.Target
-	seen := map[int]bool{}
 	var out []int
-	add := func(r sframe.Rule) {
-		if r.Kind != sframe.RuleExpr || r.Reg == sframe.RegCFA || r.Reg == t.SP() || r.Reg == t.FP() || r.Reg == t.RA() || seen[r.Reg] {
-			return
-		}
-		seen[r.Reg] = true
-		out = append(out, r.Reg)
-	}
 	for _, f := range c.fdes {
-		rows, err := f.Rows()
-		if err != nil {
-			continue
-		}
-		for _, r := range rows {
-			add(r.CFA)
-			add(r.RA)
-			add(r.FP)
+		if rows, err := f.Rows(); err == nil {
+			out = sframe.RuleRegs(sframe.ABI(c.l.Target), rows, out)
 		}
 	}
-	sort.Ints(out)
 	return out
 }
 

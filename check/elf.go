@@ -78,27 +78,7 @@ type loaded struct {
 }
 
 // targetOf maps an ELF header to one of the four targets.
-func targetOf(f *elf.File) (target.Target, error) {
-	if f.Class != elf.ELFCLASS64 {
-		return 0, fmt.Errorf("%v: every SFrame ABI is 64-bit", f.Class)
-	}
-	switch f.Machine {
-	case elf.EM_X86_64:
-		if f.Data == elf.ELFDATA2LSB {
-			return target.X86_64, nil
-		}
-	case elf.EM_AARCH64:
-		if f.Data == elf.ELFDATA2MSB {
-			return target.AArch64BE, nil
-		}
-		return target.AArch64, nil
-	case elf.EM_S390:
-		if f.Data == elf.ELFDATA2MSB {
-			return target.S390X, nil
-		}
-	}
-	return 0, fmt.Errorf("machine %v (%v) is not one of the SFrame targets (x86-64, aarch64, aarch64_be, s390x)", f.Machine, f.Data)
-}
+func targetOf(f *elf.File) (target.Target, error) { return target.FromELF(f.FileHeader) }
 
 // load reads what the checks need from an ELF file. Every error is the
 // reason the file is unusable.
@@ -260,13 +240,7 @@ func (l *loaded) pltEntries() []symbol {
 		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Size == 0 || (s.Name != ".plt" && s.Name != ".plt.sec" && s.Name != ".plt.got") {
 			continue
 		}
-		first, entry := uint64(16), uint64(16)
-		switch l.Target {
-		case target.AArch64, target.AArch64BE:
-			first = 32
-		case target.S390X:
-			first, entry = 32, 32
-		}
+		first, entry := l.Target.PLTSizes()
 		if s.Name != ".plt" {
 			first = entry // .plt.sec and .plt.got have no PLT0
 		}

@@ -43,7 +43,7 @@ func (c *checker) static() {
 	rowsOf := func(f *cfi.FDE) ([]cfi.Row, error) {
 		if cache.fde != f {
 			cache.fde = f
-			cache.rows, cache.err = f.Rows(c.track(), c.l.Target == target.AArch64 || c.l.Target == target.AArch64BE, c.l.File.ByteOrder)
+			cache.rows, cache.err = f.Rows(c.track(), c.l.Target.IsAArch64(), c.l.File.ByteOrder)
 		}
 		return cache.rows, cache.err
 	}
@@ -310,7 +310,7 @@ func same(t target.Target, row sframe.Row, e expected) bool {
 	if row.RA.Kind == sframe.RuleUndefined || e.RA.Kind == sframe.RuleUndefined {
 		return row.RA.Kind == e.RA.Kind
 	}
-	if (t == target.AArch64 || t == target.AArch64BE) && row.MangledRA != e.Signed {
+	if t.IsAArch64() && row.MangledRA != e.Signed {
 		return false
 	}
 	return row.CFA == e.CFA && row.RA == e.RA && row.FP == e.FP

@@ -7,8 +7,9 @@
 # second run takes well under a second.
 #
 # Steps:
-#   1. host packages from the machine's own suite (gcc, make, the cross binutils,
-#      the gcc cross compilers for aarch64 and s390x with their C libraries)
+#   1. host packages from the machine's own suite (gcc, make, python3, the cross
+#      binutils, the gcc cross compilers for aarch64 and s390x with their C
+#      libraries)
 #   2. Unicorn 2.1 (Debian sid's or trixie's libunicorn) under /usr/local
 #   3. the Ginkgo CLI at the version pinned in go.mod, into /usr/local/bin,
 #      and the Go tools go.mod's tool directives name (actionlint), fetched
@@ -96,7 +97,8 @@ apt_suites() {
 # and compile real code for the other targets.
 # dpkg-dev: dpkg-source unpacks glibc's source package (step 7).
 # The shellcheck program: actionlint checks the workflows' run: scripts with it.
-HOST_PACKAGES=(gcc libc6-dev make pkg-config dpkg-dev shellcheck binutils binutils-x86-64-linux-gnu
+# python3: the conformance kit's second reference unwinder (kit/python).
+HOST_PACKAGES=(gcc libc6-dev make pkg-config dpkg-dev shellcheck python3 binutils binutils-x86-64-linux-gnu
 	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu ca-certificates
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross)
 

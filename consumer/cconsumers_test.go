@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -241,18 +239,10 @@ func compareWithBuiltin(t *testing.T, c Consumer, img *image.Image, steps []Step
 }
 
 // testSeed is the differential tests' seed, logged, and taken from
-// SFCONFORM_TEST_SEED to replay.
+// SFCONFORM_SEED to replay.
 func testSeed(t *testing.T) int64 {
-	seed := int64(1)
-	if s := os.Getenv("SFCONFORM_TEST_SEED"); s != "" {
-		v, err := strconv.ParseInt(s, 0, 64)
-		if err != nil {
-			t.Fatalf("SFCONFORM_TEST_SEED=%q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (SFCONFORM_TEST_SEED replays)", seed)
-	return seed
+	t.Helper()
+	return int64(testenv.Seed(t, 1))
 }
 
 // libsframe, walked by our C code, unwinds every state as the builtin

@@ -66,7 +66,7 @@
 // # Commands
 //
 //	go test ./difffuzz                    # slice (400 mutants), reproducers, fuzz seeds: seconds
-//	SFCONFORM_DIFFFUZZ_MUTANTS=20000 SFCONFORM_DIFFFUZZ_SEED=7 go test ./difffuzz -run TestSlice -v
+//	SFCONFORM_DIFFFUZZ_MUTANTS=20000 SFCONFORM_SEED=7 go test ./difffuzz -run TestSlice -v
 //	go test ./difffuzz -run '^$' -fuzz FuzzConsumers -fuzztime 10m -fuzzminimizetime 20x -parallel 1
 //	go test ./difffuzz -run '^$' -bench VersusLibsframe
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/image"
-	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/validate"
 )
 
@@ -128,9 +128,8 @@ func headerOnly(c *Case) *image.Image {
 	o := c.Target.ByteOrder()
 	o.PutUint16(h, 0xdee2)
 	h[2], h[3], h[4] = 3, 0x5, byte(c.Target)
-	if c.Target == target.X86_64 {
-		h[6] = 0xf8
-	}
+	_, ra := sframe.DefaultFixedOffsets(sframe.ABI(c.Target))
+	h[6] = byte(ra)
 	return &image.Image{Target: c.Target, SFrame: h, SFrameAddr: c.Addr, SFrameVersion: 3, Producer: "difffuzz"}
 }
 

@@ -3,12 +3,14 @@ package difffuzz
 import (
 	"os"
 	"testing"
+
+	"github.com/sfconform/sfconform/internal/testenv"
 )
 
 // TestSlice is the deterministic slice of the differential fuzzing that
 // make test runs: every seed section unmutated, then a few hundred
 // mutants of them (SFCONFORM_DIFFFUZZ_MUTANTS changes how many,
-// SFCONFORM_DIFFFUZZ_SEED the mutations), asked of builtin, libsframe
+// SFCONFORM_SEED the mutations), asked of builtin, libsframe
 // and, where a mutant passes validation, glibc. It fails on a
 // disagreement no rule classifies. Each crash and each unclassified
 // disagreement of a new kind is written as a reproducer file, to a
@@ -19,8 +21,8 @@ func TestSlice(t *testing.T) {
 	seeds := seedsFor(t)
 	r := runnerFor(t, true)
 	n := envInt(t, "SFCONFORM_DIFFFUZZ_MUTANTS", 400)
-	seed := int64(envInt(t, "SFCONFORM_DIFFFUZZ_SEED", 1))
-	t.Logf("%d seed sections; %d mutants from seed %d (SFCONFORM_DIFFFUZZ_MUTANTS, SFCONFORM_DIFFFUZZ_SEED)", len(seeds), n, seed)
+	seed := int64(testenv.Seed(t, 1))
+	t.Logf("%d seed sections; %d mutants from seed %d (SFCONFORM_DIFFFUZZ_MUTANTS, SFCONFORM_SEED)", len(seeds), n, seed)
 	dir := t.TempDir()
 	if keep := os.Getenv("SFCONFORM_DIFFFUZZ_KEEP"); keep != "" {
 		dir = keep

@@ -23,8 +23,8 @@ import (
 // give it; older tools go by the name); order says the byte order of the
 // whole file, which a dumper uses for the section too.
 func ELF(abi sframe.ABI, order binary.ByteOrder, section []byte, addr uint64) ([]byte, error) {
-	machine, ok := machines[abi]
-	if !ok {
+	machine := abi.ELFMachine()
+	if machine == elf.EM_NONE {
 		return nil, fmt.Errorf("dumper: no ELF machine for ABI %v", abi)
 	}
 	const (
@@ -85,12 +85,5 @@ func ELF(abi sframe.ABI, order binary.ByteOrder, section []byte, addr uint64) ([
 
 // shtGNUSFrame is the section type binutils gives .sframe since 2.45.
 const shtGNUSFrame elf.SectionType = 0x6ffffff4
-
-var machines = map[sframe.ABI]elf.Machine{
-	sframe.ABIAMD64LE:   elf.EM_X86_64,
-	sframe.ABIAArch64LE: elf.EM_AARCH64,
-	sframe.ABIAArch64BE: elf.EM_AARCH64,
-	sframe.ABIS390XBE:   elf.EM_S390,
-}
 
 func align(n, a int) int { return (n + a - 1) / a * a }

@@ -143,11 +143,7 @@ func (m *Machine) exitCall(pc uint64) (uint64, bool) {
 
 // Return registers, link registers (DWARF numbers).
 func (m *Machine) setReturnValue() error {
-	ret := 0 // %rax, x0
-	if m.abi == target.S390X {
-		ret = 2
-	}
-	return m.setReg(ret, 0)
+	return m.setReg(m.abi.RetReg(), 0)
 }
 
 func (m *Machine) setReg(dwarf int, v uint64) error {
@@ -177,11 +173,7 @@ func (m *Machine) returnFromExternal(r *Run, at uint64) (uint64, bool, error) {
 		}
 		ret = w
 	default:
-		link := 30 // x30
-		if m.abi == target.S390X {
-			link = 14
-		}
-		w, err := m.Reg(link)
+		w, err := m.Reg(m.abi.RA()) // the link register: x30, r14
 		if err != nil {
 			return 0, false, err
 		}

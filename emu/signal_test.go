@@ -329,7 +329,7 @@ func TestSignalFaults(t *testing.T) {
 }
 
 func a64Off(abi target.Target) uint64 {
-	if abi == target.AArch64 || abi == target.AArch64BE {
+	if abi.IsAArch64() {
 		return 4
 	}
 	return 0

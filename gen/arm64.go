@@ -10,15 +10,15 @@ import (
 
 // AArch64 register numbers (hardware = DWARF for x0-x30; 31 is sp or xzr by context).
 const (
-	aX9  = 9
-	aX10 = 10
-	aX16 = 16
-	aX19 = 19
-	aX20 = 20
-	aX21 = 21
-	aFP  = 29
-	aLR  = 30
-	aSP  = 31
+	arm64X9  = 9
+	arm64X10 = 10
+	arm64X16 = 16
+	arm64X19 = 19
+	arm64X20 = 20
+	arm64X21 = 21
+	arm64FP  = 29
+	arm64LR  = 30
+	arm64SP  = 31
 )
 
 func arm64Target(abi target.Target) *isa {
@@ -31,7 +31,7 @@ func arm64Target(abi target.Target) *isa {
 		codeAlign:  4,
 
 		typeDirective: "%function",
-		regName:       a64Name,
+		regName:       arm64Name,
 		callOK: func(st *frame) error {
 			if st.ra.Kind != sframe.RuleExpr {
 				return errNoRA
@@ -40,84 +40,84 @@ func arm64Target(abi target.Target) *isa {
 		},
 		testBranch: func(b *builder, arg, bit int, set bool, label string) {
 			r := b.t.argRegs[arg]
-			a64TestBit(b, set, r, bit, label)
+			arm64TestBit(b, set, r, bit, label)
 		},
-		call: func(b *builder, fn string) { a64Branch26(b, 0x94000000, "bl", fn) },
+		call: func(b *builder, fn string) { arm64Branch26(b, 0x94000000, "bl", fn) },
 		stub: func(b *builder, root string) {
 			// Align SP down to 16 whatever the loader chose.
-			a64(b, 0x910003e9, "mov x9, sp")
-			a64(b, 0x92400000|60<<16|59<<10|aX9<<5|aX9, "and x9, x9, #0xfffffffffffffff0")
-			a64(b, 0x9100013f, "mov sp, x9")
-			a64(b, 0xd2a00000|0xfb5f<<5|aFP, "mov x29, #0xfb5f0000")
+			arm64Insn(b, 0x910003e9, "mov x9, sp")
+			arm64Insn(b, 0x92400000|60<<16|59<<10|arm64X9<<5|arm64X9, "and x9, x9, #0xfffffffffffffff0")
+			arm64Insn(b, 0x9100013f, "mov sp, x9")
+			arm64Insn(b, 0xd2a00000|0xfb5f<<5|arm64FP, "mov x29, #0xfb5f0000")
 			b.emitCall(root)
-			a64(b, 0xd4200000, "brk #0x0").exit = true
+			arm64Insn(b, 0xd4200000, "brk #0x0").exit = true
 		},
-		filler: a64Filler,
+		filler: arm64Filler,
 		loop: func(b *builder, n int) {
-			a64Movz(b, aX9, uint16(n))
+			arm64Movz(b, arm64X9, uint16(n))
 			l := b.newLabel()
 			b.place(l)
-			a64(b, 0xf1000000|1<<10|aX9<<5|aX9, "subs x9, x9, #0x1")
-			a64Cond(b, 1, "ne", l)
+			arm64Insn(b, 0xf1000000|1<<10|arm64X9<<5|arm64X9, "subs x9, x9, #0x1")
+			arm64Cond(b, 1, "ne", l)
 		},
 	}
 	t.prims = prims{
-		fpSetup:     a64FPSetup,
-		fpTeardowns: []func(b *builder){a64ReleaseAddLoad, a64ReleaseMovLoad},
+		fpSetup:     arm64FPSetup,
+		fpTeardowns: []func(b *builder){arm64ReleaseAddLoad, arm64ReleaseMovLoad},
 		spSetup: func(b *builder) {
 			// The frame record at the top of the frame, x29 not set.
 			a := int64(16 * (1 + b.rng.IntN(3)))
-			a64AdjSP(b, -a)
-			a64SaveRecord(b, false, a-16)
+			arm64AdjSP(b, -a)
+			arm64SaveRecord(b, false, a-16)
 		},
 		spTeardown: func(b *builder, epi func()) {
 			epi()
 			a := b.st.spOff
-			a64LoadRecord(b, false, a-16)
-			a64AdjSP(b, a)
+			arm64LoadRecord(b, false, a-16)
+			arm64AdjSP(b, a)
 		},
 		alloc: func(b *builder, exact int64) int64 {
 			if exact == 0 {
 				exact = -16 * (1 + int64(b.rng.IntN(4)))
 			}
-			a64AdjSP(b, exact)
+			arm64AdjSP(b, exact)
 			return exact
 		},
-		saveRegs:  a64SaveRegs,
-		setReg:    func(b *builder, r int) { a64Movz(b, r, uint16(1+b.rng.IntN(0xfffe))) },
-		fpSaveOne: a64FPSaveOne,
-		ret:       a64Ret,
-		tailJump:  func(b *builder, fn string) { a64Branch26(b, 0x14000000, "b", fn) },
-		// prims_a64.go
-		pltStub: a64PLTStub, pad: a64Pad,
-		farCall:  a64FarCall,
-		newStack: a64NewStack,
+		saveRegs:  arm64SaveRegs,
+		setReg:    func(b *builder, r int) { arm64Movz(b, r, uint16(1+b.rng.IntN(0xfffe))) },
+		fpSaveOne: arm64FPSaveOne,
+		ret:       arm64Ret,
+		tailJump:  func(b *builder, fn string) { arm64Branch26(b, 0x14000000, "b", fn) },
+		// arm64_prims.go, arm64_signal.go
+		pltStub: arm64PLTStub, pad: arm64Pad,
+		farCall:  arm64FarCall,
+		newStack: arm64NewStack,
 
-		sigTrampoline: a64SigTrampoline,
+		sigTrampoline: arm64SigTrampoline,
 	}
 	// AArch64's own patterns (arm64_frames.go, arm64_pac.go).
-	t.own = []*pattern{a64RecordBottom, a64RecordTop, a64LROnly, a64BigFrame, a64PACA, a64PACB}
+	t.own = []*pattern{arm64RecordBottom, arm64RecordTop, arm64LROnly, arm64BigFrame, arm64PACA, arm64PACB}
 	return t
 }
 
-func a64Name(r int) string {
-	if r == aSP {
+func arm64Name(r int) string {
+	if r == arm64SP {
 		return "sp"
 	}
 	return fmt.Sprintf("x%d", r)
 }
 
-// a64 emits one instruction word; AArch64 code is little-endian in both
+// arm64Insn emits one instruction word; AArch64 code is little-endian in both
 // data byte orders.
-func a64(b *builder, word uint32, format string, args ...any) *op {
+func arm64Insn(b *builder, word uint32, format string, args ...any) *op {
 	return b.insn(binary.LittleEndian.AppendUint32(nil, word), format, args...)
 }
 
-func a64Word(w uint32) []byte { return binary.LittleEndian.AppendUint32(nil, w) }
+func arm64Word(w uint32) []byte { return binary.LittleEndian.AppendUint32(nil, w) }
 
-// a64Disp checks a branch displacement for an imm field of bits and
+// arm64Disp checks a branch displacement for an imm field of bits and
 // returns it in words.
-func a64Disp(pc, tgt uint64, bits uint) (uint32, error) {
+func arm64Disp(pc, tgt uint64, bits uint) (uint32, error) {
 	d := int64(tgt - pc)
 	lim := int64(1) << (bits + 1) // bytes: imm is in words, signed
 	if d%4 != 0 || d < -lim || d >= lim {
@@ -126,25 +126,25 @@ func a64Disp(pc, tgt uint64, bits uint) (uint32, error) {
 	return uint32(d/4) & (1<<bits - 1), nil
 }
 
-func a64Branch26(b *builder, opc uint32, mnem, target string) {
+func arm64Branch26(b *builder, opc uint32, mnem, target string) {
 	b.jump(&branch{target: target, text: mnem + " " + target, size: func(bool) int { return 4 },
 		enc: func(pc, tgt uint64, _ bool) ([]byte, error) {
-			imm, err := a64Disp(pc, tgt, 26)
-			return a64Word(opc | imm), err
+			imm, err := arm64Disp(pc, tgt, 26)
+			return arm64Word(opc | imm), err
 		}})
 }
 
-// a64Cond emits b.<cond> to label.
-func a64Cond(b *builder, cond uint32, name, label string) {
+// arm64Cond emits b.<cond> to label.
+func arm64Cond(b *builder, cond uint32, name, label string) {
 	b.jump(&branch{target: label, text: "b." + name + " " + label, size: func(bool) int { return 4 },
 		enc: func(pc, tgt uint64, _ bool) ([]byte, error) {
-			imm, err := a64Disp(pc, tgt, 19)
-			return a64Word(0x54000000 | imm<<5 | cond), err
+			imm, err := arm64Disp(pc, tgt, 19)
+			return arm64Word(0x54000000 | imm<<5 | cond), err
 		}})
 }
 
-// a64TestBit emits tbnz (set) or tbz to label on bit of register r.
-func a64TestBit(b *builder, set bool, r, bit int, label string) {
+// arm64TestBit emits tbnz (set) or tbz to label on bit of register r.
+func arm64TestBit(b *builder, set bool, r, bit int, label string) {
 	opc, mnem := uint32(0x36000000), "tbz"
 	if set {
 		opc, mnem = 0x37000000, "tbnz"
@@ -156,18 +156,18 @@ func a64TestBit(b *builder, set bool, r, bit int, label string) {
 	opc |= uint32(bit>>5)<<31 | uint32(bit&31)<<19 | uint32(r)
 	b.jump(&branch{target: label, text: fmt.Sprintf("%s %s, #%d, %s", mnem, reg, bit, label), size: func(bool) int { return 4 },
 		enc: func(pc, tgt uint64, _ bool) ([]byte, error) {
-			imm, err := a64Disp(pc, tgt, 14)
-			return a64Word(opc | imm<<5), err
+			imm, err := arm64Disp(pc, tgt, 14)
+			return arm64Word(opc | imm<<5), err
 		}})
 }
 
-func a64Movz(b *builder, r int, imm uint16) {
-	a64(b, 0xd2800000|uint32(imm)<<5|uint32(r), "mov x%d, #0x%x", r, imm)
+func arm64Movz(b *builder, r int, imm uint16) {
+	arm64Insn(b, 0xd2800000|uint32(imm)<<5|uint32(r), "mov x%d, #0x%x", r, imm)
 }
 
-// a64Pair emits stp/ldp of x29, x30 or another pair with sp as base.
+// arm64Pair emits stp/ldp of x29, x30 or another pair with sp as base.
 // mode: 0 signed offset, 1 pre-index (stp), 2 post-index (ldp).
-func a64Pair(b *builder, load bool, mode int, rt, rt2 int, off int64) {
+func arm64Pair(b *builder, load bool, mode int, rt, rt2 int, off int64) {
 	var opc uint32
 	mnem := "stp"
 	switch {
@@ -182,39 +182,39 @@ func a64Pair(b *builder, load bool, mode int, rt, rt2 int, off int64) {
 	default:
 		panic("gen: unsupported stp/ldp form")
 	}
-	w := opc | uint32(off/8)&0x7f<<15 | uint32(rt2)<<10 | aSP<<5 | uint32(rt)
+	w := opc | uint32(off/8)&0x7f<<15 | uint32(rt2)<<10 | arm64SP<<5 | uint32(rt)
 	switch {
 	case mode == 0 && off == 0:
-		a64(b, w, "%s x%d, x%d, [sp]", mnem, rt, rt2)
+		arm64Insn(b, w, "%s x%d, x%d, [sp]", mnem, rt, rt2)
 	case mode == 0:
-		a64(b, w, "%s x%d, x%d, [sp, #%d]", mnem, rt, rt2, off)
+		arm64Insn(b, w, "%s x%d, x%d, [sp, #%d]", mnem, rt, rt2, off)
 	case mode == 1:
-		a64(b, w, "%s x%d, x%d, [sp, #%d]!", mnem, rt, rt2, off)
+		arm64Insn(b, w, "%s x%d, x%d, [sp, #%d]!", mnem, rt, rt2, off)
 	case mode == 2:
-		a64(b, w, "%s x%d, x%d, [sp], #%d", mnem, rt, rt2, off)
+		arm64Insn(b, w, "%s x%d, x%d, [sp], #%d", mnem, rt, rt2, off)
 	}
 }
 
-// a64Record stores the frame record (x29, x30): pre-indexed allocating n
+// arm64SaveRecord stores the frame record (x29, x30): pre-indexed allocating n
 // bytes when pre, else at sp+off.
-func a64SaveRecord(b *builder, pre bool, n int64) {
+func arm64SaveRecord(b *builder, pre bool, n int64) {
 	if pre {
-		a64Pair(b, false, 1, aFP, aLR, -n)
+		arm64Pair(b, false, 1, arm64FP, arm64LR, -n)
 		b.sp(-n)
 		b.saveFP(0)
 		b.saveRA(8)
 		return
 	}
-	a64Pair(b, false, 0, aFP, aLR, n)
+	arm64Pair(b, false, 0, arm64FP, arm64LR, n)
 	b.saveFP(n)
 	b.saveRA(n + 8)
 }
 
-func a64LoadRecord(b *builder, post bool, n int64) {
+func arm64LoadRecord(b *builder, post bool, n int64) {
 	if post {
-		a64Pair(b, true, 2, aFP, aLR, n)
+		arm64Pair(b, true, 2, arm64FP, arm64LR, n)
 	} else {
-		a64Pair(b, true, 0, aFP, aLR, n)
+		arm64Pair(b, true, 0, arm64FP, arm64LR, n)
 	}
 	b.restoreFP()
 	b.restoreRA()
@@ -223,22 +223,22 @@ func a64LoadRecord(b *builder, post bool, n int64) {
 	}
 }
 
-// a64LdSt emits str/ldr xt, [xn, #off] (unsigned scaled offset).
-func a64LdSt(b *builder, load bool, rt, rn int, off int64) {
+// arm64LdSt emits str/ldr xt, [xn, #off] (unsigned scaled offset).
+func arm64LdSt(b *builder, load bool, rt, rn int, off int64) {
 	opc, mnem := uint32(0xf9000000), "str"
 	if load {
 		opc, mnem = 0xf9400000, "ldr"
 	}
 	w := opc | uint32(off/8)<<10 | uint32(rn)<<5 | uint32(rt)
 	if off == 0 {
-		a64(b, w, "%s x%d, [%s]", mnem, rt, a64Name(rn))
+		arm64Insn(b, w, "%s x%d, [%s]", mnem, rt, arm64Name(rn))
 		return
 	}
-	a64(b, w, "%s x%d, [%s, #%d]", mnem, rt, a64Name(rn), off)
+	arm64Insn(b, w, "%s x%d, [%s, #%d]", mnem, rt, arm64Name(rn), off)
 }
 
-// a64AdjSP emits sub sp, sp, #n (delta < 0) or add sp, sp, #n.
-func a64AdjSP(b *builder, delta int64) {
+// arm64AdjSP emits sub sp, sp, #n (delta < 0) or add sp, sp, #n.
+func arm64AdjSP(b *builder, delta int64) {
 	if delta == 0 {
 		return
 	}
@@ -246,80 +246,80 @@ func a64AdjSP(b *builder, delta int64) {
 	if delta < 0 {
 		opc, mnem, n = 0xd1000000, "sub", -delta
 	}
-	a64(b, opc|uint32(n)<<10|aSP<<5|aSP, "%s sp, sp, #0x%x", mnem, n)
+	arm64Insn(b, opc|uint32(n)<<10|arm64SP<<5|arm64SP, "%s sp, sp, #0x%x", mnem, n)
 	b.sp(delta)
 }
 
-func a64SetFP(b *builder) {
-	a64(b, 0x910003fd, "mov x29, sp")
+func arm64SetFP(b *builder) {
+	arm64Insn(b, 0x910003fd, "mov x29, sp")
 	b.fpFromSP(0)
 }
 
-func a64Ret(b *builder) { a64(b, 0xd65f03c0, "ret") }
+func arm64Ret(b *builder) { arm64Insn(b, 0xd65f03c0, "ret") }
 
-func a64Filler(b *builder) {
+func arm64Filler(b *builder) {
 	switch b.rng.IntN(4) {
 	case 0:
-		a64Movz(b, aX9, uint16(1+b.rng.IntN(0xfffe)))
+		arm64Movz(b, arm64X9, uint16(1+b.rng.IntN(0xfffe)))
 	case 1:
-		a64Movz(b, aX10, uint16(1+b.rng.IntN(0xfffe)))
+		arm64Movz(b, arm64X10, uint16(1+b.rng.IntN(0xfffe)))
 	case 2:
 		n := 1 + b.rng.IntN(4095)
-		a64(b, 0x91000000|uint32(n)<<10|aX9<<5|aX9, "add x9, x9, #0x%x", n)
+		arm64Insn(b, 0x91000000|uint32(n)<<10|arm64X9<<5|arm64X9, "add x9, x9, #0x%x", n)
 	default:
-		a64(b, 0xd503201f, "nop")
+		arm64Insn(b, 0xd503201f, "nop")
 	}
 }
 
-// a64FPSetup: stp x29, x30, [sp, #-N]!; mov x29, sp; [sub sp, sp, #L].
-func a64FPSetup(b *builder) {
-	a64SaveRecord(b, true, int64(16*(1+b.rng.IntN(3))))
-	a64SetFP(b)
-	a64AdjSP(b, -16*int64(b.rng.IntN(3)))
+// arm64FPSetup: stp x29, x30, [sp, #-N]!; mov x29, sp; [sub sp, sp, #L].
+func arm64FPSetup(b *builder) {
+	arm64SaveRecord(b, true, int64(16*(1+b.rng.IntN(3))))
+	arm64SetFP(b)
+	arm64AdjSP(b, -16*int64(b.rng.IntN(3)))
 }
 
-// a64ReleaseAddLoad releases the locals with add, then reloads the frame
-// record post-indexed; a64ReleaseMovLoad resets sp from x29 instead.
-func a64ReleaseAddLoad(b *builder) {
-	a64AdjSP(b, b.st.spOff-b.st.fpOff)
-	a64LoadRecord(b, true, b.st.fpOff)
+// arm64ReleaseAddLoad releases the locals with add, then reloads the frame
+// record post-indexed; arm64ReleaseMovLoad resets sp from x29 instead.
+func arm64ReleaseAddLoad(b *builder) {
+	arm64AdjSP(b, b.st.spOff-b.st.fpOff)
+	arm64LoadRecord(b, true, b.st.fpOff)
 }
 
-func a64ReleaseMovLoad(b *builder) {
+func arm64ReleaseMovLoad(b *builder) {
 	if b.st.spOff != b.st.fpOff {
-		a64(b, 0x910003bf, "mov sp, x29")
+		arm64Insn(b, 0x910003bf, "mov sp, x29")
 		b.spFromFP(0)
 	}
-	a64LoadRecord(b, true, b.st.spOff)
+	arm64LoadRecord(b, true, b.st.spOff)
 }
 
-// a64SaveRegs: frame record plus x19-x21, x29 set up or not.
-func a64SaveRegs(b *builder) ([]int, func(*builder, func())) {
-	a64SaveRecord(b, true, 48)
+// arm64SaveRegs: frame record plus x19-x21, x29 set up or not.
+func arm64SaveRegs(b *builder) ([]int, func(*builder, func())) {
+	arm64SaveRecord(b, true, 48)
 	if b.rng.IntN(2) == 0 {
-		a64SetFP(b)
+		arm64SetFP(b)
 	}
-	a64Pair(b, false, 0, aX19, aX20, 16)
-	a64LdSt(b, false, aX21, aSP, 32)
-	return []int{aX19, aX20, aX21}, func(b *builder, epi func()) {
-		a64LdSt(b, true, aX21, aSP, 32)
-		a64Pair(b, true, 0, aX19, aX20, 16)
+	arm64Pair(b, false, 0, arm64X19, arm64X20, 16)
+	arm64LdSt(b, false, arm64X21, arm64SP, 32)
+	return []int{arm64X19, arm64X20, arm64X21}, func(b *builder, epi func()) {
+		arm64LdSt(b, true, arm64X21, arm64SP, 32)
+		arm64Pair(b, true, 0, arm64X19, arm64X20, 16)
 		epi()
-		a64LoadRecord(b, true, 48)
+		arm64LoadRecord(b, true, 48)
 	}
 }
 
-// a64FPSaveOne: a frame with x19 saved; the epilogues restore x19 through
+// arm64FPSaveOne: a frame with x19 saved; the epilogues restore x19 through
 // sp or through x29.
-func a64FPSaveOne(b *builder) (int, [2]func(*builder)) {
-	a64SaveRecord(b, true, 32)
-	a64SetFP(b)
-	a64LdSt(b, false, aX19, aSP, 16)
+func arm64FPSaveOne(b *builder) (int, [2]func(*builder)) {
+	arm64SaveRecord(b, true, 32)
+	arm64SetFP(b)
+	arm64LdSt(b, false, arm64X19, arm64SP, 16)
 	epilogue := func(base int) func(*builder) {
 		return func(b *builder) {
-			a64LdSt(b, true, aX19, base, 16)
-			a64LoadRecord(b, true, 32)
+			arm64LdSt(b, true, arm64X19, base, 16)
+			arm64LoadRecord(b, true, 32)
 		}
 	}
-	return aX19, [2]func(*builder){epilogue(aSP), epilogue(aFP)}
+	return arm64X19, [2]func(*builder){epilogue(arm64SP), epilogue(arm64FP)}
 }

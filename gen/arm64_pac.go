@@ -13,22 +13,22 @@ import "github.com/sfconform/sfconform/sframe"
 // without any stack frame, as -mbranch-protection=pac-ret+leaf does, and
 // sometimes strips with xpaclri instead of authenticating.
 var (
-	a64PACA = &pattern{name: "pac-a",
+	arm64PACA = &pattern{name: "pac-a",
 		doc:   "return address signed with key A (paciasp ... autiasp) around a frame, or in x30 alone in a leaf",
-		calls: true, build: a64PACPattern(sframe.PAuthKeyA)}
-	a64PACB = &pattern{name: "pac-b",
+		calls: true, build: arm64PACPattern(sframe.PAuthKeyA)}
+	arm64PACB = &pattern{name: "pac-b",
 		doc:   "return address signed with key B (pacibsp ... autibsp, .cfi_b_key_frame) around a frame, or in x30 alone in a leaf",
-		calls: true, build: a64PACPattern(sframe.PAuthKeyB)}
+		calls: true, build: arm64PACPattern(sframe.PAuthKeyB)}
 )
 
-func a64PACPattern(key sframe.PAuthKey) func(b *builder, f *plan) {
+func arm64PACPattern(key sframe.PAuthKey) func(b *builder, f *plan) {
 	return func(b *builder, f *plan) {
 		b.key = key
 		if len(f.calls) == 0 && b.rng.IntN(2) == 0 {
-			a64PACLeaf(b)
+			arm64PACLeaf(b)
 			return
 		}
-		a64Sign(b)
+		arm64Sign(b)
 		p := &b.t.prims
 		var teardown func()
 		switch b.rng.IntN(3) {
@@ -40,59 +40,59 @@ func a64PACPattern(key sframe.PAuthKey) func(b *builder, f *plan) {
 			teardown = func() { p.spTeardown(b, func() {}) }
 		default:
 			n := 16 * int64(1+b.rng.IntN(4))
-			a64StrLRPre(b, n)
-			teardown = func() { a64LdrLRPost(b, n) }
+			arm64StrLRPre(b, n)
+			teardown = func() { arm64LdrLRPost(b, n) }
 		}
 		b.calls(posPrologue)
 		b.body()
 		b.calls(posBody)
 		teardown()
-		a64Auth(b)
-		a64Ret(b)
+		arm64Auth(b)
+		arm64Ret(b)
 	}
 }
 
-// a64PACLeaf signs x30 and keeps it there: no frame, no calls; an early
+// arm64PACLeaf signs x30 and keeps it there: no frame, no calls; an early
 // return behind a branch sometimes.
-func a64PACLeaf(b *builder) {
-	a64Sign(b)
+func arm64PACLeaf(b *builder) {
+	arm64Sign(b)
 	b.body()
 	if b.rng.IntN(2) == 0 {
 		l := b.newLabel()
 		b.cond(l)
 		signed := b.st
 		b.t.filler(b)
-		a64Auth(b)
-		a64Ret(b)
+		arm64Auth(b)
+		arm64Ret(b)
 		b.st = signed
 		b.place(l)
 	}
 	if b.rng.IntN(4) == 0 {
 		// Strip without authenticating: the RA is plain again.
-		a64(b, 0xd50320ff, "xpaclri")
+		arm64Insn(b, 0xd50320ff, "xpaclri")
 		b.signRA(false)
 	} else {
-		a64Auth(b)
+		arm64Auth(b)
 	}
-	a64Ret(b)
+	arm64Ret(b)
 }
 
-// a64Sign emits paciasp or pacibsp, after which x30 is signed.
-func a64Sign(b *builder) {
+// arm64Sign emits paciasp or pacibsp, after which x30 is signed.
+func arm64Sign(b *builder) {
 	if b.key == sframe.PAuthKeyB {
-		a64(b, 0xd503237f, "pacibsp")
+		arm64Insn(b, 0xd503237f, "pacibsp")
 	} else {
-		a64(b, 0xd503233f, "paciasp")
+		arm64Insn(b, 0xd503233f, "paciasp")
 	}
 	b.signRA(true)
 }
 
-// a64Auth emits autiasp or autibsp, after which x30 is plain again.
-func a64Auth(b *builder) {
+// arm64Auth emits autiasp or autibsp, after which x30 is plain again.
+func arm64Auth(b *builder) {
 	if b.key == sframe.PAuthKeyB {
-		a64(b, 0xd50323ff, "autibsp")
+		arm64Insn(b, 0xd50323ff, "autibsp")
 	} else {
-		a64(b, 0xd50323bf, "autiasp")
+		arm64Insn(b, 0xd50323bf, "autiasp")
 	}
 	b.signRA(false)
 }

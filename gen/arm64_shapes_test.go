@@ -8,10 +8,10 @@ import (
 	"github.com/sfconform/sfconform/target"
 )
 
-// TestA64PatternShapes checks that AArch64's own patterns make the rows
+// TestARM64PatternShapes checks that AArch64's own patterns make the rows
 // they exist for, so that a change of sizes or forms cannot quietly take
 // a case out of the mix: each shape must turn up within a few seeds.
-func TestA64PatternShapes(t *testing.T) {
+func TestARM64PatternShapes(t *testing.T) {
 	t.Parallel()
 	const fp, sp = target.RegAArch64FP, target.RegAArch64SP
 	savedAt := func(r sframe.Rule, off int64) bool {

@@ -24,6 +24,17 @@ type PatternInfo struct {
 	// .sframe. Below version 3 that is no table a linker can even write
 	// (its 32-bit relocation overflows), not a table that says too little.
 	Far bool
+	// Signal: the pattern's functions are signal handlers, entered by a
+	// signal and returning through the program's signal trampoline.
+	Signal bool
+	// EmptyFDE: a program with the pattern describes its entry stub
+	// (empty-fde) or its signal trampoline (signal-empty-fde) by an FDE
+	// without rows; Func.EmptyFDEPattern names the pattern on that
+	// function.
+	EmptyFDE bool
+	// SwitchesStack: the pattern's functions may switch SP to a fresh
+	// stack (Program.Stacks) and be the outermost frame from there on.
+	SwitchesStack bool
 }
 
 // Patterns lists the pattern names of a target, in catalog order.
@@ -53,7 +64,8 @@ func Catalog() []PatternInfo {
 					vs = []int{2, 3}
 				}
 				out = append(out, PatternInfo{Name: p.name, Doc: p.doc, Versions: slices.Clone(vs), Cannot: p.cannot,
-					Skeleton: slices.Contains(skeletons, p), Far: p.far})
+					Skeleton: slices.Contains(skeletons, p), Far: p.far, Signal: p.signal,
+					EmptyFDE: p.emptyEntryFDE || p.emptyTrampolineFDE, SwitchesStack: p.switchesStack})
 				k = len(out) - 1
 				index[p] = k
 			}

@@ -29,8 +29,8 @@ func TestSLEB128(t *testing.T) {
 // The directives for rules the simple patterns never use.
 func TestCFIDirectives(t *testing.T) {
 	t.Parallel()
-	x86 := isaFor(target.X86_64)
-	base := x86.initialRow()
+	amd64 := isaFor(target.X86_64)
+	base := amd64.initialRow()
 	drap := base
 	drap.CFA = sframe.Rule{Kind: sframe.RuleExpr, Reg: target.RegX86FP, Offset: -8, Deref: true}
 	inReg := base
@@ -39,8 +39,8 @@ func TestCFIDirectives(t *testing.T) {
 	r10.CFA = sframe.Rule{Kind: sframe.RuleExpr, Reg: 10, Offset: 0}
 	fpAtFP := drap
 	fpAtFP.FP = sframe.Rule{Kind: sframe.RuleExpr, Reg: target.RegX86FP, Offset: 0, Deref: true}
-	a64 := isaFor(target.AArch64)
-	signed := a64.initialRow()
+	arm64Insn := isaFor(target.AArch64)
+	signed := arm64Insn.initialRow()
 	signed.MangledRA = true
 	z := isaFor(target.S390X)
 	fpr := z.initialRow()
@@ -51,13 +51,13 @@ func TestCFIDirectives(t *testing.T) {
 		want       string
 	}{
 		// What GCC writes for a DRAP frame: DW_OP_breg6 -8; DW_OP_deref.
-		{x86, base, drap, ".cfi_escape 0xf,0x3,0x76,0x78,0x6"},
-		{x86, drap, base, ".cfi_def_cfa %rsp, 8"},
-		{x86, base, r10, ".cfi_def_cfa %r10, 0"},
+		{amd64, base, drap, ".cfi_escape 0xf,0x3,0x76,0x78,0x6"},
+		{amd64, drap, base, ".cfi_def_cfa %rsp, 8"},
+		{amd64, base, r10, ".cfi_def_cfa %r10, 0"},
 		// GCC's DRAP frame pointer, saved at %rbp+0: DW_CFA_expression %rbp, DW_OP_breg6 0.
-		{x86, drap, fpAtFP, ".cfi_escape 0x10,0x6,0x2,0x76,0x0"},
-		{x86, base, inReg, ".cfi_register %rip, %r11"},
-		{a64, a64.initialRow(), signed, ".cfi_negate_ra_state"},
+		{amd64, drap, fpAtFP, ".cfi_escape 0x10,0x6,0x2,0x76,0x0"},
+		{amd64, base, inReg, ".cfi_register %rip, %r11"},
+		{arm64Insn, arm64Insn.initialRow(), signed, ".cfi_negate_ra_state"},
 		{z, z.initialRow(), fpr, ".cfi_register %r14, %f8"},
 	} {
 		if got := strings.Join(c.t.cfiDiff(c.prev, c.next), "; "); got != c.want {

@@ -19,9 +19,9 @@ var (
 	numberTok  = regexp.MustCompile(`(^|[^0-9a-z_.%])(-?)(0x[0-9a-f]+|[0-9]+)\b`)
 	mnemAlias  = map[string]string{"callq": "call", "retq": "ret", "leaveq": "leave", "jmpq": "jmp", "movabs": "mov"}
 	commaSpace = regexp.MustCompile(`,\s+`)
-	x86Imm32   = regexp.MustCompile(`^(mov )\$-(0x[0-9a-f]+),(%e[a-z]+|%r[0-9]+d)$`)
+	amd64Imm32 = regexp.MustCompile(`^(mov )\$-(0x[0-9a-f]+),(%e[a-z]+|%r[0-9]+d)$`)
 	// x/arch prints AArch64's pointer authentication hints by number.
-	a64Hints = map[string]string{"hint #0x19": "paciasp", "hint #0x1d": "autiasp", "hint #0x1b": "pacibsp", "hint #0x1f": "autibsp", "hint #0x7": "xpaclri"}
+	arm64Hints = map[string]string{"hint #0x19": "paciasp", "hint #0x1d": "autiasp", "hint #0x1b": "pacibsp", "hint #0x1f": "autibsp", "hint #0x7": "xpaclri"}
 )
 
 // normalise brings gen's text and the disassembler's text to one form:
@@ -46,12 +46,12 @@ func normalise(text string, names []string, addrs map[string]uint64) string {
 	} else if a, ok := mnemAlias[s]; ok {
 		s = a
 	}
-	if a, ok := a64Hints[s]; ok {
+	if a, ok := arm64Hints[s]; ok {
 		s = a
 	}
 	// x86asm prints a 32-bit immediate moved into a 32-bit register as
 	// signed, GNU objdump as unsigned.
-	if m := x86Imm32.FindStringSubmatch(s); m != nil {
+	if m := amd64Imm32.FindStringSubmatch(s); m != nil {
 		if v, err := strconv.ParseUint(strings.TrimPrefix(m[2], "0x"), 16, 64); err == nil && v <= 1<<31 {
 			s = fmt.Sprintf("%s$0x%x,%s", m[1], (1<<32)-v, m[3])
 		}

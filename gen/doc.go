@@ -39,14 +39,24 @@
 // # Patterns
 //
 // A pattern is a way to build a function. Skeletons (skeletons.go: leaf,
-// fp-frame, sp-frame, callee-saved, multi-epilogue, tail-call; in
-// skel_*.go noreturn-call, plt-stubs, hot-cold, long-function; in
-// skel2_*.go far-code, new-stack, empty-fde) are written once over each
-// target's prims: frame setup and teardown, allocation, register saves,
-// return and tail jump, PLT stubs and padding, a call through a register,
-// a switch to a fresh stack, each emitted in the target's own idiom
-// (amd64.go, arm64.go, s390x.go, prims_*.go, prims2_*.go). A target's own
-// patterns use its instructions directly.
+// fp-frame, sp-frame, callee-saved, multi-epilogue, tail-call; one
+// skeleton_<concept>.go each for noreturn-call and shrink-wrap, plt-stubs,
+// hot-cold, long-function, far-code, new-stack, empty-fde, signal and
+// signal-empty-fde) are written once over each target's prims: frame setup
+// and teardown, allocation, register saves, return and tail jump, PLT
+// stubs and padding, a call through a register, a switch to a fresh stack,
+// a signal trampoline, each emitted in the target's own idiom. A target's
+// own patterns use its instructions directly. Every file of one target
+// starts with its name (amd64, arm64, s390x):
+//
+//	<target>.go          registers, encoders, the isa and its basic prims
+//	<target>_prims.go    the prims of PLT stubs, padding, far calls, new stacks
+//	<target>_signal.go   the signal trampoline
+//	<target>_frames.go   the target's own patterns (arm64_pac.go, s390x_fpr.go too)
+//
+// A pattern's properties the planner, the reducer and the reports act on
+// are fields of its catalog entry (pattern; PatternInfo for listings),
+// never tests of its name.
 //
 // A pattern may make more than one function: a block of PLT stubs (one
 // symbol each, one PCMASK FDE for the block: Func.StubBlock), a cold part

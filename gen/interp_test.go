@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/internal/testenv"
+
 	"github.com/sfconform/sfconform/disasm"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/image"
@@ -44,9 +46,9 @@ const stackTop = 0x7fff_0000
 const AltStackGuard = gen.AltStackSize
 
 var (
-	hexNum = regexp.MustCompile(`^-?(0x[0-9a-fA-F]+|[0-9]+)$`)
-	memRef = regexp.MustCompile(`^(-?(?:0x[0-9a-f]+|[0-9]+))?\(%(\w+)\)$`)
-	a64Mem = regexp.MustCompile(`^\[(\w+)(?:,#(-?\w+))?\](!?)(?:,#(-?\w+))?$`)
+	hexNum   = regexp.MustCompile(`^-?(0x[0-9a-fA-F]+|[0-9]+)$`)
+	memRef   = regexp.MustCompile(`^(-?(?:0x[0-9a-f]+|[0-9]+))?\(%(\w+)\)$`)
+	arm64Mem = regexp.MustCompile(`^\[(\w+)(?:,#(-?\w+))?\](!?)(?:,#(-?\w+))?$`)
 )
 
 func num(s string) uint64 {
@@ -72,13 +74,13 @@ func num(s string) uint64 {
 	return v
 }
 
-var x86Wide = map[string]string{"eax": "rax", "ebx": "rbx", "ecx": "rcx", "edx": "rdx", "esi": "rsi", "edi": "rdi", "ebp": "rbp", "esp": "rsp"}
+var amd64Wide = map[string]string{"eax": "rax", "ebx": "rbx", "ecx": "rcx", "edx": "rdx", "esi": "rsi", "edi": "rdi", "ebp": "rbp", "esp": "rsp"}
 
-// x86Reg returns the 64-bit register an operand names and whether the
+// amd64Reg returns the 64-bit register an operand names and whether the
 // operand is its 32-bit half.
-func x86Reg(op string) (string, bool) {
+func amd64Reg(op string) (string, bool) {
 	r := strings.TrimPrefix(op, "%")
-	if w, ok := x86Wide[r]; ok {
+	if w, ok := amd64Wide[r]; ok {
 		return w, true
 	}
 	if strings.HasSuffix(r, "d") && strings.HasPrefix(r, "r") {
@@ -139,11 +141,11 @@ func (m *machine) step(text string, next uint64) (control, uint64) {
 	ops := strings.Split(strings.ReplaceAll(rest, " ", ""), ",")
 	switch m.abi {
 	case target.X86_64:
-		return m.stepX86(mn, ops, next)
+		return m.stepAMD64(mn, ops, next)
 	case target.S390X:
-		return m.stepS390x(mn, ops, next)
+		return m.stepS390X(mn, ops, next)
 	}
-	return m.stepA64(mn, strings.ReplaceAll(rest, " ", ""), ops, next)
+	return m.stepARM64(mn, strings.ReplaceAll(rest, " ", ""), ops, next)
 }
 
 func (m *machine) push(v uint64) {
@@ -520,15 +522,11 @@ func TestRowsAgainstExecution(t *testing.T) {
 	}
 }
 
-// testSeeds returns seeds 1..n, or only the seed in $SFCONFORM_GEN_SEED to
+// testSeeds returns seeds 1..n, or only the seed in $SFCONFORM_SEED to
 // replay one failure.
 func testSeeds(t *testing.T, n int64) []int64 {
-	if s := os.Getenv("SFCONFORM_GEN_SEED"); s != "" {
-		v, err := strconv.ParseInt(s, 0, 64)
-		if err != nil {
-			t.Fatalf("SFCONFORM_GEN_SEED=%q: %v", s, err)
-		}
-		return []int64{v}
+	if os.Getenv(testenv.SeedVar) != "" {
+		return []int64{int64(testenv.Seed(t, 0))}
 	}
 	if testing.Short() {
 		n = min(n, 10)

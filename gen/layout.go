@@ -222,24 +222,10 @@ func (p *Program) PathRegs() []map[int]uint64 {
 // RuleRegs lists, in increasing order, the DWARF registers other than SP,
 // FP and the return-address register that some row refers to.
 func (p *Program) RuleRegs() []int {
-	seen := map[int]bool{}
-	note := func(r sframe.Rule) {
-		if r.Kind == sframe.RuleExpr && r.Reg != sframe.RegCFA && r.Reg != p.t.sp && r.Reg != p.t.fp && r.Reg != p.t.ra {
-			seen[r.Reg] = true
-		}
-	}
+	var out []int
 	for _, f := range p.Funcs {
-		for _, r := range f.Rows {
-			note(r.CFA)
-			note(r.RA)
-			note(r.FP)
-		}
+		out = sframe.RuleRegs(sframe.ABI(p.Target), f.Rows, out)
 	}
-	out := make([]int, 0, len(seen))
-	for r := range seen {
-		out = append(out, r)
-	}
-	slices.Sort(out)
 	return out
 }
 

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-
-	"github.com/sfconform/sfconform/target"
 )
 
 // The PLT rendering (AsmOptions.PLT): the calls to a block of PLT-like
@@ -90,7 +88,7 @@ func stubTarget(f *Func) string {
 // object may define; AArch64's bl takes the symbol alone (R_AARCH64_CALL26,
 // which the linker routes through the PLT).
 func (t *isa) pltSuffix() string {
-	if t.abi == target.AArch64 || t.abi == target.AArch64BE {
+	if t.abi.IsAArch64() {
 		return ""
 	}
 	return "@PLT"

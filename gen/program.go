@@ -70,7 +70,7 @@ type Program struct {
 	// stacks are the fresh stacks new-stack functions switch to.
 	stacks []image.Symbol
 	// sigs are the paths' signals and tramp the signal trampoline's index
-	// in Funcs (skel_signal.go).
+	// in Funcs (skeleton_signal.go).
 	sigs  []sigSpec
 	tramp int
 	// origin is what the program was generated from (shrink.go).
@@ -103,6 +103,10 @@ type Func struct {
 	// (signal-empty-fde) the FDE keeps the signal flag, which version 3
 	// reads first: a trampoline, whatever its rows.
 	EmptyFDE bool
+	// EmptyFDEPattern, with EmptyFDE on the entry stub or the signal
+	// trampoline, names the pattern that gave the function an FDE without
+	// rows (Pattern stays what built it).
+	EmptyFDEPattern string
 	// Kind is the image symbol kind: a signal handler or trampoline.
 	Kind string
 
@@ -280,6 +284,9 @@ func (p *Program) buildFuncs(t *isa, plans []*plan, stubRNG *rand.Rand, rngOf fu
 		b := newBuilder(t, f.name, rngOf(f), p)
 		b.plan = f
 		f.pat.build(b, f)
+		if f.pat.emptyEntryFDE {
+			p.Funcs[0].EmptyFDE, p.Funcs[0].EmptyFDEPattern = true, f.pat.name
+		}
 		// A PLT block is its stubs only.
 		for _, q := range append([]*builder{b}, b.parts...) {
 			if len(q.next) != 0 {
@@ -387,7 +394,7 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		nearOnly := i == depth-1
 		ok := func(p *pattern) bool {
 			return (p.calls || !mustCall) && (!p.needsDeeper() || deeper) && (!p.far || !nearOnly) &&
-				(p.name != "new-stack" || f.level <= maxAltStacks) && !(p.signal && i < depth) && !(p.entryExit && mustCall)
+				(!p.switchesStack || f.level <= maxAltStacks) && !(p.signal && i < depth) && !(p.entryExit && mustCall)
 		}
 		j := slices.IndexFunc(deck, ok)
 		if j >= 0 {
@@ -396,7 +403,7 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 		} else if mustCall || !deeper {
 			// The chosen patterns cannot fill this slot: use the target's
 			// plainest pattern that can.
-			f.pat = t.pattern("fp-frame")
+			f.pat = t.plainPattern()
 		} else {
 			f.pat = pats[rng.IntN(len(pats))]
 		}
@@ -405,7 +412,7 @@ func planGraph(t *isa, pats []*pattern, rng *rand.Rand, n, depth int) []*plan {
 	deeperThan := func(f *plan) []*plan {
 		var out []*plan
 		for _, q := range plans {
-			if q.level > f.level && q.pat != noreturnCallee && !q.pat.signal {
+			if q.level > f.level && !q.pat.noReturn && !q.pat.signal {
 				out = append(out, q)
 			}
 		}

@@ -277,7 +277,7 @@ func (p *Program) Reduce(r Reduction) (q *Program, err error) {
 		if !plainable(f) {
 			return nil, fmt.Errorf("%w: %s: a %s function", ErrNotReducible, r, f.pat.name)
 		}
-		f.pat = p.t.pattern("fp-frame")
+		f.pat = p.t.plainPattern()
 	default:
 		return nil, fmt.Errorf("%w: unknown reduction %q", ErrNotReducible, r.Op)
 	}
@@ -317,7 +317,7 @@ func (p *Program) Reduce(r Reduction) (q *Program, err error) {
 func plainable(f *plan) bool {
 	p := f.pat
 	return p.build != nil && !p.tail && !p.exits && !p.stubs && !p.signal && !p.far && p.calls &&
-		p.name != "fp-frame" && p.name != "new-stack" && p.name != "empty-fde" && p != noreturnCallee
+		!p.plain && !p.switchesStack && !p.emptyEntryFDE && !p.noReturn
 }
 
 // keepPaths keeps the paths keep (indexes into ArgSets) and their

@@ -14,30 +14,30 @@ package gen
 //	tail-call       leaves through a jump to a deeper function, with or
 //	                without a frame first
 //	noreturn-call   a call that never returns as the last instruction,
-//	                on an argument bit (skel_noreturn.go)
+//	                on an argument bit (skeleton_noreturn.go)
 //	shrink-wrap     a fast path in the entry state right after such a
 //	                call, so the row changes at the return address
-//	                (skel_noreturn.go)
+//	                (skeleton_noreturn.go)
 //	plt-stubs       a block of PLT-like stubs under one PCMASK FDE
-//	                (skel_plt.go)
+//	                (skeleton_plt.go)
 //	hot-cold        a cold part after every function, entered and left
-//	                by jumps with the frame live (skel_hotcold.go)
+//	                by jumps with the frame live (skeleton_hotcold.go)
 //	long-function   256+ or 64 KiB+ bytes; on x86-64 frames of 128+ or
-//	                32 KiB+ bytes (skel_long.go)
+//	                32 KiB+ bytes (skeleton_long.go)
 //	far-code        an fp-frame function 5 GiB from the rest, called
-//	                through a register (skel2_far.go; v3 only)
+//	                through a register (skeleton_far.go; v3 only)
 //	new-stack       switches to a fresh stack on two argument bits: RA
 //	                undefined from there, calls on the new stack, exit
-//	                (skel2_newstack.go)
+//	                (skeleton_newstack.go)
 //	empty-fde       the entry stub gets an FDE with no rows
-//	                (skel2_emptyfde.go; v3 only)
+//	                (skeleton_emptyfde.go; v3 only)
 //	signal          a signal handler (one of the above) nothing calls,
-//	                and the trampoline it returns to (skel_signal.go)
+//	                and the trampoline it returns to (skeleton_signal.go)
 //	signal-empty-fde  the same, the trampoline's FDE with the signal
-//	                flag and no rows (skel_signal.go; v3 only)
+//	                flag and no rows (skeleton_signal.go; v3 only)
 var skeletons = []*pattern{
 	{name: "leaf", doc: "no frame, no calls; the RA stays where the call left it", build: leafSkeleton},
-	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, build: fpFrameSkeleton},
+	{name: "fp-frame", doc: "frame pointer set up; CFA based on FP", calls: true, plain: true, build: fpFrameSkeleton},
 	{name: "sp-frame", doc: "no frame pointer; CFA based on SP through several adjustments", calls: true, epilogueCalls: true, build: spFrameSkeleton},
 	{name: "callee-saved", doc: "callee-saved registers saved, written, restored", calls: true, epilogueCalls: true, build: calleeSavedSkeleton},
 	{name: "multi-epilogue", doc: "early return on an argument bit; two epilogues in different forms", calls: true, earlyExit: true, build: multiEpilogueSkeleton},

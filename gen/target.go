@@ -87,7 +87,7 @@ type prims struct {
 	// pltStub emits stub number index of a PLT-like block: always the
 	// same size on a target, moving SP (or saving the RA) and back, then
 	// jumping to fn with the frame as the call left it; rows change
-	// inside the stub and repeat from stub to stub (skel_plt.go).
+	// inside the stub and repeat from stub to stub (skeleton_plt.go).
 	pltStub func(b *builder, index int, fn string)
 	// pad emits at least n bytes of instructions that never execute: a
 	// region a long function jumps over.
@@ -108,7 +108,7 @@ type prims struct {
 	newStack func(b *builder, top uint64)
 	// sigTrampoline emits the function a signal handler returns to: a
 	// leading nop inside its FDE, then the rt_sigreturn call, with the
-	// CFI the system's own trampoline has (skel_signal.go).
+	// CFI the system's own trampoline has (skeleton_signal.go).
 	sigTrampoline func(b *builder)
 }
 
@@ -126,6 +126,21 @@ type pattern struct {
 	exits         bool // some paths end with a call to a deeper function that never returns
 	stubs         bool // a block of PLT-like stubs, each jumping to its own deeper function
 	signal        bool // a signal handler: entered by a signal, never called
+	// plain: the target's plainest pattern that calls, which the planner
+	// falls back to where the chosen patterns cannot fill a slot and a
+	// reduction builds a function with instead of its own (ReducePlain).
+	plain bool
+	// switchesStack: may switch SP to a fresh stack of its own
+	// (Program.Stacks), one per level, so no deeper than maxAltStacks.
+	switchesStack bool
+	// emptyEntryFDE: a program with the pattern gives its entry stub an
+	// FDE without rows (Func.EmptyFDE); emptyTrampolineFDE: it gives the
+	// signal trampoline one (a signal pattern).
+	emptyEntryFDE      bool
+	emptyTrampolineFDE bool
+	// noReturn: never returns (the callee of noreturn-call): no catalog
+	// entry, the planner adds it; nothing but its caller calls it.
+	noReturn bool
 	// versions lists the SFrame versions that can express the pattern's
 	// rows; nil means every version the encoder writes (2 and 3).
 	versions []int
@@ -169,6 +184,16 @@ func init() {
 		}
 		t.patterns = append(t.patterns, t.own...)
 	}
+}
+
+// plainPattern is the target's plainest pattern that calls.
+func (t *isa) plainPattern() *pattern {
+	for _, p := range t.patterns {
+		if p.plain {
+			return p
+		}
+	}
+	panic(fmt.Sprintf("gen: %s has no plain pattern", t.abi.Name()))
 }
 
 func isaFor(abi target.Target) *isa {

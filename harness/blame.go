@@ -118,26 +118,16 @@ func newAttribution(img *image.Image, prog *gen.Program) *attribution {
 	return a
 }
 
-// The patterns that give the entry stub and the signal trampoline an FDE
-// without rows: the stub's and the trampoline's rows are theirs then.
-const (
-	patternEmptyFDE       = "empty-fde"
-	patternSignalEmptyFDE = "signal-empty-fde"
-)
-
 // funcPattern is the pattern a function's failures are charged to: its
 // own (gen.Func.Pattern), but for the entry stub and the signal
 // trampoline when a pattern made their FDE one without rows, that
-// pattern: what a toolchain does with such a function is that pattern's
-// result, not the stub's.
+// pattern (gen.Func.EmptyFDEPattern): what a toolchain does with such a
+// function is that pattern's result, not the stub's.
 func funcPattern(f *gen.Func) string {
-	switch {
-	case !f.EmptyFDE:
-		return f.Pattern
-	case f.Kind == image.KindSignalRestorer:
-		return patternSignalEmptyFDE
+	if f.EmptyFDE && f.EmptyFDEPattern != "" {
+		return f.EmptyFDEPattern
 	}
-	return patternEmptyFDE
+	return f.Pattern
 }
 
 // patternAt names the pattern of the function holding pc.

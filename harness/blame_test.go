@@ -196,23 +196,36 @@ func TestBlameEntryAndMissingFDE(t *testing.T) {
 }
 
 // The entry stub and the signal trampoline with an FDE without rows are
-// charged to the patterns that made them so; the catalog has both.
+// charged to the patterns that made them so: every pattern the catalog
+// flags EmptyFDE gets the charges of such a function.
 func TestEmptyFDEFunctionsChargeTheirPattern(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{patternEmptyFDE, patternSignalEmptyFDE} {
-		found := false
-		for _, p := range gen.Catalog() {
-			found = found || p.Name == name
+	flagged := 0
+	for _, info := range gen.Catalog() {
+		if !info.EmptyFDE {
+			continue
 		}
-		if !found {
-			t.Errorf("gen's catalog has no pattern %q", name)
+		flagged++
+		prog, err := gen.Generate(info.Targets[0], 3, gen.Options{Patterns: []string{info.Name}, SFrameVersion: 3})
+		if err != nil {
+			t.Fatal(err)
 		}
+		charged := false
+		for _, f := range prog.Funcs {
+			charged = charged || (f.EmptyFDE && funcPattern(f) == info.Name)
+		}
+		if !charged {
+			t.Errorf("%s: no function with an FDE without rows is charged to it", info.Name)
+		}
+	}
+	if flagged < 2 {
+		t.Errorf("the catalog flags %d patterns EmptyFDE, want empty-fde and signal-empty-fde", flagged)
 	}
 	for _, tc := range []struct{ pattern, stub, tramp string }{
 		{"leaf", "entry", ""},
-		{"empty-fde", patternEmptyFDE, ""},
+		{"empty-fde", "empty-fde", ""},
 		{"signal", "entry", "signal"},
-		{"signal-empty-fde", "entry", patternSignalEmptyFDE},
+		{"signal-empty-fde", "entry", "signal-empty-fde"},
 	} {
 		prog, err := gen.Generate(target.X86_64, 3, gen.Options{Patterns: []string{tc.pattern}, SFrameVersion: 3})
 		if err != nil {

@@ -99,27 +99,7 @@ func RowAt(img *image.Image, pc uint64) string {
 		return err.Error()
 	}
 	return fmt.Sprintf("function 0x%x+0x%x (size %d), row at +0x%x: CFA %s, RA %s, FP %s%s",
-		fde.Start, pc-fde.Start, fde.Size, row.Start, rule(row.CFA), rule(row.RA), rule(row.FP), flags(row))
-}
-
-// rule writes a rule in the notation of the CFI directives: reg+off,
-// [cfa-8], u (undefined), same.
-func rule(r sframe.Rule) string {
-	switch r.Kind {
-	case sframe.RuleUndefined:
-		return "undefined"
-	case sframe.RuleSame:
-		return "same"
-	}
-	base := "cfa"
-	if r.Reg != sframe.RegCFA {
-		base = fmt.Sprintf("r%d", r.Reg)
-	}
-	s := fmt.Sprintf("%s%+d", base, r.Offset)
-	if r.Deref {
-		s = "[" + s + "]"
-	}
-	return s
+		fde.Start, pc-fde.Start, fde.Size, row.Start, row.CFA, row.RA, row.FP, flags(row))
 }
 
 func flags(r sframe.Row) string {

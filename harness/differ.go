@@ -72,7 +72,7 @@ func (r rowAt) String() string {
 	case !r.ok:
 		return "no row"
 	}
-	return fmt.Sprintf("CFA %s, RA %s, FP %s%s", rule(r.row.CFA), rule(r.row.RA), rule(r.row.FP), flags(r.row))
+	return fmt.Sprintf("CFA %s, RA %s, FP %s%s", r.row.CFA, r.row.RA, r.row.FP, flags(r.row))
 }
 
 func newDiffer(img, ref *image.Image) *differ {

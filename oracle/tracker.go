@@ -146,20 +146,20 @@ func (t *Tracker) switchStack(sp uint64) {
 func (t *Tracker) enter(fn int, regs *machine.Registers, mem machine.Memory) (call, error) {
 	sp := regs.Regs[t.sp]
 	c := call{fn: fn, callerFP: regs.Regs[t.fp]}
-	switch t.target {
-	case target.X86_64:
-		ra, ok := mem.ReadWord(sp)
-		if !ok {
-			return c, fmt.Errorf("oracle: entry of %s: return address at sp 0x%x unreadable", t.symbols[fn].Name, sp)
-		}
-		c.cfa, c.ra, c.callerSP = sp+8, ra, sp+8
-	case target.AArch64, target.AArch64BE:
-		c.cfa, c.ra, c.callerSP = sp, regs.Regs[target.RegAArch64LR], sp
-	case target.S390X:
-		c.cfa, c.ra, c.callerSP = sp+160, regs.Regs[target.RegS390XRA], sp
-	default:
+	if !t.target.Valid() {
 		return c, fmt.Errorf("oracle: no entry convention for %v", t.target)
 	}
+	c.cfa, c.callerSP = sp+uint64(t.target.CFAAtEntry()), sp+uint64(t.target.CallerSPAtEntry())
+	if t.target.HasLinkRegister() {
+		c.ra = regs.Regs[t.target.RA()]
+		return c, nil
+	}
+	at := uint64(int64(c.cfa) + target.RAOnStackAtEntry) // [CFA-8], the SP at entry
+	ra, ok := mem.ReadWord(at)
+	if !ok {
+		return c, fmt.Errorf("oracle: entry of %s: return address at sp 0x%x unreadable", t.symbols[fn].Name, at)
+	}
+	c.ra = ra
 	return c, nil
 }
 

@@ -205,7 +205,7 @@ func (b *toolBuild) render(dir string, progs []*gen.Program, plt bool) ([]*asmOb
 			emit("\t" + gen.CFISections + "\n")
 		}
 		typ := "@progbits"
-		if b.target == target.AArch64 || b.target == target.AArch64BE {
+		if b.target.IsAArch64() {
 			typ = "%progbits"
 		}
 		// Each file's part of a section starts batchAlign-aligned: the
@@ -679,13 +679,6 @@ func ruleRegs(p *gen.Program, img *image.Image, t *sframe.Table) []int {
 	if t == nil {
 		return regs
 	}
-	tg := p.Target
-	note := func(r sframe.Rule) {
-		if r.Kind == sframe.RuleExpr && r.Reg != sframe.RegCFA && r.Reg != tg.SP() && r.Reg != tg.FP() && r.Reg != tg.RA() &&
-			!slices.Contains(regs, r.Reg) {
-			regs = append(regs, r.Reg)
-		}
-	}
 	for _, s := range img.Symbols {
 		if s.IsStack() {
 			continue
@@ -698,13 +691,8 @@ func ruleRegs(p *gen.Program, img *image.Image, t *sframe.Table) []int {
 		if err != nil {
 			continue
 		}
-		for _, r := range rows {
-			note(r.CFA)
-			note(r.RA)
-			note(r.FP)
-		}
+		regs = sframe.RuleRegs(sframe.ABI(p.Target), rows, regs)
 	}
-	slices.Sort(regs)
 	return regs
 }
 

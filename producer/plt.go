@@ -59,9 +59,10 @@ type pltABI struct {
 	slot         func(code []byte, addr uint64) (uint64, bool)
 }
 
-var pltABIs = map[target.Target]pltABI{
+// pltABIs takes PLT0's and each entry's size from target.
+var pltABIs = withPLTSizes(map[target.Target]pltABI{
 	// jmp *slot(%rip): ff 25 rel32.
-	target.X86_64: {16, 16, uint32(elf.R_X86_64_JMP_SLOT), func(c []byte, addr uint64) (uint64, bool) {
+	target.X86_64: {0, 0, uint32(elf.R_X86_64_JMP_SLOT), func(c []byte, addr uint64) (uint64, bool) {
 		if len(c) < 6 || c[0] != 0xff || c[1] != 0x25 {
 			return 0, false
 		}
@@ -69,15 +70,24 @@ var pltABIs = map[target.Target]pltABI{
 	}},
 	// adrp x16, page; ldr x17, [x16, #off]: little-endian words in both
 	// byte orders.
-	target.AArch64:   {32, 16, uint32(elf.R_AARCH64_JUMP_SLOT), a64PLTSlot},
-	target.AArch64BE: {32, 16, uint32(elf.R_AARCH64_JUMP_SLOT), a64PLTSlot},
+	target.AArch64:   {0, 0, uint32(elf.R_AARCH64_JUMP_SLOT), a64PLTSlot},
+	target.AArch64BE: {0, 0, uint32(elf.R_AARCH64_JUMP_SLOT), a64PLTSlot},
 	// larl %r1, slot: c0 10 imm32 (halfwords).
-	target.S390X: {32, 32, uint32(elf.R_390_JMP_SLOT), func(c []byte, addr uint64) (uint64, bool) {
+	target.S390X: {0, 0, uint32(elf.R_390_JMP_SLOT), func(c []byte, addr uint64) (uint64, bool) {
 		if len(c) < 6 || c[0] != 0xc0 || c[1] != 0x10 {
 			return 0, false
 		}
 		return addr + 2*uint64(int64(int32(binary.BigEndian.Uint32(c[2:])))), true
 	}},
+})
+
+func withPLTSizes(m map[target.Target]pltABI) map[target.Target]pltABI {
+	for t, a := range m {
+		first, entry := t.PLTSizes()
+		a.first, a.entry = int(first), int(entry)
+		m[t] = a
+	}
+	return m
 }
 
 func a64PLTSlot(c []byte, addr uint64) (uint64, bool) {

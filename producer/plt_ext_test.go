@@ -31,7 +31,7 @@ import (
 // makes this test fail, to be noticed.
 func pltMeasured(producer string, tg target.Target) (ok bool, why string) {
 	switch {
-	case tg == target.AArch64 || tg == target.AArch64BE:
+	case tg.IsAArch64():
 		return false, "writes no SFrame FDE for the " + tg.Name() + " .plt"
 	case strings.HasPrefix(producer, "llvm-mc-"):
 		return false, "keeps 2 FDEs and none for"

@@ -64,19 +64,7 @@ type Compiler struct {
 }
 
 // Triple is the GNU triple of the compiler's target.
-func (c Compiler) Triple() string {
-	switch c.Target {
-	case target.X86_64:
-		return "x86_64-linux-gnu"
-	case target.AArch64:
-		return "aarch64-linux-gnu"
-	case target.AArch64BE:
-		return "aarch64_be-linux-gnu"
-	case target.S390X:
-		return "s390x-linux-gnu"
-	}
-	return ""
-}
+func (c Compiler) Triple() string { return c.Target.Triple() }
 
 // cacheRel is where the campaign keeps files of its own in the cache.
 const cacheRel = "realcode"
@@ -86,14 +74,11 @@ const cacheRel = "realcode"
 // are the little-endian ones (Debian ships no big-endian libc), with a
 // gnu/stubs-lp64_be.h that includes the little-endian stubs.
 func FindCompiler(t target.Target) (Compiler, error) {
-	c := Compiler{Target: t}
-	switch t {
-	case target.X86_64:
-		c.CC = "x86_64-linux-gnu-gcc"
-	case target.AArch64:
-		c.CC = "aarch64-linux-gnu-gcc"
-	case target.AArch64BE:
-		c.CC = "aarch64-linux-gnu-gcc"
+	c := Compiler{Target: t, CC: t.ToolTriple() + "-gcc"}
+	switch {
+	case !t.Valid():
+		return c, fmt.Errorf("no compiler for target %s", t.Name())
+	case t == target.AArch64BE:
 		dir := filepath.Join(toolchain.CacheDir(), cacheRel, "be-include")
 		stub := filepath.Join(dir, "gnu", "stubs-lp64_be.h")
 		if _, err := os.Stat(stub); err != nil {
@@ -109,10 +94,6 @@ func FindCompiler(t target.Target) (Compiler, error) {
 			}
 		}
 		c.Flags = []string{"-mbig-endian", "-isystem", dir}
-	case target.S390X:
-		c.CC = "s390x-linux-gnu-gcc"
-	default:
-		return c, fmt.Errorf("no compiler for target %s", t.Name())
 	}
 	path, err := exec.LookPath(c.CC)
 	if err != nil {

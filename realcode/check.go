@@ -118,19 +118,7 @@ func DumperNames() []string {
 }
 
 // TargetOf is the sfconform target of an ELF file.
-func TargetOf(f *elf.File) (target.Target, error) {
-	switch {
-	case f.Machine == elf.EM_X86_64:
-		return target.X86_64, nil
-	case f.Machine == elf.EM_AARCH64 && f.Data == elf.ELFDATA2MSB:
-		return target.AArch64BE, nil
-	case f.Machine == elf.EM_AARCH64:
-		return target.AArch64, nil
-	case f.Machine == elf.EM_S390:
-		return target.S390X, nil
-	}
-	return 0, fmt.Errorf("ELF machine %v (%v) is not an sfconform target", f.Machine, f.Data)
-}
+func TargetOf(f *elf.File) (target.Target, error) { return target.FromELF(f.FileHeader) }
 
 func (c *StaticChecker) Check(file File) (*Report, error) {
 	f, err := elf.Open(file.Path)

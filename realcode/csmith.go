@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -196,26 +195,13 @@ func LoadProgram(path string, producer string) (*image.Image, int, error) {
 // functions): the emulator reads them at every step, for the consumer.
 func ruleRegs(tg target.Target, t *sframe.Table) []int {
 	var regs []int
-	note := func(r sframe.Rule) {
-		if r.Kind == sframe.RuleExpr && r.Reg != sframe.RegCFA && r.Reg != tg.SP() && r.Reg != tg.FP() && r.Reg != tg.RA() &&
-			!slices.Contains(regs, r.Reg) {
-			regs = append(regs, r.Reg)
-		}
-	}
 	for _, s := range t.Sections {
 		for i := 0; i < int(s.Header.NumFDEs); i++ {
-			rows, err := s.Func(i).Rows()
-			if err != nil {
-				continue
-			}
-			for _, r := range rows {
-				note(r.CFA)
-				note(r.RA)
-				note(r.FP)
+			if rows, err := s.Func(i).Rows(); err == nil {
+				regs = sframe.RuleRegs(sframe.ABI(tg), rows, regs)
 			}
 		}
 	}
-	slices.Sort(regs)
 	return regs
 }
 

@@ -201,30 +201,12 @@ func Rules(t target.Target, r sframe.Row) string {
 		}
 		return s
 	}
-	s := fmt.Sprintf("CFA %s, RA %s, FP %s", rule(t, r.CFA), rule(t, r.RA), rule(t, r.FP))
+	s := fmt.Sprintf("CFA %s, RA %s, FP %s", r.CFA.Text(t.RegName), r.RA.Text(t.RegName), r.FP.Text(t.RegName))
 	if r.MangledRA {
 		s += fmt.Sprintf(", RA signed (key %s)", []string{"A", "B"}[r.PAuthKey&1])
 	}
 	if r.Signal {
 		s += ", signal frame"
-	}
-	return s
-}
-
-func rule(t target.Target, r sframe.Rule) string {
-	switch r.Kind {
-	case sframe.RuleUndefined:
-		return "undefined"
-	case sframe.RuleSame:
-		return "same"
-	}
-	base := "CFA"
-	if r.Reg != sframe.RegCFA {
-		base = regName(t, r.Reg)
-	}
-	s := base + fmt.Sprintf("%+d", r.Offset)
-	if r.Deref {
-		s = "[" + s + "]"
 	}
 	return s
 }
@@ -288,36 +270,4 @@ func instruction(img *image.Image, pc uint64) string {
 		}
 	}
 	return "?"
-}
-
-// regName is a DWARF register's assembler name.
-func regName(t target.Target, r int) string {
-	switch t {
-	case target.X86_64:
-		names := []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp"}
-		switch {
-		case r < len(names):
-			return "%" + names[r]
-		case r <= 15:
-			return fmt.Sprintf("%%r%d", r)
-		case r == 16:
-			return "%rip"
-		}
-	case target.AArch64, target.AArch64BE:
-		switch {
-		case r == 31:
-			return "sp"
-		case r >= 0 && r < 31:
-			return fmt.Sprintf("x%d", r)
-		}
-	case target.S390X:
-		fprs := []int{0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15}
-		switch {
-		case r >= 0 && r < 16:
-			return fmt.Sprintf("%%r%d", r)
-		case r >= 16 && r < 32:
-			return fmt.Sprintf("%%f%d", fprs[r-16])
-		}
-	}
-	return fmt.Sprintf("reg%d", r)
 }

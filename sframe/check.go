@@ -145,7 +145,7 @@ type freRun struct {
 // function's end and every mangled-RA bit outside AArch64. It returns the
 // bytes the function's FRE data occupies (empty when unreadable).
 func (f *Func) checkFREs(errs []error) ([]error, freRun) {
-	aarch64 := isAArch64(f.sec.Header.ABI)
+	aarch64 := f.sec.Header.ABI.IsAArch64()
 	run := freRun{start: f.fres, fde: f.Offset}
 	if f.sec.Header.Version == Version3 {
 		run.start -= fdeAttrSizeV3

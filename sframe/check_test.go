@@ -76,7 +76,7 @@ func TestCheckMangledRA(t *testing.T) {
 			// Info 0x87: mangled RA, SP-based, 3 one-byte words (CFA, RA, FP).
 			tab := decodeOK(t, where, secOneFRE(o, abi, 0, 0, 0x87, 16, -8, -16))
 			want := foreignOrder(abi, o, 0)
-			if !isAArch64(abi) {
+			if !abi.IsAArch64() {
 				want = append(want, finding{ErrBadMangledRA, 50})
 			}
 			checkFindings(t, where, tab.Check(false), want...)

@@ -196,8 +196,6 @@ func dumpFlags(w *bufio.Writer, h *Header, st dumpStyle) {
 	}
 }
 
-func isAArch64(a ABI) bool { return a == ABIAArch64LE || a == ABIAArch64BE }
-
 // Column headers of a function, as objdump pads them.
 var (
 	colsInc  = fmt.Sprintf("\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC", "   ", "CFA", "FP", "RA")
@@ -226,7 +224,7 @@ func (d *dumper) function(w *bufio.Writer, h *Header, idx int, fde *FDE, st dump
 			b = strconv.AppendQuote(b, attrs)
 		}
 	}
-	if isAArch64(abi) && fde.PAuthKey == PAuthKeyB {
+	if abi.IsAArch64() && fde.PAuthKey == PAuthKeyB {
 		b = append(b, ", pauth = B key"...)
 	}
 	mask := fde.PCType == PCMask
@@ -527,7 +525,7 @@ func (d *dumper) jsonFunction(b []byte, h *Header, idx int, fde *FDE) []byte {
 	} else {
 		b = append(b, ","+in+"\"type\": \"default\""...)
 	}
-	if isAArch64(h.ABI) {
+	if h.ABI.IsAArch64() {
 		if fde.PAuthKey == PAuthKeyB {
 			b = append(b, ","+in+"\"pauth_key\": \"B\""...)
 		} else {
@@ -686,7 +684,7 @@ func jsonOfFunction(h *Header, i int, fde *FDE) jsonFunction {
 	if fde.Type == FDETypeFlex {
 		jf.Type = "flex"
 	}
-	if isAArch64(h.ABI) {
+	if h.ABI.IsAArch64() {
 		jf.PAuthKey = "A"
 		if fde.PAuthKey == PAuthKeyB {
 			jf.PAuthKey = "B"

@@ -478,9 +478,7 @@ func (w *rowWords) size(symmetric bool) (bytes int, code byte, ok bool) {
 	return bytes, code, true
 }
 
-func (e *encoder) aarch64() bool {
-	return e.opt.ABI == ABIAArch64LE || e.opt.ABI == ABIAArch64BE
-}
+func (e *encoder) aarch64() bool { return e.opt.ABI.IsAArch64() }
 
 // raTracked and fpTracked report whether DEFAULT rows carry an RA or FP
 // word: when the header fixes none.
@@ -524,7 +522,7 @@ func (e *encoder) cfaWord(off int64) (int64, error) {
 	if e.opt.ABI != ABIS390XBE {
 		return off, nil
 	}
-	adj := off - 160
+	adj := off - s390xCFAAboveSP
 	if adj%8 != 0 {
 		return 0, notRep("s390x CFA offset %d: (offset - 160) is not a multiple of 8", off)
 	}
@@ -588,14 +586,14 @@ func (e *encoder) defaultRow(r *Row, w *rowWords) error {
 			}
 			return int64(x.Reg)<<1 | 1, nil
 		}
-		return 0, notRep("%s rule %s: a DEFAULT FDE of %v version %d cannot express it%s", what, ruleText(x), e.opt.ABI, e.opt.Version, hint)
+		return 0, notRep("%s rule %s: a DEFAULT FDE of %v version %d cannot express it%s", what, x, e.opt.ABI, e.opt.Version, hint)
 	}
 
 	raWord, raHas := int64(0), false
 	switch {
 	case !e.raTracked():
 		if !e.raAtDefault(r.RA) {
-			return notRep("RA rule %s is not the header's fixed *(CFA%+d)%s", ruleText(r.RA), e.opt.CFAFixedRA, hint)
+			return notRep("RA rule %s is not the header's fixed [CFA%+d]%s", r.RA, e.opt.CFAFixedRA, hint)
 		}
 	case r.RA.Kind == RuleSame:
 	default:
@@ -615,7 +613,7 @@ func (e *encoder) defaultRow(r *Row, w *rowWords) error {
 		return notRep("FP rule undefined in a row that is not outermost (RuleSame says the FP is not saved)")
 	case !e.fpTracked():
 		if !e.fpAtDefault(r.FP) {
-			return notRep("FP rule %s is not the header's fixed *(CFA%+d)%s", ruleText(r.FP), e.opt.CFAFixedFP, hint)
+			return notRep("FP rule %s is not the header's fixed [CFA%+d]%s", r.FP, e.opt.CFAFixedFP, hint)
 		}
 	case r.FP.Kind == RuleSame:
 	default:
@@ -660,7 +658,7 @@ func (e *encoder) flexRow(r *Row, w *rowWords) error {
 	}
 	c := r.CFA
 	if c.Kind != RuleExpr || c.Reg < 0 {
-		return notRep("CFA rule %s: a CFA needs a base register", ruleText(c))
+		return notRep("CFA rule %s: a CFA needs a base register", c)
 	}
 	ctl, err := flexControl("CFA", c)
 	if err != nil {
@@ -681,7 +679,7 @@ func (e *encoder) flexRow(r *Row, w *rowWords) error {
 	case r.FP.Kind == RuleExpr:
 		fpHas = true
 	default:
-		return notRep("FP rule %s cannot be written with the header's fixed FP offset %d", ruleText(r.FP), e.opt.CFAFixedFP)
+		return notRep("FP rule %s cannot be written with the header's fixed FP offset %d", r.FP, e.opt.CFAFixedFP)
 	}
 	switch {
 	case e.raAtDefault(r.RA):
@@ -696,7 +694,7 @@ func (e *encoder) flexRow(r *Row, w *rowWords) error {
 		w.push(ctl, true)
 		w.push(r.RA.Offset, false)
 	default:
-		return notRep("RA rule %s cannot be written for %v", ruleText(r.RA), e.opt.ABI)
+		return notRep("RA rule %s cannot be written for %v", r.RA, e.opt.ABI)
 	}
 	if fpHas {
 		ctl, err := flexControl("FP", r.FP)
@@ -729,22 +727,4 @@ func flexControl(what string, x Rule) (int64, error) {
 		return 0, notRep("%s = CFA%+d (no dereference) has control word 0, which means 'no rule'", what, x.Offset)
 	}
 	return ctl, nil
-}
-
-// ruleText prints a rule for error messages.
-func ruleText(x Rule) string {
-	switch x.Kind {
-	case RuleUndefined:
-		return "undefined"
-	case RuleSame:
-		return "same-value"
-	}
-	base := "CFA"
-	if x.Reg != RegCFA {
-		base = fmt.Sprintf("r%d", x.Reg)
-	}
-	if x.Deref {
-		return fmt.Sprintf("*(%s%+d)", base, x.Offset)
-	}
-	return fmt.Sprintf("%s%+d", base, x.Offset)
 }

@@ -159,7 +159,7 @@ func (f *Func) rowError(err *FormatError, j int) *FormatError {
 func saved(off int64) Rule { return Rule{Kind: RuleExpr, Reg: RegCFA, Offset: off, Deref: true} }
 
 // s390xCFA undoes the s390x CFA offset encoding: (offset - 160) / 8.
-func s390xCFA(w int64) int64 { return w*8 + 160 }
+func s390xCFA(w int64) int64 { return w*8 + s390xCFAAboveSP }
 
 // defaultRow translates the data words of a DEFAULT FRE. The words are
 // the CFA offset, then the RA offset unless the header fixes the RA

@@ -233,7 +233,7 @@ func (u *Unwinder) applyRow(f *Frame, index int, regs *RegisterFile, mem Memory)
 	// CFA.
 	c := row.CFA
 	if c.Kind != RuleExpr || c.Reg == RegCFA {
-		return 0, 0, 0, unwindErr(f, index, ErrBadRule, "CFA rule %s has no base register", c.kindString())
+		return 0, 0, 0, unwindErr(f, index, ErrBadRule, "CFA rule %s has no base register", c)
 	}
 	base, err := u.regValue(f, index, regs, c.Reg, "CFA")
 	if err != nil {
@@ -361,17 +361,4 @@ func linkRegister(a ABI) int {
 		return RegS390XRA
 	}
 	return -1
-}
-
-func (r Rule) kindString() string {
-	switch r.Kind {
-	case RuleUndefined:
-		return "undefined"
-	case RuleSame:
-		return "same"
-	}
-	if r.Reg == RegCFA {
-		return fmt.Sprintf("cfa%+d", r.Offset)
-	}
-	return fmt.Sprintf("r%d%+d", r.Reg, r.Offset)
 }

@@ -59,7 +59,7 @@ func FromDir(dir string) ([]Toolchain, error) {
 		}
 	}
 	// <triple>-as and <triple>-ld, as an installed cross toolchain has.
-	for _, triple := range []string{"x86_64-linux-gnu", "aarch64-linux-gnu", "s390x-linux-gnu"} {
+	for _, triple := range target.ToolTriples() {
 		as, ld := executable(abs, triple+"-as"), executable(abs, triple+"-ld")
 		if as != "" && ld != "" {
 			add(as, ld, triple, targetsOf(triple))
@@ -131,16 +131,11 @@ func configuredTarget(as string) (string, error) {
 // tripleOf maps a configured triple (x86_64-pc-linux-gnu, aarch64_be-unknown-linux-gnu)
 // to the Debian triple of the targets it serves, or "".
 func tripleOf(configured string) string {
-	arch, _, _ := strings.Cut(configured, "-")
-	switch arch {
-	case "x86_64":
-		return "x86_64-linux-gnu"
-	case "aarch64", "aarch64_be":
-		return "aarch64-linux-gnu"
-	case "s390x":
-		return "s390x-linux-gnu"
+	t, err := target.ParseTriple(configured)
+	if err != nil {
+		return ""
 	}
-	return ""
+	return t.ToolTriple()
 }
 
 func lastField(s string) string {

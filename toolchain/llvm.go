@@ -14,15 +14,6 @@ import (
 	"github.com/sfconform/sfconform/target"
 )
 
-// llvmTriples are the triples llvm-mc assembles each target for; -triple
-// says the byte order too (no -EB).
-var llvmTriples = map[target.Target]string{
-	target.X86_64:    "x86_64-linux-gnu",
-	target.AArch64:   "aarch64-linux-gnu",
-	target.AArch64BE: "aarch64_be-linux-gnu",
-	target.S390X:     "s390x-linux-gnu",
-}
-
 // LLVM returns the provisioned llvm-mc (ci/setup.sh step 5: sid's newest
 // LLVM under toolchains/llvm-<major>) as one Toolchain per target, in
 // version order, each with its measured SFrameVersion. AS is llvm-mc and
@@ -72,8 +63,8 @@ func LLVM() ([]Toolchain, error) {
 		for _, tg := range target.All {
 			t := Toolchain{
 				Name: name, Version: version, Suite: kv["suite"], Package: pkg, Target: tg,
-				Triple: llvmTriples[tg], AS: mc,
-				ASFlags: []string{"-triple=" + llvmTriples[tg], "-filetype=obj"},
+				Triple: tg.Triple(), AS: mc,
+				ASFlags: []string{"-triple=" + tg.Triple(), "-filetype=obj"},
 				dir:     dir,
 			}
 			if err := t.probe(); err != nil {

@@ -68,18 +68,11 @@ func CacheDir() string {
 // targetsOf maps a GNU triple to the targets it serves, with the flags each
 // one needs.
 func targetsOf(triple string) []Toolchain {
-	switch triple {
-	case "x86_64-linux-gnu":
-		return []Toolchain{{Target: target.X86_64}}
-	case "aarch64-linux-gnu":
-		return []Toolchain{
-			{Target: target.AArch64},
-			{Target: target.AArch64BE, ASFlags: []string{"-EB"}, LDFlags: []string{"-EB"}},
-		}
-	case "s390x-linux-gnu":
-		return []Toolchain{{Target: target.S390X}}
+	var out []Toolchain
+	for _, t := range target.ServedBy(triple) {
+		out = append(out, Toolchain{Target: t, ASFlags: t.ToolFlags(), LDFlags: t.ToolFlags()})
 	}
-	return nil
+	return out
 }
 
 // conf is one toolchain.conf as ci/setup.sh writes it.

@@ -273,7 +273,7 @@ func TestLLVM(t *testing.T) {
 	// claimed exactly when the probe's object has an FDE (LLVM 23 takes
 	// --gsframe for AArch64 but omits the plainest function's FDE).
 	for _, tg := range target.All {
-		flags := []string{"-triple=" + llvmTriples[tg], "-filetype=obj"}
+		flags := []string{"-triple=" + tg.Triple(), "-filetype=obj"}
 		r, err := measureSFrameVersion(all[0].AS, flags, tg)
 		if err != nil {
 			t.Fatal(err)

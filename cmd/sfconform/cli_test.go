@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"reflect"
 	"strings"
@@ -201,5 +202,18 @@ func TestRunPatterns(t *testing.T) {
 		if c.Status != want {
 			t.Errorf("%s %s: status %s (%s), want %s", c.Target, c.Producer, c.Status, c.Reason, want)
 		}
+	}
+}
+
+// The former spelling of csmith's --consumer still sets it.
+func TestAliasFlagSetsTarget(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	v := fs.String("consumer", "builtin", "")
+	fs.Var(aliasFlag{fs.Lookup("consumer")}, "consumers", "")
+	if err := fs.Parse([]string{"--consumers", "libsframe"}); err != nil {
+		t.Fatal(err)
+	}
+	if *v != "libsframe" {
+		t.Fatalf("--consumers set %q, want libsframe", *v)
 	}
 }

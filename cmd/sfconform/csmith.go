@@ -50,10 +50,11 @@ func cmdCsmith(args []string, stdout, stderr io.Writer) int {
 		"exit status is 0 exactly when the first program fails with that signature (a reducer's test).\n"
 	fs := newFlagSet("csmith", head, stderr)
 	seeds := fs.String("seeds", "1-10", "Csmith seeds: a list of numbers and LOW-HIGH ranges")
-	targets := fs.String("targets", "", "targets, comma-separated (default all)")
+	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	opts := fs.String("opts", "O0,O2", "optimisation settings: O0,O2,O2-fp,O2-nofp,O3")
 	asms := fs.String("assemblers", "", "assemblers (default every provisioned one that emits SFrame)")
-	conss := fs.String("consumers", "builtin", "consumers judged at every instruction")
+	conss := fs.String("consumer", "builtin", "comma-separated consumers judged at every instruction (see run --list)")
+	fs.Var(aliasFlag{fs.Lookup("consumer")}, "consumers", "the former name of --consumer")
 	budget := fs.Int("budget", 2_000_000, "instructions per program run")
 	dir := fs.String("dir", "", "keep the programs and their builds here (default: removed)")
 	cfile := fs.String("c", "", "run this C file instead of generating one")
@@ -72,11 +73,9 @@ func cmdCsmith(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sfconform csmith: %v\n", err)
 		return exitSetup
 	}
-	if *targets != "" {
-		if opt.Targets, err = parseTargets(*targets); err != nil {
-			fmt.Fprintf(stderr, "sfconform csmith: %v\n", err)
-			return exitSetup
-		}
+	if opt.Targets, err = parseTargets(*targets); err != nil {
+		fmt.Fprintf(stderr, "sfconform csmith: %v\n", err)
+		return exitSetup
 	}
 	if !*quiet {
 		opt.Progress = func(line string) { fmt.Fprintln(stdout, line) }

@@ -184,3 +184,12 @@ func parseExit(err error) int {
 	}
 	return exitSetup
 }
+
+// aliasFlag is a second name for a flag (its former spelling): setting
+// either sets the same value.
+type aliasFlag struct{ f *flag.Flag }
+
+// String is empty so that -h shows the default once, on the flag itself.
+func (a aliasFlag) String() string { return "" }
+
+func (a aliasFlag) Set(s string) error { return a.f.Value.Set(s) }

@@ -36,7 +36,7 @@ func cmdRealcode(args []string, stdout, stderr io.Writer) int {
 		"1 with a new finding or a build error, 2 on bad usage or setup.\n"
 	fs := newFlagSet("realcode", head, stderr)
 	bases := fs.String("bases", "", "code bases, comma-separated (default all: zlib,bzip2,lua)")
-	targets := fs.String("targets", "", "targets, comma-separated (default all)")
+	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	opts := fs.String("opts", "", "optimisation settings: O0,O2,O2-fp,O2-nofp,O3 (default all)")
 	asms := fs.String("assemblers", "", "assemblers: gas-2.40,gas-2.44,gas-2.47,llvm-mc-23 (default all provisioned)")
 	links := fs.String("links", "", "link kinds: obj,r,static,pie (default all)")
@@ -50,14 +50,12 @@ func cmdRealcode(args []string, stdout, stderr io.Writer) int {
 	}
 	opt := realcode.Options{Bases: splitFlag(*bases), Opts: splitFlag(*opts), Assemblers: splitFlag(*asms),
 		Links: splitFlag(*links), Dir: *dir}
-	if *targets != "" {
-		ts, err := parseTargets(*targets)
-		if err != nil {
-			fmt.Fprintf(stderr, "sfconform realcode: %v\n", err)
-			return exitSetup
-		}
-		opt.Targets = ts
+	ts, err := parseTargets(*targets)
+	if err != nil {
+		fmt.Fprintf(stderr, "sfconform realcode: %v\n", err)
+		return exitSetup
 	}
+	opt.Targets = ts
 	sc := &realcode.StaticChecker{}
 	switch *dumpers {
 	case "":

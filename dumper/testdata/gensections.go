@@ -66,7 +66,7 @@ func one(dir string, t target.Target, v int) error {
 			return err
 		}
 		need := map[string]bool{"pcmask": true, "outermost": true}
-		if t == target.AArch64 || t == target.AArch64BE {
+		if t.IsAArch64() {
 			need["signed"], need["keyB"] = true, true
 		}
 		if v == 3 {

@@ -17,7 +17,7 @@ type Step int
 
 // The steps of ci/setup.sh, in the order it runs them.
 const (
-	HostPackages Step = 1 // gcc, make, host binutils, the cross binutils 2.40 and gcc cross compilers on PATH
+	HostPackages Step = 1 // gcc, make, python3, host binutils, the cross binutils 2.40 and gcc cross compilers on PATH
 	Unicorn      Step = 2 // Unicorn 2.1 under /usr/local
 	Ginkgo       Step = 3 // the Ginkgo CLI pinned in go.mod
 	Binutils     Step = 4 // GNU binutils 2.40, 2.44 and sid's under $SFCONFORM_CACHE/toolchains
@@ -37,7 +37,7 @@ const (
 )
 
 var stepText = map[Step]string{
-	HostPackages:      "host packages: gcc, make, binutils, the cross binutils for x86-64, aarch64, s390x and the gcc cross compilers for aarch64 and s390x",
+	HostPackages:      "host packages: gcc, make, python3 (the conformance kit's unwinder), binutils, the cross binutils for x86-64, aarch64, s390x and the gcc cross compilers for aarch64 and s390x",
 	Unicorn:           "Unicorn 2.1",
 	Ginkgo:            "the Ginkgo CLI",
 	Binutils:          "GNU binutils of Debian bookworm, trixie and sid for x86-64, aarch64, s390x",

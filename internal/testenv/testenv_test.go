@@ -118,3 +118,36 @@ func TestStepsAreSetupsOwn(t *testing.T) {
 		}
 	}
 }
+
+func TestSeedFromEnvironment(t *testing.T) {
+	t.Setenv(SeedVar, "0x2a")
+	if got := Seed(t, 7); got != 42 {
+		t.Fatalf("Seed with %s=0x2a = %d, want 42", SeedVar, got)
+	}
+	t.Setenv(SeedVar, "")
+	if got := Seed(t, 7); got != 7 {
+		t.Fatalf("Seed without %s = %d, want the default 7", SeedVar, got)
+	}
+}
+
+// The conformance kit's Python unwinder needs python3; setup installs it
+// in step 1, and a missing python3 names that step.
+func TestPython3IsAHostPackage(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../ci/setup.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(data), "\nHOST_PACKAGES=(")
+	list, _, _ = strings.Cut(list, ")")
+	found := false
+	for _, p := range strings.Fields(list) {
+		found = found || p == "python3"
+	}
+	if !ok || !found {
+		t.Errorf("ci/setup.sh's HOST_PACKAGES (%q) lacks python3, which kit's test runs", list)
+	}
+	if !strings.Contains(HostPackages.String(), "python3") {
+		t.Errorf("%q does not name python3", HostPackages)
+	}
+}

@@ -72,9 +72,10 @@ func shrinkWrapSkeleton(b *builder, f *plan) {
 // of its own live. It is no catalog entry: the planner adds one per
 // noreturn-call function and nothing else calls it.
 var noreturnCallee = &pattern{
-	name:  "noreturn",
-	doc:   "never returns: jumps to the entry stub's exit (the callee of noreturn-call)",
-	build: noreturnCalleeSkeleton,
+	name:     "noreturn",
+	noReturn: true,
+	doc:      "never returns: jumps to the entry stub's exit (the callee of noreturn-call)",
+	build:    noreturnCalleeSkeleton,
 }
 
 func noreturnCalleeSkeleton(b *builder, f *plan) {

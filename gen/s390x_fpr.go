@@ -1,6 +1,6 @@
 package gen
 
-// zFPRSave is GCC's leaf idiom on z10 and later (s390_register_info_gprtofpr):
+// s390xFPRSave is GCC's leaf idiom on z10 and later (s390_register_info_gprtofpr):
 // a leaf that clobbers call-saved GPRs copies them into call-clobbered
 // FPRs (f0-f7) with ldgr instead of storing them, and copies them back
 // with lgdr. GCC 12 -O2 -fno-omit-frame-pointer, for a leaf that clobbers
@@ -24,42 +24,42 @@ package gen
 // nothing. The FPRs are chosen at random among f0-f7, as GCC takes
 // whichever are free, so the ABI's odd DWARF order (f0 16, f2 17, ...,
 // f1 20, ...) is exercised.
-func zFPRSave(b *builder, f *plan) {
+func s390xFPRSave(b *builder, f *plan) {
 	fprs := b.rng.Perm(8)
 	useFP := b.rng.IntN(4) != 0
 	saveFP := useFP || b.rng.IntN(2) == 0 // else %r11 is not touched
 	frame := b.rng.IntN(2) == 0
 	type save struct{ r, f int }
-	saves := []save{{zR14, fprs[0]}}
+	saves := []save{{s390xR14, fprs[0]}}
 	if saveFP {
-		saves = append(saves, save{zR11, fprs[1]})
+		saves = append(saves, save{s390xR11, fprs[1]})
 	}
 	if frame {
-		saves = append(saves, save{zR15, fprs[2]})
+		saves = append(saves, save{s390xR15, fprs[2]})
 	}
 	shuffle := func() { b.rng.Shuffle(len(saves), func(i, j int) { saves[i], saves[j] = saves[j], saves[i] }) }
 	shuffle()
 	for _, s := range saves {
-		zLdgr(b, s.f, s.r)
+		s390xLdgr(b, s.f, s.r)
 	}
 	if frame {
-		zLay(b, zR15, zR15, -8*(1+int64(b.rng.IntN(64))))
+		s390xLay(b, s390xR15, s390xR15, -8*(1+int64(b.rng.IntN(64))))
 		if b.rng.IntN(2) == 0 {
-			zStd(b, fprs[2], zR15, 0) // the back chain
+			s390xStd(b, fprs[2], s390xR15, 0) // the back chain
 		}
 	}
 	switch {
 	case useFP:
-		zLgr(b, zR11, zR15)
+		s390xLgr(b, s390xR11, s390xR15)
 	case saveFP:
-		zScratch(b, zR11)
+		s390xScratch(b, s390xR11)
 	}
 	// What the copies are for: %r14 holds something else now.
-	zScratch(b, zR14)
+	s390xScratch(b, s390xR14)
 	b.body()
 	shuffle()
 	for _, s := range saves {
-		zLgdr(b, s.r, s.f)
+		s390xLgdr(b, s.r, s.f)
 	}
-	zRet(b)
+	s390xRet(b)
 }

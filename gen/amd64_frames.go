@@ -14,23 +14,23 @@ import (
 // hand-written assembly does.
 var amd64Own = []*pattern{
 	{name: "drap", doc: "GCC's dynamic realignment argument pointer: CFA on %r10, then loaded from -8(%rbp)",
-		calls: true, versions: []int{3}, build: x86DRAP,
+		calls: true, versions: []int{3}, build: amd64DRAP,
 		cannot: "a DEFAULT FDE bases the CFA on SP or FP plus an offset: it cannot say CFA = %r10 or CFA = *(%rbp-8), which only version 3's flexible FDEs express"},
 	{name: "realign-fp", doc: "FP frame, then SP aligned down (and $-N,%rsp): SP no fixed distance from the CFA",
-		calls: true, build: x86RealignFP},
+		calls: true, build: amd64RealignFP},
 	{name: "dynamic-alloc", doc: "FP frame with an allocation sized by an argument (sub %rax,%rsp), sometimes released again before more calls",
-		calls: true, epilogueCalls: true, build: x86DynamicAlloc},
+		calls: true, epilogueCalls: true, build: amd64DynamicAlloc},
 	{name: "red-zone", doc: "leaf keeping data in the 128 bytes below SP without moving SP",
-		build: x86RedZone},
+		build: amd64RedZone},
 	{name: "push-pop-every-byte", doc: "GCC's push-per-register prologues and epilogues: a row after every 1- or 2-byte push and pop, calls in between",
-		calls: true, epilogueCalls: true, earlyExit: true, build: x86PushPopEveryByte},
+		calls: true, epilogueCalls: true, earlyExit: true, build: amd64PushPopEveryByte},
 	{name: "cfa-other-reg-ra-in-reg", doc: "CFA on %r10 or %r11, RA popped into %r11 and returned through it (topmost-frame rules, no calls)",
-		versions: []int{3}, build: x86OtherRegRAInReg,
+		versions: []int{3}, build: amd64OtherRegRAInReg,
 		cannot: "AMD64 DEFAULT FDEs have no RA word (the RA is always at the fixed CFA offset) and base the CFA on SP or FP only; an RA in %r11 or a CFA on %r10/%r11 needs version 3's flexible FDEs"},
 }
 
 // x86 memory operands: ModRM (+SIB, +disp8) for disp(%base) with reg field r.
-func x86ModRM(r, base int, disp int64) (rex byte, enc []byte) {
+func amd64ModRM(r, base int, disp int64) (rex byte, enc []byte) {
 	if disp < -128 || disp > 127 {
 		panic(fmt.Sprintf("gen: x86 displacement %d needs more than 8 bits", disp))
 	}
@@ -41,11 +41,11 @@ func x86ModRM(r, base int, disp int64) (rex byte, enc []byte) {
 		rex |= 0x41 // REX.B
 	}
 	mod := byte(1)
-	if disp == 0 && base&7 != xRBP {
+	if disp == 0 && base&7 != amd64RBP {
 		mod = 0 // (%rbp) and (%r13) have no disp-less form
 	}
 	enc = []byte{mod<<6 | byte(r&7)<<3 | byte(base&7)}
-	if base&7 == xRSP {
+	if base&7 == amd64RSP {
 		enc = append(enc, 0x24) // SIB: no index, base rsp/r12
 	}
 	if mod == 1 {
@@ -54,44 +54,44 @@ func x86ModRM(r, base int, disp int64) (rex byte, enc []byte) {
 	return rex, enc
 }
 
-func x86MemText(base int, disp int64) string {
+func amd64MemText(base int, disp int64) string {
 	switch {
 	case disp == 0:
-		return fmt.Sprintf("(%%%s)", x86Names64[base])
+		return fmt.Sprintf("(%%%s)", amd64Names64[base])
 	case disp < 0:
-		return fmt.Sprintf("-0x%x(%%%s)", -disp, x86Names64[base])
+		return fmt.Sprintf("-0x%x(%%%s)", -disp, amd64Names64[base])
 	}
-	return fmt.Sprintf("0x%x(%%%s)", disp, x86Names64[base])
+	return fmt.Sprintf("0x%x(%%%s)", disp, amd64Names64[base])
 }
 
-// x86RM emits a 64-bit instruction with opcode opc, register r in the
+// amd64RM emits a 64-bit instruction with opcode opc, register r in the
 // ModRM reg field and disp(%base) as the memory operand.
-func x86RM(b *builder, opc byte, r, base int, disp int64, text string) {
-	rex, m := x86ModRM(r, base, disp)
+func amd64RM(b *builder, opc byte, r, base int, disp int64, text string) {
+	rex, m := amd64ModRM(r, base, disp)
 	b.insn(append([]byte{0x48 | rex, opc}, m...), "%s", text)
 }
 
-// x86Lea: lea disp(%base),%dst.
-func x86Lea(b *builder, dst, base int, disp int64) {
-	x86RM(b, 0x8d, dst, base, disp, fmt.Sprintf("lea %s,%%%s", x86MemText(base, disp), x86Names64[dst]))
+// amd64Lea: lea disp(%base),%dst.
+func amd64Lea(b *builder, dst, base int, disp int64) {
+	amd64RM(b, 0x8d, dst, base, disp, fmt.Sprintf("lea %s,%%%s", amd64MemText(base, disp), amd64Names64[dst]))
 }
 
-// x86Store: mov %src,disp(%base).
-func x86Store(b *builder, src, base int, disp int64) {
-	x86RM(b, 0x89, src, base, disp, fmt.Sprintf("mov %%%s,%s", x86Names64[src], x86MemText(base, disp)))
+// amd64Store: mov %src,disp(%base).
+func amd64Store(b *builder, src, base int, disp int64) {
+	amd64RM(b, 0x89, src, base, disp, fmt.Sprintf("mov %%%s,%s", amd64Names64[src], amd64MemText(base, disp)))
 }
 
-// x86Load: mov disp(%base),%dst, or add disp(%base),%dst.
-func x86Load(b *builder, dst, base int, disp int64, add bool) {
+// amd64Load: mov disp(%base),%dst, or add disp(%base),%dst.
+func amd64Load(b *builder, dst, base int, disp int64, add bool) {
 	opc, mn := byte(0x8b), "mov"
 	if add {
 		opc, mn = 0x03, "add"
 	}
-	x86RM(b, opc, dst, base, disp, fmt.Sprintf("%s %s,%%%s", mn, x86MemText(base, disp), x86Names64[dst]))
+	amd64RM(b, opc, dst, base, disp, fmt.Sprintf("%s %s,%%%s", mn, amd64MemText(base, disp), amd64Names64[dst]))
 }
 
-// x86MovReg: mov %src,%dst, 64-bit.
-func x86MovReg(b *builder, src, dst int) {
+// amd64MovReg: mov %src,%dst, 64-bit.
+func amd64MovReg(b *builder, src, dst int) {
 	rex := byte(0x48)
 	if src >= 8 {
 		rex |= 0x04
@@ -99,29 +99,29 @@ func x86MovReg(b *builder, src, dst int) {
 	if dst >= 8 {
 		rex |= 0x01
 	}
-	b.insn([]byte{rex, 0x89, 0xc0 | byte(src&7)<<3 | byte(dst&7)}, "mov %%%s,%%%s", x86Names64[src], x86Names64[dst])
+	b.insn([]byte{rex, 0x89, 0xc0 | byte(src&7)<<3 | byte(dst&7)}, "mov %%%s,%%%s", amd64Names64[src], amd64Names64[dst])
 }
 
-// x86PushOnly is push without the frame model's reading of it: x86Push
+// amd64PushOnly is push without the frame model's reading of it: amd64Push
 // records a push of %rbp as the caller's FP saved at a CFA offset, which
 // after a realignment it is not.
-func x86PushOnly(b *builder, r int) {
-	b.insn(append(x86Rex(r), 0x50+byte(r&7)), "push %%%s", x86Names64[r])
+func amd64PushOnly(b *builder, r int) {
+	b.insn(append(amd64Rex(r), 0x50+byte(r&7)), "push %%%s", amd64Names64[r])
 	b.sp(-8)
 }
 
-// x86AlignSP: and $-align,%rsp. SP is lost; what it is aligned to is not.
-func x86AlignSP(b *builder, align int64) {
+// amd64AlignSP: and $-align,%rsp. SP is lost; what it is aligned to is not.
+func amd64AlignSP(b *builder, align int64) {
 	b.insn([]byte{0x48, 0x83, 0xe4, byte(-align)}, "and $-0x%x,%%rsp", align)
 	b.spLose(align)
 }
 
-// x86QuietFiller is x86Filler without the writes to %r10 and %r11, for
+// amd64QuietFiller is amd64Filler without the writes to %r10 and %r11, for
 // code where they hold a rule's base.
-func x86QuietFiller(b *builder) {
+func amd64QuietFiller(b *builder) {
 	switch b.rng.IntN(4) {
 	case 0:
-		x86MovImm(b, xRAX, b.rng.Uint32())
+		amd64MovImm(b, amd64RAX, b.rng.Uint32())
 	case 1:
 		n := 1 + b.rng.IntN(127)
 		b.insn([]byte{0x48, 0x83, 0xc0, byte(n)}, "add $0x%x,%%rax", n)
@@ -132,8 +132,8 @@ func x86QuietFiller(b *builder) {
 	}
 }
 
-// x86QuietBody is the plan's body with x86QuietFiller.
-func x86QuietBody(b *builder) { b.bodyWith(x86QuietFiller) }
+// amd64QuietBody is the plan's body with amd64QuietFiller.
+func amd64QuietBody(b *builder) { b.bodyWith(amd64QuietFiller) }
 
 // fpSavedAtFP records the caller's FP saved at *(FP+0): the frame
 // pointer of a realigned frame is no fixed distance from the CFA.
@@ -141,7 +141,7 @@ func (b *builder) fpSavedAtFP() {
 	b.st.fp = sframe.Rule{Kind: sframe.RuleExpr, Reg: b.t.fp, Offset: 0, Deref: true}
 }
 
-// x86DRAP is GCC's prologue for a function whose frame must be aligned
+// amd64DRAP is GCC's prologue for a function whose frame must be aligned
 // beyond 16 bytes when it cannot use the frame pointer for it (alloca,
 // -mforce-drap). gcc 12 -O2 -mforce-drap for
 // `void f(void){ char b[64] __attribute__((aligned(32))); g(b); g(b); }`:
@@ -167,44 +167,44 @@ func (b *builder) fpSavedAtFP() {
 // writes no CFI for it there (its rule keeps reading *(rbp+0) for the
 // last two instructions, where %rbp is the caller's again), gen writes
 // .cfi_restore %rbp.
-func x86DRAP(b *builder, f *plan) {
+func amd64DRAP(b *builder, f *plan) {
 	sp, fp := b.t.sp, b.t.fp
-	r10 := x86Dwarf(xR10)
-	x86Lea(b, xR10, xRSP, 8)
+	r10 := amd64Dwarf(amd64R10)
+	amd64Lea(b, amd64R10, amd64RSP, 8)
 	b.cfaAt(r10, b.st.spOff-8)
-	x86AlignSP(b, []int64{16, 32, 32, 64}[b.rng.IntN(4)])
+	amd64AlignSP(b, []int64{16, 32, 32, 64}[b.rng.IntN(4)])
 	// The RA again, above the saved FP, so that the realigned frame looks
 	// like an ordinary one to an FP-chain walker; the unwind rule keeps
 	// reading the original slot at CFA-8.
 	b.insn([]byte{0x41, 0xff, 0x72, 0xf8}, "pushq -0x8(%%r10)")
 	b.sp(-8)
-	x86PushOnly(b, xRBP)
-	x86MovReg(b, xRSP, xRBP)
+	amd64PushOnly(b, amd64RBP)
+	amd64MovReg(b, amd64RSP, amd64RBP)
 	fpAt := b.st.spOff // FP's distance below the realigned SP
 	b.fpSavedAtFP()
-	x86PushOnly(b, xR10)
+	amd64PushOnly(b, amd64R10)
 	b.cfaLoadedFrom(fp, -8)
-	pushed := []int{xR10}
+	pushed := []int{amd64R10}
 	if b.rng.IntN(2) == 0 {
-		x86PushOnly(b, xRBX)
-		pushed = append(pushed, xRBX)
+		amd64PushOnly(b, amd64RBX)
+		pushed = append(pushed, amd64RBX)
 	}
 	// Locals, keeping SP 16-aligned for the calls.
 	n := 16 * int64(b.rng.IntN(4))
 	if b.st.spOff%16 != 0 {
 		n += 8
 	}
-	x86AdjSP(b, -n)
+	amd64AdjSP(b, -n)
 	b.calls(posPrologue)
 	if len(pushed) > 1 {
-		x86MovImm(b, xRBX, b.rng.Uint32())
+		amd64MovImm(b, amd64RBX, b.rng.Uint32())
 	}
 	b.body()
 	b.calls(posBody)
 	if b.rng.IntN(2) == 0 {
 		// Reload from the frame, then leave.
 		for i := len(pushed) - 1; i >= 0; i-- {
-			x86Load(b, pushed[i], xRBP, -8*int64(i+1), false)
+			amd64Load(b, pushed[i], amd64RBP, -8*int64(i+1), false)
 		}
 		b.cfaAt(r10, 0)
 		b.insn([]byte{0xc9}, "leave")
@@ -215,24 +215,24 @@ func x86DRAP(b *builder, f *plan) {
 		// GCC releases the locals with add, or from %rbp when it
 		// cannot know their size (alloca).
 		if n > 0 && b.rng.IntN(2) == 0 {
-			x86Lea(b, xRSP, xRBP, -8*int64(len(pushed)))
+			amd64Lea(b, amd64RSP, amd64RBP, -8*int64(len(pushed)))
 			b.st.spOff = fpAt + 8*int64(len(pushed))
 		} else {
-			x86AdjSP(b, n)
+			amd64AdjSP(b, n)
 		}
 		for i := len(pushed) - 1; i >= 0; i-- {
-			x86Pop(b, pushed[i])
+			amd64Pop(b, pushed[i])
 		}
 		b.cfaAt(r10, 0)
-		x86Pop(b, xRBP)
+		amd64Pop(b, amd64RBP)
 	}
-	x86Lea(b, xRSP, xR10, -8)
+	amd64Lea(b, amd64RSP, amd64R10, -8)
 	b.spFound(8)
 	b.cfaAt(sp, 8)
-	x86Ret(b)
+	amd64Ret(b)
 }
 
-// x86RealignFP is GCC's frame for over-aligned locals when it may use the
+// amd64RealignFP is GCC's frame for over-aligned locals when it may use the
 // frame pointer (gcc 12 -O2, `char b[64] __attribute__((aligned(32)))`):
 //
 //	pushq %rbp       .cfi_def_cfa_offset 16; .cfi_offset 6, -16
@@ -247,42 +247,42 @@ func x86DRAP(b *builder, f *plan) {
 // `movq -8(%rbp), %rbx; leave` or `leaq -8(%rbp), %rsp; popq %rbx; popq
 // %rbp` at the end. The CFA stays on FP; the realignment moves SP by an
 // amount only the machine knows.
-func x86RealignFP(b *builder, f *plan) {
-	x86FrameSetup(b)
+func amd64RealignFP(b *builder, f *plan) {
+	amd64FrameSetup(b)
 	var pushed []int
 	if b.rng.IntN(2) == 0 {
-		pool := []int{xRBX, xR12, xR13}
+		pool := []int{amd64RBX, amd64R12, amd64R13}
 		pushed = pool[:1+b.rng.IntN(len(pool))]
 		for _, r := range pushed {
-			x86Push(b, r)
+			amd64Push(b, r)
 		}
 	}
-	x86AlignSP(b, []int64{16, 32, 32, 64}[b.rng.IntN(4)])
-	x86AdjSP(b, -16*int64(b.rng.IntN(5)))
+	amd64AlignSP(b, []int64{16, 32, 32, 64}[b.rng.IntN(4)])
+	amd64AdjSP(b, -16*int64(b.rng.IntN(5)))
 	b.calls(posPrologue)
 	for _, r := range pushed {
-		x86MovImm(b, r, b.rng.Uint32())
+		amd64MovImm(b, r, b.rng.Uint32())
 	}
 	b.body()
 	b.calls(posBody)
 	switch {
 	case len(pushed) > 0 && b.rng.IntN(2) == 0:
-		x86Lea(b, xRSP, xRBP, -8*int64(len(pushed)))
+		amd64Lea(b, amd64RSP, amd64RBP, -8*int64(len(pushed)))
 		b.spFound(b.st.fpOff + 8*int64(len(pushed)))
 		for i := len(pushed) - 1; i >= 0; i-- {
-			x86Pop(b, pushed[i])
+			amd64Pop(b, pushed[i])
 		}
-		x86Pop(b, xRBP)
+		amd64Pop(b, amd64RBP)
 	default:
 		for i, r := range pushed {
-			x86Load(b, r, xRBP, -8*int64(i+1), false)
+			amd64Load(b, r, amd64RBP, -8*int64(i+1), false)
 		}
-		[]func(*builder){x86Leave, x86MovPop}[b.rng.IntN(2)](b)
+		[]func(*builder){amd64Leave, amd64MovPop}[b.rng.IntN(2)](b)
 	}
-	x86Ret(b)
+	amd64Ret(b)
 }
 
-// x86DynamicAlloc allocates an amount taken from an argument register, as
+// amd64DynamicAlloc allocates an amount taken from an argument register, as
 // alloca or a variable-length array does: gcc 12 -O2 for `char *c =
 // __builtin_alloca(n)` rounds n up to 16 and subtracts it from %rsp
 // (`addq $23, %rdi; andq $-16, %rdi; subq %rdi, %rsp`). Here the amount
@@ -291,13 +291,13 @@ func x86RealignFP(b *builder, f *plan) {
 // The CFA stays on FP. Sometimes the area is released again (leaq
 // -N(%rbp), %rsp, as GCC does at the end of a VLA's scope) before more
 // calls.
-func x86DynamicAlloc(b *builder, f *plan) {
-	x86FrameSetup(b)
-	x86AdjSP(b, -16*int64(b.rng.IntN(3)))
+func amd64DynamicAlloc(b *builder, f *plan) {
+	amd64FrameSetup(b)
+	amd64AdjSP(b, -16*int64(b.rng.IntN(3)))
 	b.calls(posPrologue)
 	before := b.st.spOff
-	arg := x86ArgHW[b.rng.IntN(len(x86ArgHW))]
-	b.insn([]byte{0x89, 0xc0 | byte(arg)<<3}, "mov %%%s,%%eax", x86Names32[arg])
+	arg := amd64ArgHW[b.rng.IntN(len(amd64ArgHW))]
+	b.insn([]byte{0x89, 0xc0 | byte(arg)<<3}, "mov %%%s,%%eax", amd64Names32[arg])
 	mask := []byte{0x30, 0x70}[b.rng.IntN(2)]
 	b.insn([]byte{0x83, 0xe0, mask}, "and $0x%x,%%eax", mask)
 	b.insn([]byte{0x48, 0x29, 0xc4}, "sub %%rax,%%rsp")
@@ -305,56 +305,56 @@ func x86DynamicAlloc(b *builder, f *plan) {
 	if locals := before - b.st.fpOff; locals > 0 && b.rng.IntN(2) == 0 {
 		// Into the new area, or the locals when it is empty: never the
 		// saved %rbp.
-		x86Store(b, x86ArgHW[b.rng.IntN(len(x86ArgHW))], xRSP, 0)
+		amd64Store(b, amd64ArgHW[b.rng.IntN(len(amd64ArgHW))], amd64RSP, 0)
 	}
 	b.body()
 	b.calls(posBody)
 	if locals := before - b.st.fpOff; locals > 0 && b.rng.IntN(2) == 0 {
-		x86Lea(b, xRSP, xRBP, -locals)
+		amd64Lea(b, amd64RSP, amd64RBP, -locals)
 		b.spFound(before)
 	}
 	b.calls(posEpilogue)
 	if b.st.spLost {
-		[]func(*builder){x86Leave, x86MovPop}[b.rng.IntN(2)](b)
+		[]func(*builder){amd64Leave, amd64MovPop}[b.rng.IntN(2)](b)
 	} else {
-		[]func(*builder){x86Leave, x86MovPop, x86AddPop}[b.rng.IntN(3)](b)
+		[]func(*builder){amd64Leave, amd64MovPop, amd64AddPop}[b.rng.IntN(3)](b)
 	}
-	x86Ret(b)
+	amd64Ret(b)
 }
 
-// x86RedZone is a leaf that keeps its data in the 128 bytes below SP the
+// amd64RedZone is a leaf that keeps its data in the 128 bytes below SP the
 // psABI (3.2.2) reserves for it: gcc -O2 spills there without moving SP
 // (`movq %rdi, -8(%rsp)`), gcc -O0 sets up %rbp and stores below it
 // (`pushq %rbp; movq %rsp, %rbp; movq %rdi, -24(%rbp); ...; popq %rbp`).
-func x86RedZone(b *builder, f *plan) {
-	base := xRSP
+func amd64RedZone(b *builder, f *plan) {
+	base := amd64RSP
 	frame := b.rng.IntN(2) == 0
 	if frame {
-		x86FrameSetup(b)
-		base = xRBP
+		amd64FrameSetup(b)
+		base = amd64RBP
 	}
 	slots := 1 + b.rng.IntN(4)
 	offs := make([]int64, slots)
 	for i := range offs {
 		offs[i] = -8 * int64(1+b.rng.IntN(16))
-		x86Store(b, x86ArgHW[b.rng.IntN(len(x86ArgHW))], base, offs[i])
+		amd64Store(b, amd64ArgHW[b.rng.IntN(len(amd64ArgHW))], base, offs[i])
 	}
 	b.body()
 	leave := func() {
-		x86Load(b, xRAX, base, offs[0], false)
+		amd64Load(b, amd64RAX, base, offs[0], false)
 		if slots > 1 {
-			x86Load(b, xRAX, base, offs[slots-1], true)
+			amd64Load(b, amd64RAX, base, offs[slots-1], true)
 		}
 		if frame {
-			x86Pop(b, xRBP)
+			amd64Pop(b, amd64RBP)
 		}
-		x86Ret(b)
+		amd64Ret(b)
 	}
 	if b.rng.IntN(2) == 0 {
 		l := b.newLabel()
 		b.cond(l)
 		saved := b.st
-		x86Store(b, xRAX, base, offs[b.rng.IntN(slots)])
+		amd64Store(b, amd64RAX, base, offs[b.rng.IntN(slots)])
 		leave()
 		b.st = saved
 		b.place(l)
@@ -362,7 +362,7 @@ func x86RedZone(b *builder, f *plan) {
 	leave()
 }
 
-// x86PushPopEveryByte saves callee-saved registers one push at a time, as
+// amd64PushPopEveryByte saves callee-saved registers one push at a time, as
 // gcc -O2 does (`pushq %r15; pushq %r14; pushq %r13; pushq %r12; pushq
 // %rbp; pushq %rbx; subq $24, %rsp`, each push followed by its
 // .cfi_def_cfa_offset), and pops them one at a time: every instruction of
@@ -371,8 +371,8 @@ func x86RedZone(b *builder, f *plan) {
 // SP is 16-aligned: after the prologue, in the body and, in the
 // epilogue, between pops. An early return on an argument bit has an
 // epilogue of its own, after which the rows go back to the full frame.
-func x86PushPopEveryByte(b *builder, f *plan) {
-	pool := []int{xR15, xR14, xR13, xR12, xRBP, xRBX}
+func amd64PushPopEveryByte(b *builder, f *plan) {
+	pool := []int{amd64R15, amd64R14, amd64R13, amd64R12, amd64RBP, amd64RBX}
 	n := 1 + b.rng.IntN(5)
 	var regs []int
 	for i, r := range pool {
@@ -401,9 +401,9 @@ func x86PushPopEveryByte(b *builder, f *plan) {
 	}
 	for _, s := range steps {
 		if s.reg < 0 {
-			x86AdjSP(b, -s.adj)
+			amd64AdjSP(b, -s.adj)
 		} else {
-			x86Push(b, s.reg)
+			amd64Push(b, s.reg)
 		}
 	}
 	// epilogue undoes steps; epi runs at one of the points where SP is
@@ -429,20 +429,20 @@ func x86PushPopEveryByte(b *builder, f *plan) {
 				epi()
 			}
 			if s := steps[i-1]; s.reg < 0 {
-				x86AdjSP(b, s.adj)
+				amd64AdjSP(b, s.adj)
 			} else {
-				x86Pop(b, s.reg)
+				amd64Pop(b, s.reg)
 			}
 		}
 		if callAt == 0 {
 			epi()
 		}
-		x86Ret(b)
+		amd64Ret(b)
 	}
 	b.calls(posPrologue)
 	for _, r := range regs {
-		if r != xRBP {
-			x86MovImm(b, r, b.rng.Uint32())
+		if r != amd64RBP {
+			amd64MovImm(b, r, b.rng.Uint32())
 		}
 	}
 	if b.rng.IntN(2) == 0 {
@@ -462,7 +462,7 @@ func x86PushPopEveryByte(b *builder, f *plan) {
 	epilogue(func() { b.calls(posEpilogue) })
 }
 
-// x86OtherRegRAInReg is hand-written assembly's frame (no compiler emits
+// amd64OtherRegRAInReg is hand-written assembly's frame (no compiler emits
 // it): the CFA on a scratch register, and the return address popped into
 // %r11 and returned through it. Two shapes:
 //
@@ -485,44 +485,44 @@ func x86PushPopEveryByte(b *builder, f *plan) {
 // Both rules hold in the topmost frame only (a callee clobbers %r10 and
 // %r11, and an unwinder knows them only for the interrupted frame), so
 // the function makes no calls.
-func x86OtherRegRAInReg(b *builder, f *plan) {
+func amd64OtherRegRAInReg(b *builder, f *plan) {
 	sp := b.t.sp
-	r11 := x86Dwarf(xR11)
+	r11 := amd64Dwarf(amd64R11)
 	popRA := func() {
-		x86Pop(b, xR11)
+		amd64Pop(b, amd64R11)
 		b.raIn(r11)
 	}
-	cfaReg := xR11
+	cfaReg := amd64R11
 	if b.rng.IntN(2) == 0 {
 		popRA()
-		cfaReg = xR10
+		cfaReg = amd64R10
 	}
-	x86MovReg(b, xRSP, cfaReg)
-	b.cfaAt(x86Dwarf(cfaReg), b.st.spOff)
+	amd64MovReg(b, amd64RSP, cfaReg)
+	b.cfaAt(amd64Dwarf(cfaReg), b.st.spOff)
 	back := b.st.spOff
 	// SP ends strictly below where it was, so that (%rsp) is ours.
-	x86AdjSP(b, -8*int64(1+b.rng.IntN(8)))
+	amd64AdjSP(b, -8*int64(1+b.rng.IntN(8)))
 	if b.rng.IntN(3) == 0 {
-		x86AlignSP(b, 16)
+		amd64AlignSP(b, 16)
 	}
 	if b.rng.IntN(2) == 0 {
-		x86Store(b, x86ArgHW[b.rng.IntN(len(x86ArgHW))], xRSP, 0)
+		amd64Store(b, amd64ArgHW[b.rng.IntN(len(amd64ArgHW))], amd64RSP, 0)
 	}
-	x86QuietBody(b)
-	x86MovReg(b, cfaReg, xRSP)
+	amd64QuietBody(b)
+	amd64MovReg(b, cfaReg, amd64RSP)
 	b.spFound(back)
 	b.cfaAt(sp, back)
-	if cfaReg == xR11 {
+	if cfaReg == amd64R11 {
 		popRA()
 	}
 	if b.rng.IntN(2) == 0 {
-		x86QuietFiller(b)
+		amd64QuietFiller(b)
 	}
 	if b.rng.IntN(2) == 0 {
 		b.insn([]byte{0x41, 0xff, 0xe3}, "jmp *%%r11")
 		return
 	}
-	x86PushOnly(b, xR11)
+	amd64PushOnly(b, amd64R11)
 	b.saveRA(0)
-	x86Ret(b)
+	amd64Ret(b)
 }

@@ -1,6 +1,6 @@
 package gen
 
-// a64SigTrampoline is the kernel vDSO's __kernel_rt_sigreturn
+// arm64SigTrampoline is the kernel vDSO's __kernel_rt_sigreturn
 // (arch/arm64/kernel/vdso/sigreturn.S): the "mysterious NOP" the FDE
 // starts at, for unwinders that look up the return address - 1, then
 // mov x8, #__NR_rt_sigreturn; svc #0. Its rows are the CFI the vDSO had
@@ -13,12 +13,12 @@ package gen
 //	.cfi_def_cfa x29, 0
 //	.cfi_offset x29, 0
 //	.cfi_offset x30, 8
-func a64SigTrampoline(b *builder) {
+func arm64SigTrampoline(b *builder) {
 	b.signal = true
-	b.cfaAt(aFP, 0)
+	b.cfaAt(arm64FP, 0)
 	b.st.fp = savedAt(0)
 	b.st.ra = savedAt(8)
-	a64(b, 0xd503201f, "nop")
-	a64Movz(b, 8, 139)
-	a64(b, 0xd4000001, "svc #0x0")
+	arm64Insn(b, 0xd503201f, "nop")
+	arm64Movz(b, 8, 139)
+	arm64Insn(b, 0xd4000001, "svc #0x0")
 }

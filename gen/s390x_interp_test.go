@@ -23,7 +23,7 @@ func s390xDwarfName(r int) string {
 	return fmt.Sprintf("r%d", r)
 }
 
-func (m *machine) stepS390x(mn string, ops []string, next uint64) (control, uint64) {
+func (m *machine) stepS390X(mn string, ops []string, next uint64) (control, uint64) {
 	r := func(s string) string { return strings.TrimPrefix(s, "%") }
 	rnum := func(s string) int { n, _ := strconv.Atoi(strings.TrimPrefix(s, "%r")); return n }
 	// addr evaluates a D(B) operand.

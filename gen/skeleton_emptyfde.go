@@ -14,11 +14,9 @@ var emptyFDESkeleton = &pattern{
 	name: "empty-fde",
 	doc: "the entry stub, outermost for its whole life, is described by an FDE with no rows " +
 		"(the function itself is a frame-pointer function)",
-	calls:    true,
-	versions: []int{3},
-	cannot:   "in version 2 an FDE without FREs gives no information: it cannot mark the outermost frame",
-	build: func(b *builder, f *plan) {
-		b.prog.Funcs[0].EmptyFDE = true
-		fpFrameSkeleton(b, f)
-	},
+	calls:         true,
+	emptyEntryFDE: true,
+	versions:      []int{3},
+	cannot:        "in version 2 an FDE without FREs gives no information: it cannot mark the outermost frame",
+	build:         fpFrameSkeleton,
 }

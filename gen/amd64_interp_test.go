@@ -7,15 +7,15 @@ import (
 
 // The interpreter's x86-64 instructions, in the disassembler's AT&T syntax.
 
-func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64) {
+func (m *machine) stepAMD64(mn string, ops []string, next uint64) (control, uint64) {
 	switch mn {
 	case "nop":
 	case "hlt":
 		return ctlHalt, 0
 	case "push", "pushq":
-		m.push(m.x86Src(ops[0]))
+		m.push(m.amd64Src(ops[0]))
 	case "pop":
-		r, _ := x86Reg(ops[0])
+		r, _ := amd64Reg(ops[0])
 		m.reg[r] = m.pop()
 	case "leave", "leaveq":
 		m.reg["rsp"] = m.reg["rbp"]
@@ -25,7 +25,7 @@ func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64
 	case "call", "callq":
 		m.push(next)
 		if r, ok := strings.CutPrefix(ops[0], "*"); ok {
-			r, _ = x86Reg(r)
+			r, _ = amd64Reg(r)
 			return ctlCall, m.reg[r]
 		}
 		return ctlCall, num(ops[0])
@@ -34,7 +34,7 @@ func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64
 			// gen's only indirect jump returns through the register the
 			// return address was popped into; run checks that it goes to
 			// the return address.
-			return ctlRet, m.x86Src(r)
+			return ctlRet, m.amd64Src(r)
 		}
 		return ctlJump, num(ops[0])
 	case "je", "jne":
@@ -42,21 +42,21 @@ func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64
 			return ctlJump, num(ops[0])
 		}
 	case "lea":
-		dst, _ := x86Reg(ops[1])
-		m.reg[dst] = m.x86Addr(ops[0])
+		dst, _ := amd64Reg(ops[1])
+		m.reg[dst] = m.amd64Addr(ops[0])
 	case "mov", "add", "sub", "and", "xor", "test":
-		src := m.x86Src(ops[0])
+		src := m.amd64Src(ops[0])
 		if memRef.MatchString(ops[1]) {
 			if mn != "mov" {
 				panic("x86-64 memory destination the interpreter does not know: " + mn)
 			}
-			if r, half := x86Reg(ops[0]); half || !strings.HasPrefix(ops[0], "%") {
+			if r, half := amd64Reg(ops[0]); half || !strings.HasPrefix(ops[0], "%") {
 				panic(fmt.Sprintf("x86-64 store of a 32-bit or immediate value (%s) to the interpreter's 64-bit words", r))
 			}
-			m.mem[m.x86Addr(ops[1])] = src
+			m.mem[m.amd64Addr(ops[1])] = src
 			return ctlNext, 0
 		}
-		dst, half := x86Reg(ops[1])
+		dst, half := amd64Reg(ops[1])
 		v := m.reg[dst]
 		switch mn {
 		case "mov":
@@ -84,10 +84,10 @@ func (m *machine) stepX86(mn string, ops []string, next uint64) (control, uint64
 	return ctlNext, 0
 }
 
-// x86Addr is the address a memory operand disp(%base) names. The
+// amd64Addr is the address a memory operand disp(%base) names. The
 // interpreter's memory holds 64-bit words at 8-byte aligned addresses, as
 // every stack access gen makes is; anything else would alias silently.
-func (m *machine) x86Addr(op string) uint64 {
+func (m *machine) amd64Addr(op string) uint64 {
 	mm := memRef.FindStringSubmatch(op)
 	if mm == nil {
 		panic("not an x86-64 memory operand: " + op)
@@ -103,16 +103,16 @@ func (m *machine) x86Addr(op string) uint64 {
 	return a
 }
 
-// x86Src is the value of a source operand: immediate, memory or register
+// amd64Src is the value of a source operand: immediate, memory or register
 // (a 32-bit register reads its low half).
-func (m *machine) x86Src(op string) uint64 {
+func (m *machine) amd64Src(op string) uint64 {
 	switch {
 	case strings.HasPrefix(op, "$"):
 		return num(op)
 	case memRef.MatchString(op):
-		return m.mem[m.x86Addr(op)]
+		return m.mem[m.amd64Addr(op)]
 	}
-	r, half := x86Reg(op)
+	r, half := amd64Reg(op)
 	if half {
 		return m.reg[r] & 0xffffffff
 	}

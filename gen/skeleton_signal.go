@@ -35,13 +35,14 @@ var signalPattern = &pattern{
 // outermost frame: an unwinder must look at the signal flag before the
 // FDE's rows, or lack of them.
 var signalEmptyFDEPattern = &pattern{
-	name:     "signal-empty-fde",
-	doc:      "a signal handler, as in signal, whose trampoline's FDE has the signal flag and no rows (GNU as 2.47 writes one for x86-64's __restore_rt)",
-	calls:    true,
-	signal:   true,
-	versions: []int{3},
-	cannot:   signalPattern.cannot,
-	build:    signalSkeleton,
+	name:               "signal-empty-fde",
+	doc:                "a signal handler, as in signal, whose trampoline's FDE has the signal flag and no rows (GNU as 2.47 writes one for x86-64's __restore_rt)",
+	calls:              true,
+	signal:             true,
+	emptyTrampolineFDE: true,
+	versions:           []int{3},
+	cannot:             signalPattern.cannot,
+	build:              signalSkeleton,
 }
 
 // handlerBodies are the skeletons a handler is built from: every one of
@@ -74,13 +75,15 @@ var signalNumbers = []int{10, 12, 14, 27}
 // signal. It runs before Layout.
 func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 	var handlers []int
-	emptyFDE := false
+	emptyFDE := ""
 	for _, f := range plans {
 		if f.pat.signal {
 			fi := p.funcIndex(f.name)
 			handlers = append(handlers, fi)
 			p.Funcs[fi].Kind = image.KindSignalHandler
-			emptyFDE = emptyFDE || f.pat == signalEmptyFDEPattern
+			if f.pat.emptyTrampolineFDE {
+				emptyFDE = f.pat.name
+			}
 		}
 	}
 	if len(handlers) == 0 {
@@ -88,7 +91,8 @@ func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 	}
 	b := newBuilder(t, "sigreturn_trampoline", nil, p)
 	t.prims.sigTrampoline(b)
-	p.Funcs = append(p.Funcs, &Func{Name: b.name, Pattern: signalPattern.name, Kind: image.KindSignalRestorer, ops: b.ops, EmptyFDE: emptyFDE})
+	p.Funcs = append(p.Funcs, &Func{Name: b.name, Pattern: signalPattern.name, Kind: image.KindSignalRestorer, ops: b.ops,
+		EmptyFDE: emptyFDE != "", EmptyFDEPattern: emptyFDE})
 	p.tramp = len(p.Funcs) - 1
 
 	// Where a signal may strike, by how sure it is to strike on every
@@ -211,11 +215,11 @@ func (u *stackUse) clash(h, at *plan) bool {
 		return false
 	}
 	for q := range u.reach[h] {
-		if q.pat.name != "new-stack" {
+		if !q.pat.switchesStack {
 			continue
 		}
 		for r, reach := range u.reach {
-			if r.pat.name == "new-stack" && r.level == q.level && reach[at] {
+			if r.pat.switchesStack && r.level == q.level && reach[at] {
 				return true
 			}
 		}

@@ -40,11 +40,11 @@ func pacAuth(ptr uint64, key sframe.PAuthKey, modifier uint64) (uint64, error) {
 	return plain, nil
 }
 
-// a64Hints are the pointer authentication instructions in the hint space,
+// arm64Hints are the pointer authentication instructions in the hint space,
 // which the disassembler prints by number.
-var a64Hints = map[string]string{"#0x19": "paciasp", "#0x1d": "autiasp", "#0x1b": "pacibsp", "#0x1f": "autibsp", "#0x7": "xpaclri"}
+var arm64Hints = map[string]string{"#0x19": "paciasp", "#0x1d": "autiasp", "#0x1b": "pacibsp", "#0x1f": "autibsp", "#0x7": "xpaclri"}
 
-func (m *machine) stepA64(mn, rest string, ops []string, next uint64) (control, uint64) {
+func (m *machine) stepARM64(mn, rest string, ops []string, next uint64) (control, uint64) {
 	reg := func(s string) string {
 		if strings.HasPrefix(s, "w") {
 			return "x" + s[1:]
@@ -53,7 +53,7 @@ func (m *machine) stepA64(mn, rest string, ops []string, next uint64) (control, 
 	}
 	// memory operand: everything after the register list
 	mem := func(nregs int) (addr uint64, writeback func()) {
-		mm := a64Mem.FindStringSubmatch(strings.Join(ops[nregs:], ","))
+		mm := arm64Mem.FindStringSubmatch(strings.Join(ops[nregs:], ","))
 		if mm == nil {
 			panic("aarch64 memory operand: " + rest)
 		}
@@ -74,7 +74,7 @@ func (m *machine) stepA64(mn, rest string, ops []string, next uint64) (control, 
 		}
 	}
 	if mn == "hint" {
-		mn = a64Hints[rest]
+		mn = arm64Hints[rest]
 	}
 	key := sframe.PAuthKeyA
 	if mn == "pacibsp" || mn == "autibsp" {

@@ -51,6 +51,7 @@ var newStackSkeleton = &pattern{
 	calls:         true,
 	epilogueCalls: true,
 	earlyExit:     true, // the chain call goes before the switch
+	switchesStack: true,
 	build:         buildNewStack,
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/sfconform/sfconform/toolchain"
 )
 
-// TestZarchPatternsMatchGasSFrame is TestGasSFrameMatchesRows for each
+// TestS390XPatternsMatchGasSFrame is TestGasSFrameMatchesRows for each
 // s390x pattern alone, so that every one of them, however rare in the
 // default mix, goes through GNU as: the rendered .cfi_* directives
 // (.cfi_register to an FPR, .cfi_def_cfa on %r11 with a negative offset,
@@ -24,7 +24,7 @@ import (
 // FLEX encoding of registers and the RA padding word as GNU as writes
 // them. Only gas 2.47 emits SFrame for s390x; the older ones say why not,
 // which the log shows.
-func TestZarchPatternsMatchGasSFrame(t *testing.T) {
+func TestS390XPatternsMatchGasSFrame(t *testing.T) {
 	t.Parallel()
 	all, err := toolchain.All()
 	if len(all) == 0 {

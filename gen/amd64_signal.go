@@ -13,21 +13,21 @@ import (
 // register is saved at %rsp + its offset (DW_CFA_expression), %rip among
 // them as the return address. The offsets into ucontext_t:
 const (
-	x86ORSP = 160 // offsetof(ucontext_t, uc_mcontext.gregs[REG_RSP])
-	x86ORIP = 168 // ... gregs[REG_RIP]
-	x86ORBP = 120 // ... gregs[REG_RBP]
+	amd64ORSP = 160 // offsetof(ucontext_t, uc_mcontext.gregs[REG_RSP])
+	amd64ORIP = 168 // ... gregs[REG_RIP]
+	amd64ORBP = 120 // ... gregs[REG_RBP]
 )
 
-// x86SigTrampoline is __restore_rt: a nop the FDE starts at (so that an
+// amd64SigTrampoline is __restore_rt: a nop the FDE starts at (so that an
 // unwinder looking up the return address - 1 finds this FDE), then
 // mov $__NR_rt_sigreturn,%eax; syscall. Its rows are glibc's CFI, as far
 // as SFrame goes: CFA, RA and FP, all in a version 3 FLEX FDE.
-func x86SigTrampoline(b *builder) {
+func amd64SigTrampoline(b *builder) {
 	b.signal = true
-	b.cfaLoadedFrom(target.RegX86SP, x86ORSP)
-	b.st.ra = sframe.Rule{Kind: sframe.RuleExpr, Reg: target.RegX86SP, Offset: x86ORIP, Deref: true}
-	b.st.fp = sframe.Rule{Kind: sframe.RuleExpr, Reg: target.RegX86SP, Offset: x86ORBP, Deref: true}
+	b.cfaLoadedFrom(target.RegX86SP, amd64ORSP)
+	b.st.ra = sframe.Rule{Kind: sframe.RuleExpr, Reg: target.RegX86SP, Offset: amd64ORIP, Deref: true}
+	b.st.fp = sframe.Rule{Kind: sframe.RuleExpr, Reg: target.RegX86SP, Offset: amd64ORBP, Deref: true}
 	b.insn([]byte{0x90}, "nop")
-	x86MovImm(b, xRAX, 15)
+	amd64MovImm(b, amd64RAX, 15)
 	b.insn([]byte{0x0f, 0x05}, "syscall")
 }
