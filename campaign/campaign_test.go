@@ -82,9 +82,9 @@ func TestPlanUnsupported(t *testing.T) {
 	if !errors.As(err, &u) || u.Consumer != "llvm-readobj-23" || u.Reason == "" {
 		t.Errorf("builtin-v3 x llvm-readobj-23: %v", err)
 	}
-	_, err = NewPlan(producer.Builtin{Version: 2}, target.X86_64, []string{"far-code"}, consumer.NewBuiltin())
-	if !errors.As(err, &u) || u.Consumer != "builtin" {
-		t.Errorf("builtin-v2 asked only far-code: %v", err)
+	p, err := NewPlan(producer.Builtin{Version: 2}, target.X86_64, []string{"far-code"}, consumer.NewBuiltin())
+	if !errors.As(err, &u) || u.Consumer != "builtin" || p == nil || p.Version != 2 || !slices.Contains(p.Mix.LeftOut, "far-code") {
+		t.Errorf("builtin-v2 asked only far-code: %v, plan %+v", err, p)
 	}
 	if _, err := NewPlan(producer.Builtin{Version: 2}, target.X86_64, []string{"far-code", "leaf"}, consumer.NewBuiltin()); err != nil {
 		t.Errorf("builtin-v2 asked far-code and leaf: %v", err)

@@ -23,8 +23,8 @@ type Plan struct {
 // NewPlan plans prod's programs on t for the consumers (none: any), from
 // the patterns asked (nil: the default mix). A pair that cannot meet (the
 // producer emits no SFrame for t, a consumer does not read that version,
-// none of the patterns asked is in the mix) is an *UnsupportedError with
-// the reason; a consumer that cannot be asked (consumer.ErrCannotAsk) is
+// none of the patterns asked is in the mix: then with the plan, for what
+// its mix leaves out) is an *UnsupportedError with the reason; a consumer that cannot be asked (consumer.ErrCannotAsk) is
 // that error itself, a broken consumer rather than an unsupported pair.
 func NewPlan(prod producer.Producer, t target.Target, asked []string, conses ...consumer.Consumer) (*Plan, error) {
 	unsupported := func(cons string, err error) error {
@@ -46,15 +46,18 @@ func NewPlan(prod producer.Producer, t target.Target, asked []string, conses ...
 			return nil, unsupported(c.Name(), err)
 		}
 	}
-	mix, err := NewMix(prod, t, v, asked)
+	plan := &Plan{Target: t, Producer: prod, Version: v, Toolchain: producer.IsToolchain(prod)}
+	plan.Mix, err = NewMix(prod, t, v, asked)
 	if err != nil {
+		// The plan too, for what it leaves out: none of the patterns
+		// asked is in the mix.
 		var u *UnsupportedError
 		if errors.As(err, &u) && len(conses) > 0 {
 			u.Consumer = conses[0].Name()
 		}
-		return nil, err
+		return plan, err
 	}
-	return &Plan{Target: t, Producer: prod, Version: v, Toolchain: producer.IsToolchain(prod), Mix: mix}, nil
+	return plan, nil
 }
 
 // UnsupportedError says why a producer and a consumer cannot meet on a

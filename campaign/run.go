@@ -181,6 +181,9 @@ func (w *Worker) RunCells(cfg Config, cells []*Cell, sink Sink) {
 			var u *UnsupportedError
 			if errors.As(err, &u) {
 				c.Status, c.Reason = "unsupported", u.Reason
+				if p != nil { // the version and what its mix leaves out
+					c.SFrameVersion, c.Unexpressed, c.UnexpressedWhy, c.Beyond = p.Version, p.Mix.LeftOut, p.Mix.Why, p.Mix.Beyond
+				}
 			} else {
 				c.fail(err)
 			}

@@ -27,10 +27,10 @@ func Seeds(first int64, n int) []int64 {
 	return out
 }
 
-// Plan plans a cell (campaign.NewPlan): nil and the reason when the
+// planCell plans a cell (campaign.NewPlan): nil and the reason when the
 // producer and consumer cannot meet on the target, or an error for a
 // plug-in that cannot be made.
-func Plan(c Cell) (*campaign.Plan, string, error) {
+func planCell(c Cell) (*campaign.Plan, string, error) {
 	prod, err := producer.New(c.Producer)
 	if err != nil {
 		return nil, "", err
@@ -117,7 +117,7 @@ func Run(cfg Config) (*Report, error) {
 			for _, c := range cfg.Consumers {
 				cr := &CellReport{Cell: Cell{Target: t, Producer: p, Consumer: c}, Unexpressed: map[string]string{}, Skipped: map[string]string{}}
 				rep.Cells = append(rep.Cells, cr)
-				plan, why, err := Plan(cr.Cell)
+				plan, why, err := planCell(cr.Cell)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", cr.Cell, err)
 				}
