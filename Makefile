@@ -30,6 +30,7 @@ REQUIRE_SETUP := SFCONFORM_REQUIRE_SETUP=1
 test: setup lint
 	$(GO) vet ./...
 	$(REQUIRE_SETUP) $(GO) test -count=1 $$($(GO) list ./... | grep -v '/suites/')
+	$(GO) test -race -count=1 -run 'Chaos|TestExec' ./consumer
 	@mkdir -p $(REPORTS)
 	$(REQUIRE_SETUP) $(GINKGO) -r --randomize-all --fail-on-empty --label-filter='!slow && !matrix' --junit-report=$(CURDIR)/$(REPORTS)/junit.xml ./suites
 
@@ -47,6 +48,7 @@ test-toolchains: test-matrix
 campaign: setup
 	@mkdir -p $(REPORTS)
 	$(REQUIRE_SETUP) $(GINKGO) -r --randomize-all --label-filter=slow --junit-report=$(CURDIR)/$(REPORTS)/campaign.xml ./suites
+	SFCONFORM_CHAOS_LONG=1 $(GO) test -race -count=1 -timeout 2h -run 'Chaos' ./consumer
 
 # docs/matrix.md and its stored cases (docs/matrix/cases), regenerated:
 # every target x producer x consumer x pattern (sfconform matrix).

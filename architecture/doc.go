@@ -13,5 +13,9 @@
 //     oracle or the emulator;
 //   - only emu imports Unicorn.
 //
-// The package has no code of its own; the rules live in its test.
+// Its extending test keeps docs/extending.md true: every file the page
+// names exists, and every registered producer and consumer names a setup
+// step ci/setup.sh lists (or none), a summary and its exact version.
+//
+// The package has no code of its own; the rules live in its tests.
 package architecture

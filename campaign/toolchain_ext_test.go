@@ -60,7 +60,7 @@ func TestNoInfoCarriesTheWarning(t *testing.T) {
 			t.Errorf("seed %d: NOINFO at %s with warnings %v", p.Seed, f.Function, f.Warnings)
 		}
 		res.Failures = res.Failures[k:]
-		cs := harness.NewCase(p.Img, p.Prog, p.Seed, "builtin", res)
+		cs := harness.NewCase(harness.CaseInput{Img: p.Img, Prog: p.Prog, Seed: p.Seed, ConsumerName: "builtin", Res: res})
 		if !strings.Contains(cs.Detail, "the producer warned: as in f") || cs.Record == nil || cs.ReferenceRow == "" {
 			t.Errorf("seed %d: case detail %q, record %v, reference row %q", p.Seed, cs.Detail, cs.Record, cs.ReferenceRow)
 		}

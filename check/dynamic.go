@@ -233,7 +233,7 @@ func aside(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string
 // moved file's code and section, and the stub. Its one function.
 func saveCase(dir string, img *image.Image, consName string, res *harness.Result) string {
 	img = merged(img)
-	cs := harness.NewCase(img, nil, 0, consName, res)
+	cs := harness.NewCase(harness.CaseInput{Img: img, ConsumerName: consName, Res: res})
 	if cs == nil {
 		return ""
 	}

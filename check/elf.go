@@ -83,6 +83,11 @@ func targetOf(f *elf.File) (target.Target, error) { return target.FromELF(f.File
 // load reads what the checks need from an ELF file. Every error is the
 // reason the file is unusable.
 func load(path string) (*loaded, error) {
+	// debug/elf says "EOF" of a file cut short: CheckELFFile names the
+	// structure and its offset.
+	if err := sframe.CheckELFFile(path); err != nil {
+		return nil, fmt.Errorf("not a readable ELF file: %w", err)
+	}
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("not a readable ELF file: %w", err)

@@ -6,13 +6,15 @@ import (
 
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/internal/buildinfo"
 	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 func init() {
-	Register("builtin", func(name, arg string) (Consumer, error) {
+	Register(About{Kind: "builtin", Setup: toolchain.NoSetup, Summary: "sfconform's own unwinder (package sframe): v1-v3, every target"}, func(name, arg string) (Consumer, error) {
 		if arg != "" {
 			return nil, fmt.Errorf("consumer builtin takes no argument (got %q)", name)
 		}
@@ -30,6 +32,11 @@ type Builtin struct {
 
 // NewBuiltin returns the in-process consumer.
 func NewBuiltin() *Builtin { return &Builtin{} }
+
+// ExactVersion is the sfconform build the unwinder is part of.
+func (b *Builtin) ExactVersion() string {
+	return fmt.Sprintf("sfconform %s, its own unwinder (package sframe)", buildinfo.Version())
+}
 
 func (b *Builtin) Name() string   { return "builtin" }
 func (b *Builtin) BatchSize() int { return 1 }

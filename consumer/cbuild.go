@@ -3,7 +3,6 @@ package consumer
 import (
 	"crypto/sha256"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,30 +13,15 @@ import (
 	"github.com/sfconform/sfconform/toolchain"
 )
 
-// The C consumers' sources: ci/setup.sh compiles them into the cache
-// directory, under a name derived from their content, so that a binary
-// built from other sources (another branch sharing the cache) is never
-// taken for this one.
+// The C consumers' sources, every folder of this one (cprotocol and one
+// per C consumer: a new consumer's folder is embedded without a line
+// here): ci/setup.sh compiles them into the cache directory, under a name
+// derived from their content, so that a binary built from other sources
+// (another branch sharing the cache) is never taken for this one.
+// TestSourceHashIsSetups holds the patterns to every file on disk.
 //
-//go:embed cprotocol libsframe glibc
+//go:embed */*.c */*.h */*/*.h
 var cSources embed.FS
-
-// ErrNotBuilt is wrapped by the error of a C consumer whose binary setup
-// has not built (NotBuiltError says which setup step builds it).
-var ErrNotBuilt = errors.New("consumer not built")
-
-// NotBuiltError says that a C consumer's binary is missing.
-type NotBuiltError struct {
-	Consumer string
-	Path     string
-	Step     int // the ci/setup.sh step that builds it
-}
-
-func (e *NotBuiltError) Error() string {
-	return fmt.Sprintf("consumer %s is not built (no %s): run 'make setup' (ci/setup.sh step %d builds it)", e.Consumer, e.Path, e.Step)
-}
-
-func (e *NotBuiltError) Unwrap() error { return ErrNotBuilt }
 
 // SourceHash is the content hash of the C sources a consumer is built
 // from: its own folder and cprotocol. ci/setup.sh computes the same value
@@ -81,19 +65,36 @@ func builtDir(dir string) (string, error) {
 	return filepath.Join(toolchain.CacheDir(), "consumers", dir+"-"+h), nil
 }
 
-// builtBinary returns the path of a C consumer's binary, or a
-// *NotBuiltError.
-func builtBinary(consumer, dir, binary string, step int) (string, error) {
+// built is a C consumer setup has built: its binary and what
+// consumer.conf, written next to it by ci/setup.sh, says it was built
+// against (suite=, package=, version=).
+type built struct {
+	bin  string
+	conf map[string]string
+}
+
+// builtBinary finds the binary of the C consumer built from dir's sources
+// and reads its consumer.conf (the only place that file is read), or
+// returns a *toolchain.NotProvisionedError naming step.
+func builtBinary(consumer, dir, binary string, step int) (built, error) {
 	d, err := builtDir(dir)
 	if err != nil {
-		return "", err
+		return built{}, err
 	}
 	p := filepath.Join(d, binary)
 	if fi, err := os.Stat(p); err != nil || fi.Mode()&0o111 == 0 {
-		return "", &NotBuiltError{Consumer: consumer, Path: p, Step: step}
+		return built{}, toolchain.NotProvisioned(step, "consumer %s is not built (no %s)", consumer, p)
 	}
-	return p, nil
+	conf, err := toolchain.ReadConf(filepath.Join(d, "consumer.conf"))
+	if err != nil {
+		return built{}, toolchain.NotProvisioned(step, "consumer %s: %v", consumer, err)
+	}
+	return built{bin: p, conf: conf}, nil
 }
 
-// shellQuote quotes s for /bin/sh.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+// version is the exact version of a C consumer wrapping library, built
+// from consumer/DIR: the library's version and Debian package.
+func (b built) version(library, dir string) string {
+	return fmt.Sprintf("%s %s (Debian %s %s), through sfconform's consumer/%s",
+		library, b.conf["version"], b.conf["suite"], b.conf["package"], dir)
+}

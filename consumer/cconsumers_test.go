@@ -21,10 +21,7 @@ import (
 func builtC(t *testing.T, mk func() (Consumer, error)) Consumer {
 	t.Helper()
 	c, err := mk()
-	var nb *NotBuiltError
-	if errors.As(err, &nb) {
-		testenv.Missing(t, testenv.Step(nb.Step), "%v", err)
-	}
+	testenv.IfNotProvisioned(t, err)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,49 +60,65 @@ type Consumer interface {
 // Constructor makes a consumer; arg is what followed "kind:" in its name.
 type Constructor func(name, arg string) (Consumer, error)
 
-// registry maps a consumer kind to its constructor. Each consumer lives in
-// its own file and adds itself with Register from init.
-var registry = map[string]Constructor{}
+// registry maps a consumer kind to its entry. Each consumer lives in its
+// own file and adds itself with Register from init.
+var registry = map[string]entry{}
+
+type entry struct {
+	about About
+	mk    Constructor
+}
 
 // families are the consumer kinds found at run time (RegisterFamily).
 var families = map[string]family{}
 
 type family struct {
-	list func() []string
-	mk   Constructor
+	list     func() []About // the members there are now
+	expected func() []About // the members setup provides
+	// describe gives the entry of a member by the form of its name,
+	// without looking for its tool (Lookup is called per cell and pattern).
+	describe func(kind string) (About, bool)
+	mk       Constructor
 }
 
-// Register adds a consumer kind. It panics on a duplicate: two files
-// claiming one name is a programming error.
-func Register(kind string, mk Constructor) {
-	if _, dup := registry[kind]; dup {
-		panic("consumer: " + kind + " registered twice")
+// Register adds a consumer kind, described by a (a.Kind is its name). It
+// panics on a duplicate: two files claiming one name is a programming
+// error.
+func Register(a About, mk Constructor) {
+	if _, dup := registry[a.Kind]; dup {
+		panic("consumer: " + a.Kind + " registered twice")
 	}
-	registry[kind] = mk
+	registry[a.Kind] = entry{about: a, mk: mk}
 }
 
 // RegisterFamily adds a family of consumer kinds that exist only when a
-// tool is provisioned, one kind per tool, e.g. "objdump-2.47": list names
-// the kinds there are now. It is called when a name is looked up or the
-// kinds are listed, never at init, so that importing the package touches
-// no file system. Static kinds (Register) win over family members of the
-// same name. It panics on a duplicate family name.
-func RegisterFamily(name string, list func() []string, mk Constructor) {
+// tool is provisioned, one kind per tool, e.g. "objdump-2.47": list
+// describes the kinds there are now, expected those setup provides, and
+// describe a member by the form of its name, whether or not its tool is
+// there. They are called when a name is looked up or the kinds are listed,
+// never at init, so that importing the package touches no file system.
+// Static kinds (Register) win over family members of the same name. It
+// panics on a duplicate family name.
+func RegisterFamily(name string, list, expected func() []About, describe func(kind string) (About, bool), mk Constructor) {
 	if _, dup := families[name]; dup {
 		panic("consumer: family " + name + " registered twice")
 	}
-	families[name] = family{list: list, mk: mk}
+	families[name] = family{list: list, expected: expected, describe: describe, mk: mk}
+}
+
+func (f family) has(kind string) bool {
+	return slices.ContainsFunc(f.list(), func(a About) bool { return a.Kind == kind })
 }
 
 // New makes a consumer from its name: "builtin", "kind:argument" for
 // consumers that take one, or a family member's name ("objdump-2.47").
 func New(name string) (Consumer, error) {
 	kind, arg, _ := strings.Cut(name, ":")
-	if mk, ok := registry[kind]; ok {
-		return mk(name, arg)
+	if r, ok := registry[kind]; ok {
+		return r.mk(name, arg)
 	}
 	for _, f := range families {
-		if slices.Contains(f.list(), kind) {
+		if f.has(kind) {
 			return f.mk(name, arg)
 		}
 	}
@@ -117,9 +133,9 @@ func Names() []string {
 		n = append(n, k)
 	}
 	for _, f := range families {
-		for _, k := range f.list() {
-			if _, static := registry[k]; !static && !slices.Contains(n, k) {
-				n = append(n, k)
+		for _, a := range f.list() {
+			if _, static := registry[a.Kind]; !static && !slices.Contains(n, a.Kind) {
+				n = append(n, a.Kind)
 			}
 		}
 	}
@@ -134,7 +150,7 @@ func InFamily(kind string) bool {
 		return false
 	}
 	for _, f := range families {
-		if slices.Contains(f.list(), kind) {
+		if f.has(kind) {
 			return true
 		}
 	}

@@ -32,5 +32,18 @@
 // (exec.go); Serve is the protocol's consumer side around an in-process
 // consumer, the reference implementation (sfconform serve).
 //
-// Adding a consumer is one file that calls Register from init.
+// An exec consumer cannot hang the harness: every protocol violation
+// fails its batch within the timeout, with a kill and a restart, and a
+// consumer that keeps failing is given up on (ErrGaveUp). The chaos tests
+// prove it with internal/chaosconsumer, which breaks the protocol on
+// purpose.
+//
+// Each consumer describes itself in its registry entry (About, about.go):
+// the ci/setup.sh step that provides it, the library it wraps, the names
+// with an argument a campaign runs too, the patterns it cannot be judged
+// on by design; and its exact version through ExactVersion (Version).
+// Other packages ask the registry (Lookup, Runnable, SetupProvided,
+// PatternLimit) rather than switch on a consumer's name. Adding a
+// consumer is one file that calls Register from init, its C folder and
+// its setup step (docs/extending.md).
 package consumer

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,7 +21,7 @@ import (
 )
 
 func init() {
-	RegisterFamily("dumper", dumperNames, func(name, arg string) (Consumer, error) {
+	RegisterFamily("dumper", func() []About { return dumperAbout(dumperNames()) }, func() []About { return dumperAbout(setupDumpers()) }, describeDumper, func(name, arg string) (Consumer, error) {
 		if arg != "" {
 			return nil, fmt.Errorf("consumer %s takes no argument (got %q)", name, name)
 		}
@@ -58,6 +57,7 @@ type Dumper struct {
 	tool    string // objdump, readelf, llvm-readobj
 	series  string // 2.47 (binutils), 23 (LLVM major)
 	version string // as the tool reports it: 2.47.50.20261021, 23.1.4
+	pkg     string // the Debian package it came from, for ExactVersion
 	paths   map[target.Target]string
 	timeout time.Duration
 
@@ -91,25 +91,25 @@ func NewDumper(name string) (*Dumper, error) {
 	if tool == "llvm-readobj" {
 		for _, l := range llvmReadobjs() {
 			if l.major == series {
-				d.version = l.version
+				d.version, d.pkg = l.version, fmt.Sprintf("Debian %s llvm-%s %s", l.suite, l.major, l.pkg)
 				for _, t := range target.All {
 					d.paths[t] = l.path
 				}
 				return d, nil
 			}
 		}
-		return nil, fmt.Errorf("consumer %s: no llvm-readobj %s under %s (ci/setup.sh step 5): %w", name, series,
-			filepath.Join(toolchain.CacheDir(), "toolchains"), toolchain.ErrNotProvisioned)
+		return nil, toolchain.NotProvisioned(toolchain.SetupLLVM, "consumer %s: no llvm-readobj %s under %s", name, series,
+			filepath.Join(toolchain.CacheDir(), "toolchains"))
 	}
 	if !slices.Contains(dumperTools, tool) {
 		return nil, fmt.Errorf("consumer %q: want objdump-<series>, readelf-<series> or llvm-readobj-<major>", name)
 	}
 	all, err := toolchain.All()
 	for _, tc := range all {
-		if binutilsSeries(tc.Version) != series {
+		if toolchain.Series(tc.Version) != series {
 			continue
 		}
-		d.version = tc.Version
+		d.version, d.pkg = tc.Version, fmt.Sprintf("Debian %s binutils %s", tc.Suite, tc.Package)
 		if tool == "objdump" {
 			d.paths[tc.Target] = tc.Objdump
 		} else {
@@ -117,11 +117,11 @@ func NewDumper(name string) (*Dumper, error) {
 		}
 	}
 	if len(d.paths) == 0 {
-		msg := fmt.Sprintf("consumer %s: no binutils %s under %s (ci/setup.sh step 4)", name, series, filepath.Join(toolchain.CacheDir(), "toolchains"))
+		missing := toolchain.NotProvisioned(toolchain.SetupBinutils, "consumer %s: no binutils %s under %s", name, series, filepath.Join(toolchain.CacheDir(), "toolchains"))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", msg, err)
+			return nil, fmt.Errorf("%w; also: %w", missing, err)
 		}
-		return nil, fmt.Errorf("%s: %w", msg, toolchain.ErrNotProvisioned)
+		return nil, missing
 	}
 	return d, nil
 }
@@ -135,7 +135,7 @@ func dumperNames() []string {
 	all, _ := toolchain.All()
 	for _, tool := range dumperTools {
 		for _, tc := range all {
-			if n := tool + "-" + binutilsSeries(tc.Version); !slices.Contains(out, n) {
+			if n := tool + "-" + toolchain.Series(tc.Version); !slices.Contains(out, n) {
 				out = append(out, n)
 			}
 		}
@@ -146,18 +146,51 @@ func dumperNames() []string {
 	return out
 }
 
-// binutilsSeries is the release series of a binutils version, its first
-// two numbers: 2.47.50.20261021 is 2.47.
-func binutilsSeries(version string) string {
-	parts := strings.SplitN(version, ".", 3)
-	if len(parts) < 2 {
-		return version
-	}
-	return parts[0] + "." + parts[1]
+type llvmReadobj struct {
+	major, version, suite, pkg, path string
 }
 
-type llvmReadobj struct {
-	major, version, path string
+// dumperAbout describes the dumper consumers called names: binutils'
+// come from setup step 4, LLVM's from step 5.
+func dumperAbout(names []string) []About {
+	out := make([]About, len(names))
+	for i, n := range names {
+		out[i] = About{Kind: n, Setup: toolchain.SetupBinutils, Summary: "GNU " + strings.Replace(n, "-", " --sframe of binutils ", 1)}
+		if strings.HasPrefix(n, "llvm-readobj-") {
+			out[i].Setup, out[i].Summary = toolchain.SetupLLVM, "llvm-readobj --sframe of LLVM "+strings.TrimPrefix(n, "llvm-readobj-")
+		}
+	}
+	return out
+}
+
+// describeDumper is the entry of a dumper consumer's name: tool-series
+// of a GNU dumper, llvm-readobj-major.
+func describeDumper(kind string) (About, bool) {
+	tool, series, ok := strings.Cut(kind, "-")
+	if strings.HasPrefix(kind, "llvm-readobj-") {
+		series, ok = strings.TrimPrefix(kind, "llvm-readobj-"), true
+	} else if !slices.Contains(dumperTools, tool) {
+		return About{}, false
+	}
+	if !ok || series == "" || strings.Trim(series, "0123456789.") != "" {
+		return About{}, false
+	}
+	return dumperAbout([]string{kind})[0], true
+}
+
+// setupDumpers names the dumper consumers setup provides: one of each
+// tool for every binutils series and LLVM major it provisions.
+func setupDumpers() []string {
+	var out []string
+	for _, tool := range dumperTools {
+		for _, s := range toolchain.SetupBinutilsSeries {
+			out = append(out, tool+"-"+s)
+		}
+	}
+	for _, m := range toolchain.SetupLLVMMajors {
+		out = append(out, "llvm-readobj-"+m)
+	}
+	return out
 }
 
 // llvmReadobjs finds ci/setup.sh step 5's llvm-readobj:
@@ -171,12 +204,8 @@ func llvmReadobjs() []llvmReadobj {
 		}
 		dir := filepath.Dir(filepath.Dir(p))
 		l := llvmReadobj{major: strings.TrimPrefix(filepath.Base(dir), "llvm-"), path: p}
-		if conf, err := os.ReadFile(filepath.Join(dir, "llvm.conf")); err == nil {
-			for _, line := range strings.Split(string(conf), "\n") {
-				if v, ok := strings.CutPrefix(line, "version="); ok {
-					l.version = v
-				}
-			}
+		if conf, err := toolchain.ReadConf(filepath.Join(dir, "llvm.conf")); err == nil {
+			l.version, l.suite, l.pkg = conf["version"], conf["suite"], conf["package"]
 		}
 		out = append(out, l)
 	}
@@ -188,6 +217,10 @@ func (d *Dumper) BatchSize() int { return 1 }
 
 // Version is the dumper's version as the tool reports it.
 func (d *Dumper) Version() string { return d.version }
+
+// ExactVersion is the tool, its version and the Debian package it came
+// from.
+func (d *Dumper) ExactVersion() string { return fmt.Sprintf("%s %s (%s)", d.tool, d.version, d.pkg) }
 
 // Listing is the parsed text of the last Load, for reports; Output is the
 // text itself.
@@ -234,7 +267,7 @@ func (d *Dumper) Supports(t target.Target, v int) error {
 		return nil
 	}
 	series := d.series
-	at := func(min string) bool { return compareSeries(series, min) >= 0 }
+	at := func(min string) bool { return toolchain.CompareVersions(series, min) >= 0 }
 	switch {
 	case v < 1 || v > 3:
 		return fmt.Errorf("%s %s knows SFrame versions 1 to 3 at most, not %d", d.tool, d.version, v)
@@ -258,25 +291,15 @@ func refusal(tool string) string {
 	return "\"file format not recognized\""
 }
 
-// compareSeries orders release series numerically: 2.9 < 2.40.
-func compareSeries(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(as) || i < len(bs); i++ {
-		var x, y int
-		if i < len(as) {
-			x, _ = strconv.Atoi(as[i])
-		}
-		if i < len(bs) {
-			y, _ = strconv.Atoi(bs[i])
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
+// RefusesPCRelV2 says why the dumper refuses an SFrame version 2 section
+// with PC-relative function starts (erratum 1, binutils 2.45; finding
+// 011), which Supports cannot tell from the version: nil when it reads
+// one.
+func (d *Dumper) RefusesPCRelV2() error {
+	if d.tool != "llvm-readobj" && toolchain.CompareVersions(d.series, "2.45") < 0 {
+		return fmt.Errorf("%s refuses SFrame version 2 with PC-relative function starts (erratum 1, binutils 2.45; finding 011)", d.name)
 	}
-	return 0
+	return nil
 }
 
 // maxDumperOutput bounds what a dumper may print for one section; more is

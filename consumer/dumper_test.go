@@ -218,12 +218,12 @@ func TestDumpersReadWhatTheySupport(t *testing.T) {
 				loadErr := d.Load(s.img)
 				var except func(sframe.Row) (sframe.Row, bool)
 				switch {
-				case supported == nil && gnu && compareSeries(d.series, "2.45") < 0 && s.version == 2 && s.pcrel:
+				case supported == nil && gnu && toolchain.CompareVersions(d.series, "2.45") < 0 && s.version == 2 && s.pcrel:
 					if loadErr == nil {
 						t.Errorf("%s: binutils %s read a version 2 section with PC-relative starts", s.name, d.series)
 					}
 					continue
-				case supported == nil && gnu && compareSeries(d.series, "2.46") < 0 && s.outermost:
+				case supported == nil && gnu && toolchain.CompareVersions(d.series, "2.46") < 0 && s.outermost:
 					abi := sframe.ABI(s.img.Target)
 					fixedFP, fixedRA := sframe.DefaultFixedOffsets(abi)
 					except = func(w sframe.Row) (sframe.Row, bool) {
@@ -398,10 +398,24 @@ func BenchmarkDumperLoad(b *testing.B) {
 			if d.Supports(target.X86_64, 1) != nil {
 				continue
 			}
-		} else if d.tool != "llvm-readobj" && compareSeries(d.series, "2.45") < 0 {
+		} else if d.tool != "llvm-readobj" && toolchain.CompareVersions(d.series, "2.45") < 0 {
 			file = "../sframe/testdata/gas-2.44/x86-64/prologues.sframe" // no PC-relative starts
 		}
 		b.Run(n, func(b *testing.B) { load(b, d, file) })
 		d.Close()
+	}
+}
+
+// Only GNU dumpers before 2.45 refuse PC-relative v2 function starts.
+func TestRefusesPCRelV2(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		tool, series string
+		refuses      bool
+	}{{"objdump", "2.40", true}, {"readelf", "2.44", true}, {"objdump", "2.45", false}, {"readelf", "2.47", false}, {"llvm-readobj", "23", false}} {
+		d := &Dumper{name: c.tool + "-" + c.series, tool: c.tool, series: c.series}
+		if err := d.RefusesPCRelV2(); (err != nil) != c.refuses {
+			t.Errorf("%s: RefusesPCRelV2() = %v, want refusal %v", d.name, err, c.refuses)
+		}
 	}
 }

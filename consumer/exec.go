@@ -16,10 +16,12 @@ import (
 
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 func init() {
-	Register("exec", func(name, arg string) (Consumer, error) {
+	Register(About{Kind: "exec", Setup: toolchain.NoSetup, NeedsArg: true,
+		Summary: "exec:COMMAND, any program speaking the unwind protocol (docs/consumer-protocol.md)"}, func(name, arg string) (Consumer, error) {
 		if strings.TrimSpace(arg) == "" {
 			return nil, fmt.Errorf("consumer %q: exec needs a command, e.g. exec:'./my-unwinder --flag'", name)
 		}
@@ -35,30 +37,50 @@ const DefaultExecTimeout = 10 * time.Second
 // ExecBatch is how many steps an external consumer gets at once.
 const ExecBatch = 256
 
+// MaxAnswerLine bounds one line a consumer writes: an answer longer than
+// that is a protocol violation like any other, read no further.
+const MaxAnswerLine = 1 << 20
+
+// MaxConsecutiveFailures is how many batches (or loads) in a row a
+// consumer may fail, each costing up to the timeout, before it is given
+// up on: from then on every batch fails at once with ErrGaveUp.
+const MaxConsecutiveFailures = 5
+
+// ErrGaveUp is a consumer that failed MaxConsecutiveFailures batches in a
+// row: it is not started again.
+var ErrGaveUp = errors.New("gave up on the consumer")
+
 // Exec is an external consumer: a program speaking the unwind protocol
 // (docs/consumer-protocol.md) on its standard input and output, started by
-// /bin/sh -c COMMAND. A consumer that crashes, hangs or prints garbage
-// fails the batch it was given (every step ERROR, with its standard error
-// attached); it is killed and started again for the next batch, with the
-// section reloaded.
+// /bin/sh -c COMMAND. A consumer that crashes, hangs, stops, closes its
+// output or prints anything but the protocol fails the batch it was given
+// (every step ERROR, with what was read and its standard error attached)
+// within the timeout; it is killed and started again for the next batch,
+// with the section reloaded, until it has failed MaxConsecutiveFailures
+// times in a row.
 type Exec struct {
 	name, command string
 	timeout       time.Duration
 
-	proc     *execProc
-	peer     string // what the consumer's hello said after the version
-	img      *image.Image
-	supports map[string]error
+	proc        *execProc
+	peer        string // what the consumer's hello said after the version
+	img         *image.Image
+	supports    map[string]error
+	failures    int   // consecutive failed exchanges
+	giveUpAfter int   // failures in a row that end it; <= 0: never
+	lastErr     error // the last of them
 }
 
 // execProc is one running instance of the command.
 type execProc struct {
 	cmd    *exec.Cmd
 	in     *bufio.Writer
-	stdin  io.WriteCloser
+	stdin  *os.File       // the write end of the consumer's standard input
+	stdout *os.File       // the read end of its standard output
 	lines  chan lineOrErr // what a reader goroutine reads from stdout
+	quit   chan struct{}  // closed by stop: the reader gives up
 	stderr *tailBuffer
-	done   chan struct{} // closed when the process has exited
+	done   chan struct{} // closed when the process has been waited for
 	exit   error
 }
 
@@ -73,15 +95,41 @@ func NewExec(name, command string) *Exec {
 	if v, err := time.ParseDuration(os.Getenv("SFCONFORM_CONSUMER_TIMEOUT")); err == nil && v > 0 {
 		t = v
 	}
-	return &Exec{name: name, command: command, timeout: t, supports: map[string]error{}}
+	return &Exec{name: name, command: command, timeout: t, supports: map[string]error{}, giveUpAfter: MaxConsecutiveFailures}
 }
+
+// SetGiveUpAfter sets how many failures in a row end the consumer (n <= 0:
+// never). The C consumers never give up: a crash of the library they wrap
+// belongs to the section it was given, a finding per input, and the next
+// section deserves its own answer.
+func (e *Exec) SetGiveUpAfter(n int) { e.giveUpAfter = n }
 
 func (e *Exec) Name() string   { return e.name }
 func (e *Exec) BatchSize() int { return ExecBatch }
 
+// Command is the shell command the consumer runs.
+func (e *Exec) Command() string { return e.command }
+
+// SetTimeout sets how long one exchange (hello, supports, load, a batch)
+// may take; d <= 0 keeps the current one.
+func (e *Exec) SetTimeout(d time.Duration) {
+	if d > 0 {
+		e.timeout = d
+	}
+}
+
 // Peer is what the consumer said of itself in its hello (name and
 // version), once started.
 func (e *Exec) Peer() string { return e.peer }
+
+// ExactVersion is what the program said of itself in its hello, once
+// started; its name (the command) before.
+func (e *Exec) ExactVersion() string {
+	if e.peer != "" {
+		return e.peer
+	}
+	return e.name
+}
 
 // ErrCannotAsk is a consumer that did not answer whether it supports a
 // target and version: it could not be started, crashed, hung or spoke
@@ -116,6 +164,9 @@ func (e *Exec) Supports(t target.Target, v int) error {
 // Load sends the section; a refusal is returned as the consumer's reason.
 func (e *Exec) Load(img *image.Image) error {
 	e.img = img
+	if err := e.gaveUp(); err != nil {
+		return err
+	}
 	return e.load()
 }
 
@@ -123,12 +174,13 @@ func (e *Exec) load() error {
 	if err := e.start(); err != nil {
 		return err
 	}
+	e.proc.stdin.SetWriteDeadline(time.Now().Add(e.timeout))
 	if err := writeLoad(e.proc.in, e.img); err != nil {
 		return e.fail(fmt.Errorf("sending the section: %w", err))
 	}
 	line, err := e.readLine()
 	if err != nil {
-		return e.fail(err)
+		return e.fail(fmt.Errorf("waiting for ok after load: %w", err))
 	}
 	switch {
 	case line == "ok":
@@ -139,6 +191,15 @@ func (e *Exec) load() error {
 	return e.fail(protoErr("want ok or refused after load, got %q", truncate(line)))
 }
 
+// gaveUp is ErrGaveUp, with the last failure, once the consumer has
+// failed too often in a row.
+func (e *Exec) gaveUp() error {
+	if e.giveUpAfter <= 0 || e.failures < e.giveUpAfter {
+		return nil
+	}
+	return fmt.Errorf("%s: %w after %d failures in a row, not starting it again; the last: %v", e.name, ErrGaveUp, e.failures, e.lastErr)
+}
+
 // Unwind sends one batch and reads every answer. Any failure of the
 // process is returned (the harness judges the batch ERROR) and the process
 // is restarted for the next batch.
@@ -146,24 +207,31 @@ func (e *Exec) Unwind(steps []Step, out []Result) error {
 	if e.img == nil {
 		return errors.New("no section loaded")
 	}
+	if err := e.gaveUp(); err != nil {
+		return err
+	}
 	if e.proc == nil {
 		if err := e.load(); err != nil {
 			return err
 		}
 	}
+	if err := e.leftover(); err != nil {
+		return e.fail(err)
+	}
 	// The steps go out while the answers come in: a consumer answers
 	// each step as it reads it, and when its answers fill the pipe
 	// before the batch has been sent, a writer that waited for the whole
 	// batch to go out first would wait forever on a consumer waiting for
-	// its answers to be read. Killing the process (fail, on a read error
-	// or the deadline) ends a writer that is stuck.
+	// its answers to be read. The write deadline (and the kill, on a read
+	// error) ends a writer that is stuck.
+	deadline := time.Now().Add(e.timeout)
+	e.proc.stdin.SetWriteDeadline(deadline)
 	written := make(chan error, 1)
 	in := e.proc.in
 	go func() { written <- writeSteps(in, steps) }()
-	deadline := time.Now().Add(e.timeout)
 	for i := range steps {
 		if err := e.readResult(deadline, steps[i].Index, &out[i]); err != nil {
-			err = e.fail(err)
+			err = e.fail(fmt.Errorf("answer %d of %d (step %d): %w", i+1, len(steps), steps[i].Index, err))
 			<-written
 			return err
 		}
@@ -171,7 +239,22 @@ func (e *Exec) Unwind(steps []Step, out []Result) error {
 	if err := <-written; err != nil {
 		return e.fail(fmt.Errorf("sending steps: %w", err))
 	}
+	e.failures, e.lastErr = 0, nil
 	return nil
+}
+
+// leftover is a violation when the consumer wrote anything after its last
+// answer (output after a result ends).
+func (e *Exec) leftover() error {
+	select {
+	case l, ok := <-e.proc.lines:
+		if !ok || l.err != nil {
+			return fmt.Errorf("between two exchanges: %w", l.err)
+		}
+		return protoErr("output after the last answer: %q", truncate(l.line))
+	default:
+		return nil
+	}
 }
 
 // Close asks the consumer to quit and waits for it briefly.
@@ -179,6 +262,7 @@ func (e *Exec) Close() error {
 	if e.proc == nil {
 		return nil
 	}
+	e.proc.stdin.SetWriteDeadline(time.Now().Add(time.Second))
 	fmt.Fprintln(e.proc.in, "quit")
 	e.proc.in.Flush()
 	e.proc.stdin.Close()
@@ -206,17 +290,20 @@ func (x *execError) Error() string {
 
 func (x *execError) Unwrap() error { return x.err }
 
-// fail kills the process and wraps err with its standard error.
+// fail kills the process, counts the failure and wraps err with the
+// process's standard error.
 func (e *Exec) fail(err error) error {
 	p := e.proc
 	e.stop()
 	x := &execError{err: fmt.Errorf("%s: %w", e.name, err)}
 	if p != nil {
-		x.stderr = strings.TrimSpace(p.stderr.String())
+		x.stderr = strings.ToValidUTF8(strings.TrimSpace(p.stderr.String()), "?")
 		if p.exit != nil {
 			x.err = fmt.Errorf("%s: %w (process %s)", e.name, err, exitReport(p.exit))
 		}
 	}
+	e.failures++
+	e.lastErr = x
 	return x
 }
 
@@ -241,17 +328,36 @@ func exitReport(err error) string {
 	return err.Error()
 }
 
+// stopWait bounds how long stop waits for a killed process to be reaped:
+// SIGKILL cannot be ignored, so only a process stuck in the kernel takes
+// longer, and the harness does not wait for it.
+const stopWait = 5 * time.Second
+
+// stop kills the process and everything it started, and unblocks every
+// goroutine that talks to it. It never waits longer than stopWait.
 func (e *Exec) stop() {
 	p := e.proc
 	if p == nil {
 		return
 	}
 	e.proc = nil
+	close(p.quit)
 	if p.cmd.Process != nil {
-		// The shell and whatever it started: a process group.
+		// The shell and whatever it started: a process group. A
+		// stopped process dies of SIGKILL too.
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.cmd.Process.Kill()
 	}
-	<-p.done
+	// A descendant that left the group may still hold the pipes: the
+	// deadlines end a reader or writer blocked on them.
+	now := time.Now()
+	p.stdin.SetWriteDeadline(now)
+	p.stdout.SetReadDeadline(now)
+	p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(stopWait):
+	}
 }
 
 // start runs the command and exchanges hellos.
@@ -261,34 +367,41 @@ func (e *Exec) start() error {
 	}
 	cmd := exec.Command("/bin/sh", "-c", e.command)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
+	// The pipes are made here, not by exec.Cmd, so that they take
+	// deadlines and Wait never waits on them.
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return err
 	}
-	stdout, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		inW.Close()
 		return err
 	}
-	p := &execProc{cmd: cmd, stdin: stdin, in: bufio.NewWriterSize(stdin, 1<<20),
-		lines: make(chan lineOrErr, 64), stderr: &tailBuffer{max: 4096}, done: make(chan struct{})}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	p := &execProc{cmd: cmd, stdin: inW, stdout: outR, in: bufio.NewWriterSize(inW, 1<<20),
+		lines: make(chan lineOrErr, 64), quit: make(chan struct{}),
+		stderr: &tailBuffer{max: stderrTail}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	// The copy of standard error ends this long after the process, even
+	// when a descendant holds it open.
+	cmd.WaitDelay = time.Second
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
 		return fmt.Errorf("%s: starting %q: %w", e.name, e.command, err)
 	}
 	e.proc = p
+	go p.read()
 	go func() {
-		r := bufio.NewReaderSize(stdout, 1<<20)
-		for {
-			line, err := readLine(r)
-			p.lines <- lineOrErr{line, err}
-			if err != nil {
-				close(p.lines)
-				break
-			}
-		}
 		p.exit = cmd.Wait()
 		close(p.done)
 	}()
+	p.stdin.SetWriteDeadline(time.Now().Add(e.timeout))
 	fmt.Fprintf(p.in, "hello %s %d\n", ProtocolName, ProtocolVersion)
 	if err := p.in.Flush(); err != nil {
 		return e.fail(fmt.Errorf("sending hello: %w", err))
@@ -308,11 +421,34 @@ func (e *Exec) start() error {
 	return nil
 }
 
+// read passes the consumer's output lines on until the first error (end
+// of output, a line longer than MaxAnswerLine, a closed pipe) or until
+// stop gives up on the process: it never blocks on a reader that has gone.
+func (p *execProc) read() {
+	defer p.stdout.Close()
+	r := bufio.NewReaderSize(p.stdout, 64<<10)
+	for {
+		line, err := readLineMax(r, MaxAnswerLine)
+		select {
+		case p.lines <- lineOrErr{line, err}:
+		case <-p.quit:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
 // ask sends one line and interprets the one-line answer.
 func (e *Exec) ask(q string, answer func(string) error) error {
 	if err := e.start(); err != nil {
 		return err
 	}
+	if err := e.leftover(); err != nil {
+		return e.fail(err)
+	}
+	e.proc.stdin.SetWriteDeadline(time.Now().Add(e.timeout))
 	fmt.Fprintln(e.proc.in, q)
 	if err := e.proc.in.Flush(); err != nil {
 		return e.fail(err)
@@ -332,13 +468,20 @@ func (e *Exec) readLine() (string, error) {
 	return e.readLineBy(time.Now().Add(e.timeout))
 }
 
+// exitGrace is how long a consumer that closed its output gets to exit
+// by itself, so that its exit status is reported rather than our kill.
+const exitGrace = 500 * time.Millisecond
+
 func (e *Exec) readLineBy(deadline time.Time) (string, error) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case l, ok := <-e.proc.lines:
 		if !ok || errors.Is(l.err, io.EOF) {
-			<-e.proc.done
+			select {
+			case <-e.proc.done:
+			case <-time.After(exitGrace):
+			}
 			return "", errors.New("the consumer closed its output")
 		}
 		return l.line, l.err
@@ -352,6 +495,10 @@ func (e *Exec) readResult(deadline time.Time, index int, out *Result) error {
 	return readResult(func() (string, error) { return e.readLineBy(deadline) }, index, out)
 }
 
+// stderrTail is how much of a consumer's standard error is kept and
+// attached to a failure: the end of it.
+const stderrTail = 4 << 10
+
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
 	mu  sync.Mutex
@@ -362,6 +509,11 @@ type tailBuffer struct {
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(p) > t.max {
+		t.buf.Reset()
+		t.buf.Write(p[len(p)-t.max:])
+		return len(p), nil
+	}
 	t.buf.Write(p)
 	if over := t.buf.Len() - t.max; over > 0 {
 		t.buf.Next(over)

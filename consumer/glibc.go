@@ -1,12 +1,19 @@
 package consumer
 
-import "fmt"
+import (
+	"fmt"
 
-// GlibcSetupStep is the ci/setup.sh step that builds the glibc consumer.
-const GlibcSetupStep = 7
+	"github.com/sfconform/sfconform/toolchain"
+)
 
 func init() {
-	Register("glibc", func(name, arg string) (Consumer, error) {
+	Register(About{
+		Kind:     "glibc",
+		Setup:    7,
+		Library:  "glibc",
+		Variants: []string{"glibc:strict"},
+		Summary:  "glibc's own SFrame backtrace() walker (sid's glibc source), frame by frame; glibc:strict as backtrace() returns it",
+	}, func(name, arg string) (Consumer, error) {
 		switch arg {
 		case "":
 			return NewGlibc(false)
@@ -46,18 +53,25 @@ func init() {
 // The C file's header comment has the details.
 type Glibc struct {
 	*Exec
+	version string
 }
 
-// NewGlibc finds the built consumer; a *NotBuiltError when setup has not
-// built it.
+// NewGlibc finds the built consumer; a *toolchain.NotProvisionedError
+// when setup has not built it.
 func NewGlibc(strict bool) (*Glibc, error) {
-	bin, err := builtBinary("glibc", "glibc", "sfconform-glibc", GlibcSetupStep)
+	a, _ := Lookup("glibc")
+	b, err := builtBinary(a.Kind, "glibc", "sfconform-glibc", a.Setup)
 	if err != nil {
 		return nil, err
 	}
-	name, cmd := "glibc", "exec "+shellQuote(bin)
+	name, cmd := a.Kind, "exec "+toolchain.ShellQuote(b.bin)
 	if strict {
-		name, cmd = "glibc:strict", cmd+" --strict"
+		name, cmd = a.Variants[0], cmd+" --strict"
 	}
-	return &Glibc{NewExec(name, cmd)}, nil
+	x := NewExec(name, cmd)
+	x.SetGiveUpAfter(0)
+	return &Glibc{Exec: x, version: b.version(a.Library, "glibc")}, nil
 }
+
+// ExactVersion is the glibc source package the consumer was built from.
+func (g *Glibc) ExactVersion() string { return g.version }

@@ -1,13 +1,22 @@
 package consumer
 
-import "fmt"
+import (
+	"fmt"
 
-// LibsframeSetupStep is the ci/setup.sh step that builds the libsframe
-// consumer.
-const LibsframeSetupStep = 6
+	"github.com/sfconform/sfconform/toolchain"
+)
 
 func init() {
-	Register("libsframe", func(name, arg string) (Consumer, error) {
+	Register(About{
+		Kind:    "libsframe",
+		Setup:   6,
+		Library: "libsframe",
+		Limits: map[string]string{
+			"signal":           libsframeSignal,
+			"signal-empty-fde": libsframeSignal,
+		},
+		Summary: "GNU libsframe (sid's libsframe-dev, static) behind consumer/libsframe's walk",
+	}, func(name, arg string) (Consumer, error) {
 		if arg != "" {
 			return nil, fmt.Errorf("consumer libsframe takes no argument (got %q)", name)
 		}
@@ -48,14 +57,25 @@ func init() {
 // the program again.
 type Libsframe struct {
 	*Exec
+	version string
 }
 
-// NewLibsframe finds the built consumer; a *NotBuiltError when setup has
-// not built it.
+const libsframeSignal = "the libsframe consumer's walk stops at a signal trampoline: libsframe gives the FDE's signal flag, " +
+	"but reading the interrupted context from the kernel's signal frame is an architecture's signal unwinder's job, " +
+	"which neither libsframe nor consumer/libsframe provides"
+
+// NewLibsframe finds the built consumer; a *toolchain.NotProvisionedError
+// when setup has not built it.
 func NewLibsframe() (*Libsframe, error) {
-	bin, err := builtBinary("libsframe", "libsframe", "sfconform-libsframe", LibsframeSetupStep)
+	a, _ := Lookup("libsframe")
+	b, err := builtBinary(a.Kind, "libsframe", "sfconform-libsframe", a.Setup)
 	if err != nil {
 		return nil, err
 	}
-	return &Libsframe{NewExec("libsframe", "exec "+shellQuote(bin))}, nil
+	x := NewExec(a.Kind, "exec "+toolchain.ShellQuote(b.bin))
+	x.SetGiveUpAfter(0)
+	return &Libsframe{Exec: x, version: b.version(a.Library, "libsframe")}, nil
 }
+
+// ExactVersion is the libsframe package the consumer was built against.
+func (l *Libsframe) ExactVersion() string { return l.version }

@@ -37,13 +37,17 @@ func protoErr(format string, args ...any) error {
 const maxLine = 64 << 20
 
 // readLine reads one line without its newline.
-func readLine(r *bufio.Reader) (string, error) {
+func readLine(r *bufio.Reader) (string, error) { return readLineMax(r, maxLine) }
+
+// readLineMax reads one line without its newline; a line longer than max
+// bytes is a protocol error, read no further.
+func readLineMax(r *bufio.Reader, max int) (string, error) {
 	var sb strings.Builder
 	for {
 		chunk, err := r.ReadSlice('\n')
 		sb.Write(chunk)
-		if sb.Len() > maxLine {
-			return "", protoErr("a line longer than %d bytes", maxLine)
+		if sb.Len() > max+1 {
+			return "", protoErr("a line longer than %d bytes, starting %q", max, truncate(sb.String()))
 		}
 		switch {
 		case err == nil:

@@ -138,6 +138,9 @@ type Case struct {
 	// sfconform's own encoder and unwinder.
 	ProducerVersion string `json:"producer_version,omitempty"`
 	ConsumerVersion string `json:"consumer_version,omitempty"`
+	// ConsumerHello is the NAME and VERSION an out-of-process consumer
+	// announced in its hello (optional: older files do not have it).
+	ConsumerHello string `json:"consumer_hello,omitempty"`
 	// Build are the commands that make the image from Assembly on their
 	// own (saved as repro.s), with the tools the producer ran: what a
 	// toolchain maintainer types. Absent for sfconform's own encoder.

@@ -23,9 +23,16 @@ type situation struct {
 	lib   *layout          // libsframeReading, once read
 }
 
-func (s *situation) l() *layout       { return s.o.Layout }
-func (s *situation) load() bool       { return s.step < 0 }
-func (s *situation) is(c string) bool { return s.a.Consumer == c }
+func (s *situation) l() *layout { return s.o.Layout }
+func (s *situation) load() bool { return s.step < 0 }
+
+// is says whether the consumer that answered wraps library lib: the rules
+// are about a library's behaviour (its findings), whichever consumer
+// name runs it (consumer.About.Library).
+func (s *situation) is(lib string) bool {
+	a, _ := consumer.Lookup(s.a.Consumer)
+	return a.Library == lib
+}
 
 // builtinRefused: the builtin consumer refused the section.
 func (s *situation) builtinRefused() bool { return s.o.Builtin.LoadErr != nil }

@@ -1,13 +1,11 @@
 package difffuzz
 
 import (
-	"errors"
 	"os"
 	"strconv"
 	"sync"
 	"testing"
 
-	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/internal/testenv"
 )
 
@@ -22,10 +20,7 @@ var (
 func seedsFor(t testing.TB) []*Case {
 	t.Helper()
 	seedOnce.Do(func() { seedCases, seedErr = Seeds(Producers, DefaultSeedOptions) })
-	var np *NotProvisionedError
-	if errors.As(seedErr, &np) {
-		testenv.Missing(t, testenv.Binutils, "%v", seedErr)
-	}
+	testenv.IfNotProvisioned(t, seedErr)
 	if seedErr != nil {
 		t.Fatal(seedErr)
 	}
@@ -37,10 +32,7 @@ func seedsFor(t testing.TB) []*Case {
 func runnerFor(t testing.TB, withGlibc bool) *Runner {
 	t.Helper()
 	r, err := NewRunner(withGlibc)
-	var nb *consumer.NotBuiltError
-	if errors.As(err, &nb) {
-		testenv.Missing(t, testenv.Step(nb.Step), "%v", err)
-	}
+	testenv.IfNotProvisioned(t, err)
 	if err != nil {
 		t.Fatal(err)
 	}

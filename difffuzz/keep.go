@@ -138,7 +138,7 @@ var (
 	// crashWhere picks what a crash report says the process was doing:
 	// the signal and the phase, an assertion, or the C library's heap
 	// check.
-	stops      = regexp.MustCompile(`(?:builtin|libsframe|glibc) (complete|noinfo|failed), `)
+	stops      = regexp.MustCompile(`(?:[a-z][a-z0-9:.-]*) (complete|noinfo|failed), `) // "CONSUMER STOP, "
 	crashWhere = regexp.MustCompile(`fatal signal [0-9]+ \([A-Z]+\)( at address [^ ]+)? in [a-z_]+|Assertion .*failed|[a-z]+\(\): [a-z ]+|stack smashing detected|no answer within`)
 )
 

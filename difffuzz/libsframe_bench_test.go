@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/toolchain"
@@ -148,7 +149,8 @@ func textRange(b *testing.B, tab *sframe.Table) (lo, hi uint64) {
 func libsframeTimes(b *testing.B) map[string]float64 {
 	lib := filepath.Join(toolchain.CacheDir(), "roots", "sid", "usr", "lib", "x86_64-linux-gnu", "libsframe.a")
 	if _, err := os.Stat(lib); err != nil {
-		testenv.Missing(b, testenv.LibsframeConsumer, "no static libsframe at %s", lib)
+		a, _ := consumer.Lookup("libsframe")
+		testenv.Missing(b, testenv.Step(a.Setup), "no static libsframe at %s", lib)
 	}
 	dir := b.TempDir()
 	bin, err := buildLibsframeTimer(lib, dir)

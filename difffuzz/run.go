@@ -58,7 +58,7 @@ type Runner struct {
 const AfterSteps = -2
 
 // NewRunner starts nothing yet; it fails when the C consumers are not
-// built (a *consumer.NotBuiltError). withGlibc adds glibc.
+// built (a *toolchain.NotProvisionedError). withGlibc adds glibc.
 func NewRunner(withGlibc bool) (*Runner, error) {
 	r := &Runner{builtin: consumer.NewBuiltin()}
 	l, err := consumer.NewLibsframe()

@@ -37,29 +37,22 @@ type SeedOptions struct {
 // and the cases quick to ask.
 var DefaultSeedOptions = SeedOptions{Programs: 3, Steps: 24, Seed: 1}
 
-// NotProvisionedError says which producers could not seed: their
-// toolchain is not provisioned.
-type NotProvisionedError struct{ Producers []string }
-
-func (e *NotProvisionedError) Error() string {
-	return fmt.Sprintf("producers not provisioned: %v (run 'make setup')", e.Producers)
-}
-
 // Seeds makes the seed cases: for every producer and every target it
 // writes SFrame for, its sections for a few generated programs, with
 // machine states recorded while the programs ran under the emulator. A
 // producer whose toolchain is not
-// provisioned is left out and named in a *NotProvisionedError returned
-// with the cases of the others.
+// provisioned is left out, and its error (wrapping
+// toolchain.ErrNotProvisioned, with the setup step) returned with the
+// cases of the others.
 func Seeds(names []string, opt SeedOptions) ([]*Case, error) {
 	var out []*Case
-	var missing []string
+	var missing []error
 	pool := harness.NewPool(harness.Options{})
 	defer pool.Close()
 	for _, name := range names {
 		prod, err := producer.New(name)
 		if errors.Is(err, toolchain.ErrNotProvisioned) {
-			missing = append(missing, name)
+			missing = append(missing, err)
 			continue
 		}
 		if err != nil {
@@ -78,7 +71,7 @@ func Seeds(names []string, opt SeedOptions) ([]*Case, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return out, &NotProvisionedError{missing}
+		return out, errors.Join(missing...)
 	}
 	return out, nil
 }

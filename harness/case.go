@@ -7,55 +7,13 @@ import (
 	"github.com/sfconform/sfconform/verdict"
 
 	"github.com/sfconform/sfconform/cbf"
-	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/emu"
 	"github.com/sfconform/sfconform/frame"
-	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/sframe"
 )
 
 // CodeBase is where generated programs are laid out.
 const CodeBase = emu.CodeBase
-
-// NewCase turns the first failure of a result into a reproducer. prog may
-// be nil (a replayed case has no program).
-func NewCase(img *image.Image, prog *gen.Program, seed int64, consumerName string, res *Result) *corpus.Case {
-	c := &corpus.Case{Consumer: consumerName, Seed: seed, Frame: -1, Violations: res.Violations}
-	path := 0
-	if len(res.Failures) > 0 {
-		path = res.Failures[0].Path
-	} else if res.RunErr != nil {
-		path = res.Paths - 1
-	}
-	c.SetImage(img, path)
-	if prog != nil {
-		c.Assembly = prog.Assembly()
-	}
-	if img.Record != nil && img.Record.Assembly != "" {
-		c.Assembly = img.Record.Assembly // what the tools assembled
-	}
-	switch {
-	case len(res.Failures) > 0:
-		f := &res.Failures[0]
-		c.Step, c.PC, c.Insn, c.Function = f.Step, corpus.Addr(f.PC), f.Insn, f.Function
-		c.Verdict, c.Frame, c.Field, c.Detail = f.Judgement.Verdict, f.Judgement.Frame, f.Judgement.Field, f.Judgement.Detail
-		c.Expected, c.Got = f.Expected, f.Got
-		c.ExpectedCBF = BacktraceCBF(f.Expected, false)
-		c.GotCBF = BacktraceCBF(f.Got, f.Err != nil)
-		c.Row = RowAt(img, f.PC)
-		c.ReferenceRow = f.ReferenceRow
-		for _, w := range f.Warnings {
-			c.Detail += "; the producer warned: " + w.String()
-		}
-	case res.Invalid():
-		c.Verdict, c.Detail = verdict.Invalid, firstInvalid(res.Violations).String()
-	case res.LoadErr != nil:
-		c.Verdict, c.Detail = verdict.Error, "consumer refused the section: "+res.LoadErr.Error()
-	case res.RunErr != nil:
-		c.Step, c.Verdict, c.Detail = res.Steps, verdict.Error, "run stopped: "+res.RunErr.Error()
-	}
-	return c
-}
 
 func firstInvalid(vs []verdict.Violation) verdict.Violation {
 	for _, v := range vs {

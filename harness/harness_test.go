@@ -81,7 +81,7 @@ func TestCleanAndMutatedImages(t *testing.T) {
 
 			// The saved case replays to the same failure, and its CBF
 			// backtraces hold the same PCs as its JSON frames.
-			cs := NewCase(bad, prog, 11, "builtin", res)
+			cs := NewCase(CaseInput{Img: bad, Prog: prog, Seed: 11, ConsumerName: "builtin", Res: res})
 			path, err := corpus.Save(t.TempDir(), cs)
 			if err != nil {
 				t.Fatal(err)
@@ -316,12 +316,18 @@ func TestInvalidSectionIsReported(t *testing.T) {
 	if v.Rule != "functions overlap" || v.Offset <= sframe.HeaderSize || v.Warning {
 		t.Fatalf("violation %+v", v)
 	}
-	cs := NewCase(img, prog, 4, "builtin", res)
+	cs := NewCase(CaseInput{Img: img, Prog: prog, Seed: 4, ConsumerName: "builtin", Res: res})
 	if res.Counts[verdict.OK] == res.Steps && (cs.Verdict != verdict.Invalid || !strings.Contains(cs.Detail, "functions overlap")) {
 		t.Fatalf("reproducer: verdict %v, detail %q", cs.Verdict, cs.Detail)
 	}
 	if len(cs.Violations) == 0 {
 		t.Fatal("reproducer lost the violations")
+	}
+	// Every reproducer, whoever saves it, names what made and read the
+	// section and where the program came from.
+	if !strings.Contains(cs.ProducerVersion, "its own encoder") || !strings.Contains(cs.ConsumerVersion, "its own unwinder") ||
+		cs.Generator == nil || cs.Generator.Seed != prog.Seed {
+		t.Fatalf("reproducer: producer %q, consumer %q, generator %+v", cs.ProducerVersion, cs.ConsumerVersion, cs.Generator)
 	}
 }
 

@@ -180,7 +180,7 @@ func (s *Sample) Case(c Cell) *corpus.Case {
 	} else if s.Err != nil {
 		res.RunErr = s.Err
 	}
-	return harness.NewCase(s.Img, s.Prog, s.Seed, c.Consumer, res)
+	return harness.NewCase(harness.CaseInput{Img: s.Img, Prog: s.Prog, Seed: s.Seed, ConsumerName: c.Consumer, Res: res})
 }
 
 // NoImageText is what is kept of a program the producer made no image

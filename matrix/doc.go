@@ -9,7 +9,7 @@
 // programs) once, and checks each with every consumer the producer meets
 // on the target (campaign.NewPlan; the others are "unsupported" with the
 // reason, as are the patterns a producer's SFrame version cannot express
-// and those a consumer cannot be judged on, PatternUnsupported).
+// and those a consumer cannot be judged on, consumer.PatternLimit).
 //
 // A Tally adds up a cell's programs: instructions, steps per verdict, and
 // every failure charged to a pattern (harness.Blame, from

@@ -75,7 +75,7 @@ type CellReport struct {
 	// on the target, with the reason: not run.
 	Unexpressed map[string]string
 	// Skipped are the patterns the consumer cannot be judged on
-	// (PatternUnsupported), with the reason: not run.
+	// (consumer.PatternLimit), with the reason: not run.
 	Skipped map[string]string
 	Outcome *Outcome
 	Seconds float64
@@ -141,7 +141,7 @@ func Run(cfg Config) (*Report, error) {
 				}
 				u := &unit{target: t, prod: p, pattern: pat}
 				for _, cr := range live {
-					if why := PatternUnsupported(cr.Consumer, pat); why != "" {
+					if why := consumer.PatternLimit(cr.Consumer, pat); why != "" {
 						cr.Skipped[pat] = why
 						continue
 					}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
@@ -154,6 +155,14 @@ type Result struct {
 	// Stopped says why the search ended before it ran out of reductions:
 	// "attempts" or "time"; empty when no reduction was left to try.
 	Stopped string
+}
+
+// Minimization is what a reproducer records of the minimization
+// (harness.CaseInput.Minimization).
+func (m *Result) Minimization() *corpus.Minimization {
+	return &corpus.Minimization{Signature: m.Sig.String(), Original: harness.SizeOf(m.Original), Minimized: harness.SizeOf(m.Minimized),
+		OriginalSteps: m.OriginalSteps, MinimizedSteps: m.MinimizedSteps, Attempts: m.Attempts,
+		Seconds: m.Elapsed.Seconds(), Stopped: m.Stopped}
 }
 
 // Minimize shrinks prog (a program the failure happened in, path being

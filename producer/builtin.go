@@ -7,14 +7,17 @@ import (
 
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/internal/buildinfo"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 func init() {
 	for _, v := range []sframe.Version{sframe.Version2, sframe.Version3} {
 		v := v
-		Register(fmt.Sprintf("builtin-v%d", v), func(name, arg string) (Producer, error) {
+		Register(About{Name: fmt.Sprintf("builtin-v%d", v), Setup: toolchain.NoSetup,
+			Summary: fmt.Sprintf("sfconform's own encoder, SFrame v%d, every target", v)}, func(name, arg string) (Producer, error) {
 			if arg != "" {
 				return nil, fmt.Errorf("producer %s takes no argument", name)
 			}
@@ -34,6 +37,11 @@ const sectionAlign = 8
 type Builtin struct{ Version sframe.Version }
 
 func (b Builtin) Name() string { return fmt.Sprintf("builtin-v%d", b.Version) }
+
+// ExactVersion is the sfconform build the encoder is part of.
+func (b Builtin) ExactVersion() string {
+	return fmt.Sprintf("sfconform %s, its own encoder (%s)", buildinfo.Version(), b.Name())
+}
 
 // SFrameVersion: the encoder writes its version for every target.
 func (b Builtin) SFrameVersion(t target.Target) (int, error) {

@@ -2,8 +2,10 @@
 // symbols and an SFrame section, ready for the emulator, the oracle and a
 // consumer.
 //
-// Producers live in a registry of names, one file each, and declare per
-// target the SFrame version they emit (or why they emit none):
+// Producers live in a registry of names, one file each (docs/extending.md),
+// each entry (About) saying which ci/setup.sh step provides it; a
+// producer names its exact version (ExactVersion), and declares per
+// target the SFrame version it emits (or why it emits none):
 //
 //	builtin-v2, builtin-v3   the generator's own rows encoded by the sframe
 //	                         package, in the target's byte order
@@ -43,5 +45,7 @@
 // Each image carries an image.Record: the tools' --version and Debian
 // package versions, the commands run, and the tools' warnings, attributed
 // to the function (and the line of the program's own assembly text) they
-// are about.
+// are about. From it, commands.go gives the plain commands that build an
+// image alone (for reproducers and reports) and ImageVersion the exact
+// version of what made its section.
 package producer

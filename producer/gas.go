@@ -15,10 +15,14 @@ import (
 // gas-2.44, gas-2.47: Debian bookworm, trixie and sid), found when the
 // program starts, and gas:<dir> for a binutils developer's own build.
 func init() {
+	for _, series := range toolchain.SetupBinutilsSeries {
+		Expect(About{Name: "gas-" + series, Setup: toolchain.SetupBinutils, Summary: gasSummary(series)})
+	}
+	ExpectFamily("gas-", toolchain.SetupBinutils)
 	names, _ := toolchain.Names()
 	for _, name := range names {
 		name := name
-		Register(name, func(_, arg string) (Producer, error) {
+		Register(About{Name: name, Setup: toolchain.SetupBinutils, Summary: gasSummary(strings.TrimPrefix(name, "gas-"))}, func(_, arg string) (Producer, error) {
 			if arg != "" {
 				return nil, fmt.Errorf("producer %s takes no argument", name)
 			}
@@ -37,7 +41,8 @@ func init() {
 			}), nil
 		})
 	}
-	Register("gas", func(name, dir string) (Producer, error) {
+	Register(About{Name: "gas", Setup: toolchain.NoSetup, NeedsArg: true,
+		Summary: "gas:DIR, GNU as and ld (or as-new and ld-new) of a binutils build of one's own"}, func(name, dir string) (Producer, error) {
 		if dir == "" {
 			return nil, fmt.Errorf("producer gas needs a directory: gas:<dir> with as and ld, or as-new and ld-new of a build tree (provisioned: %s)",
 				strings.Join(namesWithPrefix("gas-"), ", "))
@@ -49,6 +54,10 @@ func init() {
 		}
 		return p, nil
 	})
+}
+
+func gasSummary(series string) string {
+	return "GNU as --gsframe and ld of binutils " + series + " (Debian)"
 }
 
 func namesWithPrefix(prefix string) []string {
@@ -85,6 +94,30 @@ func newGAS(name string, find func() ([]toolchain.Toolchain, error)) *GAS {
 
 func (g *GAS) Name() string { return g.name }
 
+// ExactVersion names the binutils the producer runs and its Debian
+// package; of several targets' toolchains, the first's.
+func (g *GAS) ExactVersion() string {
+	tcs, err := g.toolchains()
+	if err != nil {
+		return g.name
+	}
+	return toolsVersion("GNU as and ld", "binutils", tcs)
+}
+
+// toolsVersion is tool's version in tcs and the Debian package (source
+// package pkg) it came from.
+func toolsVersion(tool, pkg string, tcs map[target.Target]toolchain.Toolchain) string {
+	for _, t := range target.All {
+		if tc, ok := tcs[t]; ok {
+			if tc.Package == "" {
+				return fmt.Sprintf("%s %s (%s)", tool, tc.Version, tc.AS)
+			}
+			return fmt.Sprintf("%s %s (Debian %s %s %s)", tool, tc.Version, tc.Suite, pkg, tc.Package)
+		}
+	}
+	return tool
+}
+
 // toolchains finds (once) the producer's toolchain for every target.
 func (g *GAS) toolchains() (map[target.Target]toolchain.Toolchain, error) {
 	g.once.Do(func() {
@@ -97,7 +130,7 @@ func (g *GAS) toolchains() (map[target.Target]toolchain.Toolchain, error) {
 		}
 		if len(g.tcs) == 0 {
 			if err == nil {
-				err = fmt.Errorf("%s: no toolchain: %w", g.name, toolchain.ErrNotProvisioned)
+				err = toolchain.NotProvisioned(toolchain.SetupBinutils, "%s: no toolchain", g.name)
 			}
 			g.err = err
 		}
@@ -122,7 +155,11 @@ func emitted(name, tool string, tcs map[target.Target]toolchain.Toolchain, err e
 	}
 	tc, ok := tcs[t]
 	if !ok {
-		return 0, fmt.Errorf("%s has no toolchain for %s: %w", name, t.Name(), toolchain.ErrNotProvisioned)
+		step := 0 // a toolchain of one's own (gas:DIR): no setup step provides it
+		if a, ok := Lookup(name); ok && a.Setup > 0 {
+			step = a.Setup
+		}
+		return 0, toolchain.NotProvisioned(step, "%s has no toolchain for %s", name, t.Name())
 	}
 	if tc.SFrameVersion == 0 {
 		return 0, fmt.Errorf("%s %s does not emit SFrame for %s: %s", tool, tc.Version, t.Name(), tc.SFrameUnsupportedReason())

@@ -22,9 +22,13 @@ const llvmObjects = 3
 
 // The llvm-mc producers, one per provisioned LLVM (llvm-mc-23).
 func init() {
+	for _, major := range toolchain.SetupLLVMMajors {
+		Expect(About{Name: "llvm-mc-" + major, Setup: toolchain.SetupLLVM, Summary: llvmSummary(major)})
+	}
+	ExpectFamily("llvm-mc-", toolchain.SetupLLVM)
 	for _, name := range toolchain.LLVMNames() {
 		name := name
-		Register(name, func(_, arg string) (Producer, error) {
+		Register(About{Name: name, Setup: toolchain.SetupLLVM, Summary: llvmSummary(strings.TrimPrefix(name, "llvm-mc-"))}, func(_, arg string) (Producer, error) {
 			if arg != "" {
 				return nil, fmt.Errorf("producer %s takes no argument", name)
 			}
@@ -59,6 +63,22 @@ type LLVMMC struct {
 
 func (l *LLVMMC) Name() string { return l.name }
 
+func llvmSummary(major string) string {
+	return "llvm-mc --gsframe of LLVM " + major + " (Debian sid), linked with GNU ld"
+}
+
+// ExactVersion names the llvm-mc the producer runs and its Debian
+// package (the ld it links with is in each image's record).
+func (l *LLVMMC) ExactVersion() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tcs, err := l.toolchains()
+	if err != nil {
+		return l.name
+	}
+	return toolsVersion("llvm-mc", "llvm-toolchain-"+strings.TrimPrefix(l.name, "llvm-mc-"), tcs)
+}
+
 func (l *LLVMMC) toolchains() (map[target.Target]toolchain.Toolchain, error) {
 	if l.tcs != nil || l.err != nil {
 		return l.tcs, l.err
@@ -72,7 +92,7 @@ func (l *LLVMMC) toolchains() (map[target.Target]toolchain.Toolchain, error) {
 	}
 	if len(l.tcs) == 0 {
 		if err == nil {
-			err = fmt.Errorf("%s: %w", l.name, toolchain.ErrNotProvisioned)
+			err = toolchain.NotProvisioned(toolchain.SetupLLVM, "%s", l.name)
 		}
 		l.tcs, l.err = nil, err
 	}

@@ -90,8 +90,8 @@ func Locate(b Base) (Source, error) {
 	stamp := filepath.Join(toolchain.CacheDir(), "stamps", "src-"+b.Package)
 	f, err := os.Open(stamp)
 	if err != nil {
-		return Source{}, fmt.Errorf("code base %s: source package %s not fetched (%v; ci/setup.sh step 8): %w",
-			b.Name, b.Package, err, toolchain.ErrNotProvisioned)
+		return Source{}, toolchain.NotProvisioned(toolchain.SetupRealCode, "code base %s: source package %s not fetched (%v)",
+			b.Name, b.Package, err)
 	}
 	defer f.Close()
 	s := Source{Base: b}

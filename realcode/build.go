@@ -97,7 +97,7 @@ func FindCompiler(t target.Target) (Compiler, error) {
 	}
 	path, err := exec.LookPath(c.CC)
 	if err != nil {
-		return c, fmt.Errorf("%s compiler %s: %v (ci/setup.sh step 1): %w", t.Name(), c.CC, err, toolchain.ErrNotProvisioned)
+		return c, toolchain.NotProvisioned(toolchain.SetupHost, "%s compiler %s: %v", t.Name(), c.CC, err)
 	}
 	c.CC = path
 	return c, nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/sfconform/sfconform/check"
@@ -103,14 +102,12 @@ type StaticChecker struct {
 
 func (c *StaticChecker) Name() string { return "static" }
 
-// DumperNames lists the provisioned dumper consumers.
+// DumperNames lists the provisioned dumper consumers: the members of the
+// consumer families (consumer.RegisterFamily), the provisioned tools.
 func DumperNames() []string {
 	var out []string
 	for _, n := range consumer.Names() {
-		if !consumer.InFamily(n) {
-			continue
-		}
-		if strings.HasPrefix(n, "objdump-") || strings.HasPrefix(n, "readelf-") || strings.HasPrefix(n, "llvm-readobj-") {
+		if consumer.InFamily(n) {
 			out = append(out, n)
 		}
 	}
@@ -402,11 +399,9 @@ func (c *StaticChecker) dumpers(tg target.Target, raw []byte, addr uint64, tab *
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", name, err))
 			continue
 		}
-		if pcrelV2(tab) && strings.HasPrefix(name, "objdump-") || pcrelV2(tab) && strings.HasPrefix(name, "readelf-") {
-			if series := name[strings.Index(name, "-")+1:]; series < "2.45" {
-				r.Skipped = append(r.Skipped, fmt.Sprintf("%s: refuses SFrame version 2 with PC-relative function starts (erratum 1, binutils 2.45; finding 011)", name))
-				continue
-			}
+		if err := d.RefusesPCRelV2(); err != nil && pcrelV2(tab) {
+			r.Skipped = append(r.Skipped, err.Error())
+			continue
 		}
 		if len(tab.Sections) > 1 {
 			// The bare-section wrapper holds the concatenation as it is;

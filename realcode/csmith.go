@@ -39,7 +39,7 @@ var CsmithFlags = []string{"--no-argc", "--max-funcs", "6", "--max-block-depth",
 func Generate(seed uint64, dir string) (string, error) {
 	cs, err := exec.LookPath("csmith")
 	if err != nil {
-		return "", fmt.Errorf("csmith: %v (ci/setup.sh step 8): %w", err, toolchain.ErrNotProvisioned)
+		return "", toolchain.NotProvisioned(toolchain.SetupRealCode, "csmith: %v", err)
 	}
 	out := filepath.Join(dir, "prog.c")
 	args := append([]string{cs, "--seed", strconv.FormatUint(seed, 10)}, CsmithFlags...)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sfconform/sfconform/toolchain"
@@ -30,7 +29,7 @@ func Reduce(p *Program, sfconform, dir string, limit time.Duration) (string, err
 	}
 	cvise, err := exec.LookPath("cvise")
 	if err != nil {
-		return "", fmt.Errorf("cvise: %v (ci/setup.sh step 8): %w", err, toolchain.ErrNotProvisioned)
+		return "", toolchain.NotProvisioned(toolchain.SetupRealCode, "cvise: %v", err)
 	}
 	src := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(p.Path)))), "prog.c")
 	data, err := os.ReadFile(src)
@@ -46,7 +45,7 @@ func Reduce(p *Program, sfconform, dir string, limit time.Duration) (string, err
 	}
 	test := filepath.Join(dir, "interesting.sh")
 	script := fmt.Sprintf("#!/bin/sh\n# Interesting: the program still fails with %s.\nexec %s csmith -q --c prog.c --seeds %d --targets %s --opts %s --assemblers %s --consumers %s --signature %s\n",
-		sig, shq(sfconform), p.Seed, p.Target.Name(), p.Opt, p.Assembler, p.Consumer, shq(sig))
+		sig, toolchain.ShellQuote(sfconform), p.Seed, p.Target.Name(), p.Opt, p.Assembler, p.Consumer, toolchain.ShellQuote(sig))
 	if err := os.WriteFile(test, []byte(script), 0o755); err != nil {
 		return "", err
 	}
@@ -65,11 +64,4 @@ func Reduce(p *Program, sfconform, dir string, limit time.Duration) (string, err
 		return "", fmt.Errorf("cvise on %s: %v: %s", out, err, firstLines(string(log), 5))
 	}
 	return out, nil
-}
-
-func shq(s string) string {
-	if s != "" && !strings.ContainsAny(s, " '\"\\$`!*?;&|<>()") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

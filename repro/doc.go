@@ -1,8 +1,5 @@
 // Package repro makes, replays and writes up reproducers
-// (docs/reproducer-format.md): NewCase assembles a case of format version 2
-// from a checked failure (with the minimization that made it, the
-// standalone build commands, gen's coordinates and the machine state at
-// the failing step); Run replays a case with its recorded producer and
+// (docs/reproducer-format.md), which harness.NewCase makes: Run replays a case with its recorded producer and
 // consumer or others, the image made again from the regenerated program
 // when the producer changes; Report writes a case up for a maintainer in
 // Markdown, with the plain commands that show the defect without

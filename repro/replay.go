@@ -1,7 +1,6 @@
 package repro
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,13 +16,8 @@ import (
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
-	"github.com/sfconform/sfconform/toolchain"
 	"github.com/sfconform/sfconform/verdict"
 )
-
-// ErrSetup is wrapped by a replay's error when a producer or consumer it
-// needs is not provisioned: the error names the setup step.
-var ErrSetup = errors.New("not provisioned")
 
 // Replay is a case run again.
 type Replay struct {
@@ -49,10 +43,16 @@ type Options struct {
 	// Remake makes the image again with the case's producer, from the
 	// regenerated program, instead of running the stored bytes.
 	Remake bool
+	// Consent is what the user allows the file to run (CheckConsent):
+	// without it, a case naming exec:COMMAND or gas:DIR is refused.
+	Consent Consent
 }
 
 // Run replays a case.
 func Run(c *corpus.Case, opt Options) (*Replay, error) {
+	if err := CheckConsent(c, opt); err != nil {
+		return nil, err
+	}
 	r := &Replay{Case: c, Producer: c.Producer, Consumer: c.Consumer}
 	if opt.Consumer != "" {
 		r.Consumer = opt.Consumer
@@ -62,7 +62,7 @@ func Run(c *corpus.Case, opt Options) (*Replay, error) {
 	}
 	cons, err := consumer.New(r.Consumer)
 	if err != nil {
-		return nil, setupErr(err)
+		return nil, err
 	}
 	defer cons.Close()
 	if opt.Producer != "" && opt.Producer != c.Producer || opt.Remake {
@@ -119,14 +119,14 @@ func mustProducer(name string) producer.Producer {
 func Remake(c *corpus.Case, prod string) (*gen.Program, *image.Image, error) {
 	p, err := producer.New(prod)
 	if err != nil {
-		return nil, nil, setupErr(err)
+		return nil, nil, err
 	}
 	t, err := c.TargetOf()
 	if err != nil {
 		return nil, nil, err
 	}
 	if _, err := p.SFrameVersion(t); err != nil {
-		return nil, nil, setupErr(fmt.Errorf("producer %s on %s: %w", prod, t.Name(), err))
+		return nil, nil, fmt.Errorf("producer %s on %s: %w", prod, t.Name(), err)
 	}
 	prog, err := Regenerate(c)
 	if err != nil {
@@ -140,18 +140,6 @@ func Remake(c *corpus.Case, prod string) (*gen.Program, *image.Image, error) {
 		return nil, nil, fmt.Errorf("producer %s: %w", prod, err)
 	}
 	return prog, img, nil
-}
-
-// setupErr marks an error about something setup provides.
-func setupErr(err error) error {
-	var nb *consumer.NotBuiltError
-	switch {
-	case errors.As(err, &nb):
-		return fmt.Errorf("%w: %w", ErrSetup, err)
-	case errors.Is(err, toolchain.ErrNotProvisioned):
-		return fmt.Errorf("%w: %w (ci/setup.sh step 4 provisions GNU binutils, step 5 llvm-mc)", ErrSetup, err)
-	}
-	return err
 }
 
 // StillFails says whether the case's failure is still there: its step

@@ -16,6 +16,7 @@ import (
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/toolchain"
 	"github.com/sfconform/sfconform/verdict"
 )
 
@@ -27,7 +28,9 @@ const (
 	// it.
 	KindToolchain = "toolchain"
 	// KindLibsframe: the section's row is right and libsframe reads it
-	// wrong: a C program against libsframe's API shows it.
+	// wrong: a C program against libsframe's API shows it. It is the
+	// kind of every consumer whose registry entry names libsframe as the
+	// library it wraps (consumer.About.Library).
 	KindLibsframe = "libsframe"
 	// KindDumper: objdump, readelf or llvm-readobj prints the right
 	// section wrong: the section in an ELF file and the dumper show it.
@@ -42,8 +45,8 @@ type Report struct {
 	Case   *corpus.Case
 	Path   string // the case file
 	Replay *Replay
-	Prog   *gen.Program // regenerated from the case; nil for a version 1 case
-	Tools  *Tools       // the toolchain that made the image; nil for sfconform's encoder
+	Prog   *gen.Program    // regenerated from the case; nil for a version 1 case
+	Tools  *producer.Tools // the toolchain that made the image; nil for sfconform's encoder
 	Kind   string
 
 	// Frame is the frame whose row is at fault (minimize.Culprit) and PC
@@ -61,6 +64,8 @@ type Report struct {
 	// Dump is what the real objdump prints for the culprit function, when
 	// the report ran its own commands (KindToolchain).
 	Dump string
+
+	consent Consent // what the user allowed the file to run
 }
 
 // Affected is one version tried.
@@ -75,7 +80,7 @@ func NewReport(c *corpus.Case, path string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Case: c, Path: path, Replay: r, Tools: ToolsOf(r.Img.Record), Frame: -1}
+	rep := &Report{Case: c, Path: path, Replay: r, Tools: producer.ToolsOf(r.Img.Record), Frame: -1, consent: opt.Consent}
 	if c.Generator != nil {
 		if rep.Prog, err = Regenerate(c); err != nil {
 			return nil, err
@@ -150,12 +155,18 @@ func (rep *Report) RowDiffers() bool {
 	return rep.Frame >= 0 && rep.Expected != "" && !sameRow(rep.actualRow, rep.expectedRow)
 }
 
+// about is the registry entry of the consumer called name.
+func about(name string) consumer.About {
+	a, _ := consumer.Lookup(name)
+	return a
+}
+
 func (rep *Report) kind() string {
 	cons := rep.Replay.Consumer
 	switch {
 	case rep.Tools != nil && rep.Prog != nil && rep.RowDiffers():
 		return KindToolchain
-	case cons == "libsframe":
+	case about(cons).Library == KindLibsframe:
 		return KindLibsframe
 	case consumer.InFamily(cons):
 		return KindDumper
@@ -203,6 +214,7 @@ func (rep *Report) try(opt Options) Affected {
 	if name == "" {
 		name = opt.Consumer
 	}
+	opt.Consent = rep.consent
 	r, err := Run(rep.Case, opt)
 	if err != nil {
 		return Affected{Name: name, Result: firstLine(err.Error())}
@@ -212,7 +224,7 @@ func (rep *Report) try(opt Options) Affected {
 		a.Version = r.Img.Record.Versions()
 	} else if opt.Consumer != "" {
 		if cons, err := consumer.New(opt.Consumer); err == nil {
-			a.Version = ConsumerVersion(cons)
+			a.Version = consumer.Version(cons)
 			cons.Close()
 		}
 	}
@@ -307,7 +319,11 @@ func (rep *Report) Markdown() string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "Found with: producer %s (%s), consumer %s (%s).\n\n", c.Producer, c.ProducerVersion, c.Consumer, c.ConsumerVersion)
+	fmt.Fprintf(&b, "Found with: producer %s (%s), consumer %s (%s)", c.Producer, c.ProducerVersion, c.Consumer, c.ConsumerVersion)
+	if c.ConsumerHello != "" {
+		fmt.Fprintf(&b, ", which says it is %s", c.ConsumerHello)
+	}
+	b.WriteString(".\n\n")
 
 	b.WriteString("## Reproducer\n\n")
 	if m := c.Minimization; m != nil && m.Skipped == "" {
@@ -337,7 +353,7 @@ func (rep *Report) Markdown() string {
 	fmt.Fprintf(&b, "Backtrace at step %d, expected (the machine) against got (%s):\n\n```\n%s```\n\n", c.Step, c.Consumer, framesText(c))
 
 	b.WriteString("## With sfconform\n\n")
-	fmt.Fprintf(&b, "```sh\nsfconform repro %s\n```\n\n", shellQuote(rep.Path))
+	fmt.Fprintf(&b, "```sh\nsfconform repro %s\n```\n\n", toolchain.ShellQuote(rep.Path))
 	b.WriteString("The instructions up to the failing step:\n\n```\n")
 	b.WriteString(rep.Replay.Table(6, 2))
 	b.WriteString("```\n")
@@ -367,7 +383,7 @@ func framesText(c *corpus.Case) string {
 }
 
 // Script is the shell commands of a toolchain report: the source written
-// to SourceFile, assembled, linked and dumped, with the tools named as on
+// to producer.SourceFile, assembled, linked and dumped, with the tools named as on
 // PATH.
 func (rep *Report) Script() string {
 	if rep.Tools == nil || rep.Prog == nil {
@@ -375,11 +391,11 @@ func (rep *Report) Script() string {
 	}
 	build, dump := rep.Tools.Commands(rep.Prog)
 	var b strings.Builder
-	fmt.Fprintf(&b, "cat > %s <<'EOF'\n%sEOF\n", SourceFile, rep.Prog.Assembly())
+	fmt.Fprintf(&b, "cat > %s <<'EOF'\n%sEOF\n", producer.SourceFile, rep.Prog.Assembly())
 	for _, cmd := range build {
-		b.WriteString(Plain(cmd) + "\n")
+		b.WriteString(producer.Plain(cmd) + "\n")
 	}
-	b.WriteString(Plain(dump) + "\n")
+	b.WriteString(producer.Plain(dump) + "\n")
 	return b.String()
 }
 
@@ -426,7 +442,7 @@ func (rep *Report) runObjdump() (string, error) {
 
 // RunScript runs a report's commands in dir with the tools' directories
 // first on PATH, and returns their output.
-func RunScript(dir, script string, t *Tools) (string, error) {
+func RunScript(dir, script string, t *producer.Tools) (string, error) {
 	cmd := exec.Command("/bin/sh", "-e", "-c", script)
 	cmd.Dir = dir
 	path := []string{filepath.Dir(t.AS)}

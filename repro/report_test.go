@@ -35,11 +35,10 @@ func minimizedCase(t *testing.T, prodName string, tg target.Target, seed int64, 
 	}
 	cons, err := consumer.New(consName)
 	if err != nil {
-		step := testenv.LibsframeConsumer
-		if strings.HasPrefix(consName, "glibc") {
-			step = testenv.GlibcConsumer
-		} else if consumer.InFamily(consName) || strings.HasPrefix(consName, "objdump") {
-			step = testenv.Binutils
+		a, _ := consumer.Lookup(consName)
+		step := testenv.Step(a.Setup)
+		if !consumer.InFamily(consName) && strings.HasPrefix(consName, "objdump") {
+			step = testenv.Binutils // a series not provisioned at all
 		}
 		testenv.Missing(t, step, "consumer %s: %v", consName, err)
 	}
@@ -73,7 +72,7 @@ func minimizedCase(t *testing.T, prodName string, tg target.Target, seed int64, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := repro.NewCase(repro.Input{Img: m.Img, Prog: m.Prog, Seed: seed, Cons: cons, Res: m.Res, Failure: m.Failure, Min: m, Checker: chk})
+	c := harness.NewCase(harness.CaseInput{Img: m.Img, Prog: m.Prog, Seed: seed, Consumer: cons, Res: m.Res, Failure: m.Failure, Minimization: m.Minimization(), Checker: chk})
 	path, err := corpus.Save(t.TempDir(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +270,8 @@ func TestReportLibsframeProgram(t *testing.T) {
 	root := filepath.Join(toolchain.CacheDir(), "roots", "sid")
 	lib := filepath.Join(root, "usr", "lib", "x86_64-linux-gnu", "libsframe.a")
 	if _, err := os.Stat(lib); err != nil {
-		testenv.Missing(t, testenv.LibsframeConsumer, "sid's libsframe.a: %v", err)
+		a, _ := consumer.Lookup("libsframe")
+		testenv.Missing(t, testenv.Step(a.Setup), "sid's libsframe.a: %v", err)
 	}
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir = t.TempDir()

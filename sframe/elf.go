@@ -16,7 +16,8 @@ var ErrNoSection = errors.New("sframe: no .sframe section")
 // ELFError reports a failure to read the SFrame section of an ELF file. When
 // the section is malformed, Err is the decoder's *FormatError (whose offset
 // counts from the section start) and FileOff is the same byte's offset in
-// the file.
+// the file. When the ELF headers do not hold together (OpenELF), Err wraps
+// an *ELFStructError and FileOff is where the structure is.
 type ELFError struct {
 	Path    string
 	FileOff int64 // -1 when the error has no byte offset
@@ -46,9 +47,9 @@ func (e *ELFError) Unwrap() error { return e.Err }
 // under the section-relative reading), which is what objdump 2.40-2.44
 // print too.
 func ReadELF(path string) (*Table, error) {
-	f, err := elf.Open(path)
+	f, err := OpenELF(path)
 	if err != nil {
-		return nil, &ELFError{Path: path, FileOff: -1, Err: fmt.Errorf("not a readable ELF file: %w", err)}
+		return nil, err
 	}
 	defer f.Close()
 	sec := f.Section(SectionName)

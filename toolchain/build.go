@@ -22,20 +22,7 @@ type Run struct {
 // String is the command line, each argument quoted for a POSIX shell when
 // it needs it.
 func (r Run) String() string {
-	q := make([]string, len(r.Args))
-	for i, a := range r.Args {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(c rune) bool {
-		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=:,+@%", c))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return ShellJoin(r.Args)
 }
 
 // ToolError is a tool run that failed: it exited non-zero, was killed, or

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 )
 
@@ -22,7 +21,7 @@ var buildAttributeDirectives = []string{".aeabi_subsection", ".aeabi_attribute"}
 // dropped line says reaches .sframe or .eh_frame, so the table the
 // assembler makes is the one it makes of gcc's output.
 func (tc Toolchain) ForAssembler(src string) (string, int, error) {
-	if !tc.predates(2, 45) {
+	if !tc.predates("2.45") {
 		return src, 0, nil
 	}
 	text, err := os.ReadFile(src)
@@ -56,19 +55,12 @@ func (tc Toolchain) ForAssembler(src string) (string, int, error) {
 }
 
 // predates says whether tc is a GNU as whose version is older than
-// major.minor; a version it cannot read is taken as not older.
-func (tc Toolchain) predates(major, minor int) bool {
-	if !strings.HasPrefix(tc.Name, "gas") {
+// series (CompareVersions); a version it cannot read is taken as not
+// older.
+func (tc Toolchain) predates(series string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(Series(tc.Version), "%d.%d", &major, &minor); err != nil {
 		return false
 	}
-	f := strings.SplitN(tc.Version, ".", 3)
-	if len(f) < 2 {
-		return false
-	}
-	ma, err1 := strconv.Atoi(f[0])
-	mi, err2 := strconv.Atoi(f[1])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return ma < major || ma == major && mi < minor
+	return strings.HasPrefix(tc.Name, "gas") && CompareVersions(Series(tc.Version), series) < 0
 }

@@ -32,12 +32,12 @@ func LLVM() ([]Toolchain, error) {
 		return nil, err
 	}
 	if len(confs) == 0 {
-		return nil, fmt.Errorf("no llvm-mc under %s: %w", root, ErrNotProvisioned)
+		return nil, NotProvisioned(SetupLLVM, "no llvm-mc under %s", root)
 	}
 	var out []Toolchain
 	var errs []error
 	for _, path := range confs {
-		kv, err := readKeyValues(path)
+		kv, err := ReadConf(path)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -45,7 +45,7 @@ func LLVM() ([]Toolchain, error) {
 		dir := filepath.Dir(path)
 		mc := filepath.Join(dir, "bin", "llvm-mc")
 		if executable(dir, "bin/llvm-mc") == "" {
-			errs = append(errs, fmt.Errorf("%s: %s is missing: %w", path, mc, ErrNotProvisioned))
+			errs = append(errs, NotProvisioned(SetupLLVM, "%s: %s is missing", path, mc))
 			continue
 		}
 		name, version := kv["name"], kv["version"]
@@ -74,7 +74,7 @@ func LLVM() ([]Toolchain, error) {
 			out = append(out, t)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Toolchain) int { return compareVersions(a.Version, b.Version) })
+	slices.SortStableFunc(out, func(a, b Toolchain) int { return CompareVersions(a.Version, b.Version) })
 	return out, errors.Join(errs...)
 }
 
@@ -84,38 +84,12 @@ func LLVMNames() []string {
 	confs, _ := filepath.Glob(filepath.Join(CacheDir(), "toolchains", "llvm-*", "llvm.conf"))
 	var out []string
 	for _, path := range confs {
-		if kv, err := readKeyValues(path); err == nil && kv["name"] != "" && !slices.Contains(out, kv["name"]) {
+		if kv, err := ReadConf(path); err == nil && kv["name"] != "" && !slices.Contains(out, kv["name"]) {
 			out = append(out, kv["name"])
 		}
 	}
 	slices.Sort(out)
 	return out
-}
-
-// readKeyValues reads key=value lines, skipping blank lines and # comments.
-func readKeyValues(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	kv := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(text, "=")
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: want key=value, got %q", path, line, text)
-		}
-		kv[k] = v
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return kv, nil
 }
 
 var changelogRE = regexp.MustCompile(`^\S+ \(([^)]+)\)`)

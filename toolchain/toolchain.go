@@ -1,13 +1,11 @@
 package toolchain
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/sfconform/sfconform/target"
@@ -85,40 +83,13 @@ type conf struct {
 	triples []string
 }
 
-// readConf parses a toolchain.conf: key=value lines, # comments.
+// readConf parses a toolchain.conf (ReadConf) and checks its keys.
 func readConf(path string) (conf, error) {
-	f, err := os.Open(path)
+	kv, err := ReadConf(path)
 	if err != nil {
 		return conf{}, err
 	}
-	defer f.Close()
-	c := conf{path: path}
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		key, value, ok := strings.Cut(text, "=")
-		if !ok {
-			return conf{}, fmt.Errorf("%s:%d: want key=value, got %q", path, line, text)
-		}
-		switch key {
-		case "name":
-			c.name = value
-		case "version":
-			c.version = value
-		case "suite":
-			c.suite = value
-		case "package":
-			c.pkg = value
-		case "triples":
-			c.triples = strings.Fields(value)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return conf{}, fmt.Errorf("%s: %w", path, err)
-	}
+	c := conf{path: path, name: kv["name"], version: kv["version"], suite: kv["suite"], pkg: kv["package"], triples: strings.Fields(kv["triples"])}
 	for _, req := range []struct{ key, value string }{{"name", c.name}, {"version", c.version}, {"suite", c.suite}} {
 		if req.value == "" {
 			return conf{}, fmt.Errorf("%s: no %s= line", path, req.key)
@@ -139,7 +110,7 @@ func load() ([]Toolchain, error) {
 		return nil, err
 	}
 	if len(confs) == 0 {
-		return nil, fmt.Errorf("no GNU toolchains under %s: %w", root, ErrNotProvisioned)
+		return nil, NotProvisioned(SetupBinutils, "no GNU toolchains under %s", root)
 	}
 	var all []Toolchain
 	var errs []error
@@ -162,8 +133,8 @@ func load() ([]Toolchain, error) {
 				t.AS, t.LD, t.Objdump, t.Readelf = bin+"as", bin+"ld", bin+"objdump", bin+"readelf"
 				t.dir, t.Package, t.confName = dir, c.pkg, c.name
 				if missing := t.missingTools(); len(missing) > 0 {
-					errs = append(errs, fmt.Errorf("%s for %s: missing %s: %w",
-						t.Name, t.Target.Name(), strings.Join(missing, ", "), ErrNotProvisioned))
+					errs = append(errs, NotProvisioned(SetupBinutils, "%s for %s: missing %s",
+						t.Name, t.Target.Name(), strings.Join(missing, ", ")))
 					continue
 				}
 				all = append(all, t)
@@ -171,7 +142,7 @@ func load() ([]Toolchain, error) {
 		}
 	}
 	slices.SortStableFunc(all, func(a, b Toolchain) int {
-		if c := compareVersions(a.Version, b.Version); c != 0 {
+		if c := CompareVersions(a.Version, b.Version); c != 0 {
 			return c
 		}
 		return slices.Index(target.All, a.Target) - slices.Index(target.All, b.Target)
@@ -187,27 +158,6 @@ func (t Toolchain) missingTools() []string {
 		}
 	}
 	return missing
-}
-
-// compareVersions orders dotted version numbers numerically: 2.9 < 2.40.
-func compareVersions(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(as) || i < len(bs); i++ {
-		var x, y int
-		if i < len(as) {
-			x, _ = strconv.Atoi(as[i])
-		}
-		if i < len(bs) {
-			y, _ = strconv.Atoi(bs[i])
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return strings.Compare(a, b)
 }
 
 // All returns every provisioned (toolchain x target), in version and then

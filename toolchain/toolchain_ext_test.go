@@ -304,3 +304,33 @@ func TestLLVM(t *testing.T) {
 		}
 	}
 }
+
+// testenv numbers the steps tests name without importing this package
+// (whose tests use testenv): its numbers are this package's.
+func TestSetupStepsAreTestenvs(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		ours   int
+		theirs testenv.Step
+	}{{SetupHost, testenv.HostPackages}, {SetupBinutils, testenv.Binutils}, {SetupLLVM, testenv.LLVM}, {SetupRealCode, testenv.RealCode}} {
+		if c.ours != int(c.theirs) {
+			t.Errorf("toolchain's step %d is testenv's %d (%s)", c.ours, int(c.theirs), c.theirs)
+		}
+	}
+}
+
+// The one not-provisioned error: it wraps ErrNotProvisioned, carries its
+// step through any wrapping, and says what to run.
+func TestNotProvisionedError(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("producer x: %w", NotProvisioned(SetupLLVM, "no llvm-mc under %s", "/nowhere"))
+	if !errors.Is(err, ErrNotProvisioned) || SetupStep(err) != SetupLLVM {
+		t.Fatalf("%v: Is %v, step %d", err, errors.Is(err, ErrNotProvisioned), SetupStep(err))
+	}
+	if msg := err.Error(); !strings.Contains(msg, "/nowhere") || !strings.Contains(msg, "make setup") || !strings.Contains(msg, "step 5") {
+		t.Errorf("message %q does not say what is missing and which step provides it", msg)
+	}
+	if SetupStep(errors.New("other")) != 0 || SetupStep(nil) != 0 {
+		t.Error("SetupStep of an unrelated error is not 0")
+	}
+}

@@ -197,7 +197,7 @@ func TestCompareVersions(t *testing.T) {
 	ordered := []string{"2.9", "2.40", "2.44", "2.45.50.20251115", "2.47.50.20261021", "10.1"}
 	for i := range ordered {
 		for j := range ordered {
-			got := compareVersions(ordered[i], ordered[j])
+			got := CompareVersions(ordered[i], ordered[j])
 			want := 0
 			if i < j {
 				want = -1
@@ -205,7 +205,7 @@ func TestCompareVersions(t *testing.T) {
 				want = 1
 			}
 			if got != want {
-				t.Errorf("compareVersions(%q, %q) = %d, want %d", ordered[i], ordered[j], got, want)
+				t.Errorf("CompareVersions(%q, %q) = %d, want %d", ordered[i], ordered[j], got, want)
 			}
 		}
 	}

@@ -12,7 +12,8 @@ func init() {
 	register("check", "check the .sframe of ELF files: structure, against their DWARF CFI, and by emulation", runCheck)
 }
 
-const checkUsage = `usage: sfconform check [--json] [--static-only] [--all] FILE...
+const checkUsage = `usage: sfconform check [--json] [--all] [--static-only | --no-static] [--budget N] [--variants N]
+                       [--save DIR] [--max-findings N] FILE...
 
 Checks the SFrame section of each ELF file (executable, shared object or
 relocatable object of x86-64, aarch64, aarch64_be or s390x):

@@ -137,7 +137,7 @@ func TestRunList(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"PRODUCER", "builtin-v2", "builtin-v3", "CONSUMER", "builtin", "v1,v2,v3", "libsframe"} {
+	for _, want := range []string{"PRODUCER", "builtin-v2", "builtin-v3", "CONSUMER", "builtin", "v1,v2,v3", "libsframe", "SETUP", "VERSION", "built in", "its own unwinder"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--list does not show %q:\n%s", want, out)
 		}

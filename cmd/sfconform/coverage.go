@@ -18,7 +18,7 @@ func init() {
 	register("coverage", "what the default program mix executes: functions, rows, rule kinds, per target", cmdCoverage)
 }
 
-const coverageUsage = `usage: sfconform coverage [--programs N] [--producer NAME] [--targets LIST] [--seed S]
+const coverageUsage = `usage: sfconform coverage [--programs N] [--paths N] [--producer NAME] [--targets LIST] [--seed S]
 
 Generates the default mix of programs the producer's SFrame version can
 express, runs every path of each, and reports per target the share of
@@ -36,7 +36,7 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("coverage", coverageUsage, stderr)
 	programs := fs.Int("programs", 1000, "programs per target")
 	prodName := fs.String("producer", "builtin-v3", "producer whose SFrame version selects the patterns")
-	targets := fs.String("targets", "all", "comma-separated targets, or all")
+	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	seed := fs.Int64("seed", 1, "first seed")
 	paths := fs.Int("paths", gen.DefaultPaths, "runs per program")
 	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {

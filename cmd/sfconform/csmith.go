@@ -39,7 +39,9 @@ func parseSeeds(s string) ([]uint64, error) {
 }
 
 func cmdCsmith(args []string, stdout, stderr io.Writer) int {
-	head := "usage: sfconform csmith [flags]\n\n" +
+	head := "usage: sfconform csmith [--seeds LIST | --c FILE] [--targets LIST] [--opts LIST] [--assemblers LIST]\n" +
+		"                        [--consumer LIST] [--budget N] [--dir DIR] [--signature SIG] [-q]\n" +
+		"                        [--reduce N [--reduce-known] [--reduce-time D]]\n\n" +
 		"Generates C programs with Csmith (Debian's csmith, 'make setup' step 8), compiles each with\n" +
 		"Debian's gcc for each target and optimisation setting, assembles it with every provisioned\n" +
 		"assembler that emits SFrame, links it with sfconform's freestanding runtime at a fixed address,\n" +
@@ -47,7 +49,8 @@ func cmdCsmith(args []string, stdout, stderr io.Writer) int {
 		"instruction's backtrace by each consumer against the machine. A line per program, then a table\n" +
 		"per target. Exit 0 when every program is clean, 1 otherwise, 2 on bad usage or setup.\n" +
 		"With --c FILE the program is FILE instead (the seed only names it); with --signature SIG the\n" +
-		"exit status is 0 exactly when the first program fails with that signature (a reducer's test).\n"
+		"exit status is 0 exactly when the first program fails with that signature (a reducer's test).\n\n" +
+		assemblersHelp()
 	fs := newFlagSet("csmith", head, stderr)
 	seeds := fs.String("seeds", "1-10", "Csmith seeds: a list of numbers and LOW-HIGH ranges")
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")

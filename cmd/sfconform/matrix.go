@@ -56,7 +56,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", defaultMatrixSeed, "first seed")
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	producers := fs.String("producer", "all", "comma-separated producers, or all (every provisioned one that needs no argument)")
-	consumers := fs.String("consumer", "all", "comma-separated consumers, or all (every provisioned one that needs no argument, and glibc:strict)")
+	consumers := fs.String("consumer", "all", "comma-separated consumers, or all (every provisioned one that needs no argument, with the variants its registry entry names)")
 	patterns := fs.String("patterns", "", "comma-separated patterns (default: every pattern of each target)")
 	out := fs.String("out", "docs/matrix.md", "the Markdown file to write; - for standard output")
 	cases := fs.String("cases", "docs/matrix/cases", "folder of the stored cases (emptied first); empty: none stored")

@@ -25,7 +25,9 @@ func splitFlag(s string) []string {
 }
 
 func cmdRealcode(args []string, stdout, stderr io.Writer) int {
-	head := "usage: sfconform realcode [flags]\n\n" +
+	head := "usage: sfconform realcode [--bases LIST] [--targets LIST] [--opts LIST] [--assemblers LIST]\n" +
+		"                          [--links LIST] [--dumpers LIST] [--check static|dynamic|none] [--dir DIR]\n" +
+		"                          [--json] [-v]\n\n" +
 		"Compiles C code bases from Debian's source packages (zlib, bzip2, lua; 'make setup' step 8\n" +
 		"fetches them) with Debian's gcc for each target at each optimisation setting, assembles\n" +
 		"them with every provisioned assembler that emits SFrame (gas --gsframe, llvm-mc), links\n" +
@@ -33,7 +35,8 @@ func cmdRealcode(args []string, stdout, stderr io.Writer) int {
 		"the section decodes and validates, every instruction of the code base's functions has an\n" +
 		"FDE and a row, rows start on instruction boundaries, and every dumper prints the decoder's\n" +
 		"rows. Findings already triaged (realcode.KnownFindings) are marked known; exit 0 when all are,\n" +
-		"1 with a new finding or a build error, 2 on bad usage or setup.\n"
+		"1 with a new finding or a build error, 2 on bad usage or setup.\n\n" +
+		assemblersHelp()
 	fs := newFlagSet("realcode", head, stderr)
 	bases := fs.String("bases", "", "code bases, comma-separated (default all: zlib,bzip2,lua)")
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")

@@ -14,7 +14,7 @@ func init() {
 	register("repro", "replay a saved failure; --report writes it up as a bug report", cmdRepro)
 }
 
-const reproUsage = `usage: sfconform repro [--producer P] [--consumer C] [--remake] FILE
+const reproUsage = `usage: sfconform repro [--producer P] [--consumer C] [--remake] [--trust-exec] [--before N] [--after N] FILE
        sfconform repro --report [--testsuite DIR] FILE
        sfconform repro --testsuite DIR FILE
        sfconform repro --html DIR FILE
@@ -45,6 +45,14 @@ gas/testsuite/gas/cfi-sframe) into DIR.
 row covering each and the oracle's frames where it ran, the failing
 step's frames expected against got, and a picture of the stack there.
 
+A reproducer is a file anyone may have written. It names a consumer and a
+producer; a name that takes an argument runs something of the file's
+choosing: exec:COMMAND is a shell command, gas:DIR the as and ld in DIR.
+repro runs neither unless you pass the same name (--consumer or
+--producer) or --trust-exec; otherwise it prints what it would run and
+exits 2. Provisioned names (builtin, libsframe, objdump-2.47, gas-2.44)
+run only what 'make setup' installed.
+
 Exit status: 1 while the recorded failure still happens (or the program
 fails elsewhere), 0 when it conforms, 2 for a bad file, bad usage, or a
 recorded producer or consumer that is not provisioned (the message names
@@ -61,11 +69,13 @@ func cmdRepro(args []string, stdout, stderr io.Writer) int {
 	before := fs.Int("before", 6, "instructions shown before the failing step")
 	after := fs.Int("after", 2, "instructions shown after it")
 	htmlDir := fs.String("html", "", "write an HTML report (index.html) into this directory instead of the table")
+	trust := fs.Bool("trust-exec", false, "run the exec: command or gas: directory the file names without asking for the same name")
 	files, err := parseArgs(fs, args, 1, 1, stdout)
 	if err != nil {
 		return parseExit(err)
 	}
-	opt := repro.Options{Producer: *prod, Consumer: *cons, Remake: *remake}
+	opt := repro.Options{Producer: *prod, Consumer: *cons, Remake: *remake,
+		Consent: repro.Consent{Given: []string{*prod, *cons}, Trust: *trust}}
 	if *htmlDir != "" {
 		path, fails, err := reproHTML(*htmlDir, files[0], opt)
 		if err != nil {
@@ -123,6 +133,9 @@ func replayLoaded(path string, c *corpus.Case, opt repro.Options, before, after 
 		fmt.Fprintf(w, "made by:  %s\n", v)
 	} else if rec := r.Img.Record; rec != nil {
 		fmt.Fprintf(w, "made by:  %s\n", rec.Versions())
+	}
+	if c.ConsumerHello != "" && r.Consumer == c.Consumer {
+		fmt.Fprintf(w, "consumer: says it is %s\n", c.ConsumerHello)
 	}
 	if rec := r.Img.Record; rec != nil {
 		for _, wn := range rec.Warnings {

@@ -65,12 +65,18 @@ func TestReproExitStatus(t *testing.T) {
 			t.Errorf("%s file: %q does not name the file and the field", name, errOut.String())
 		}
 	}
+	// A case without generator coordinates (format 1) cannot be remade.
+	c.Generator = nil
+	nogen := filepath.Join(t.TempDir(), "nogen.json")
+	if err := corpus.WriteFile(nogen, c); err != nil {
+		t.Fatal(err)
+	}
 	// A producer or consumer that is not provisioned: 2, saying what setup
 	// provides.
 	for _, args := range [][]string{
 		{"--producer", "gas-9.99", path},
 		{"--consumer", "objdump-9.99", path},
-		{"--remake", path}, // the case has no generator coordinates (a builtin case without them)
+		{"--remake", nogen},
 	} {
 		errOut.Reset()
 		code := cmdRepro(args, io.Discard, &errOut)

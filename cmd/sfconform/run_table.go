@@ -9,95 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/harness"
-	"github.com/sfconform/sfconform/producer"
-	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
 )
-
-// listPlugins prints every registered producer and consumer and, per
-// target, the SFrame version a producer emits or why it emits none, and
-// which versions a consumer reads.
-func listPlugins(w io.Writer) int {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "PRODUCER")
-	for _, t := range target.All {
-		fmt.Fprintf(tw, "\t%s", t.Name())
-	}
-	fmt.Fprintln(tw)
-	var notes []string
-	for _, n := range producer.Names() {
-		p, err := producer.New(n)
-		if err != nil {
-			fmt.Fprint(tw, n)
-			for range target.All {
-				fmt.Fprint(tw, "\t(needs an argument)")
-			}
-			fmt.Fprintln(tw)
-			notes = append(notes, fmt.Sprintf("%s: %v", n, err))
-			continue
-		}
-		fmt.Fprint(tw, n)
-		for _, t := range target.All {
-			if v, err := p.SFrameVersion(t); err != nil {
-				fmt.Fprint(tw, "\tunsupported")
-				notes = append(notes, fmt.Sprintf("%s on %s: unsupported (%v)", n, t.Name(), err))
-			} else {
-				fmt.Fprintf(tw, "\tv%d", v)
-			}
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	for _, n := range notes {
-		fmt.Fprintln(w, n)
-	}
-	fmt.Fprint(tw, "\nCONSUMER")
-	for _, t := range target.All {
-		fmt.Fprintf(tw, "\t%s", t.Name())
-	}
-	fmt.Fprintln(tw)
-	notes = nil // why a consumer does not read some target and version
-	for _, n := range consumer.Names() {
-		c, err := consumer.New(n)
-		if err != nil {
-			// Below the table: a line of its own would split the columns.
-			notes = append(notes, fmt.Sprintf("%s: %v", n, err))
-			continue
-		}
-		fmt.Fprint(tw, n)
-		var reasons []string
-		unread := map[string][]string{}
-		for _, t := range target.All {
-			var vs []string
-			for v := 1; v <= 3; v++ {
-				if err := c.Supports(t, v); err == nil {
-					vs = append(vs, "v"+strconv.Itoa(v))
-				} else {
-					if _, seen := unread[err.Error()]; !seen {
-						reasons = append(reasons, err.Error())
-					}
-					unread[err.Error()] = append(unread[err.Error()], fmt.Sprintf("%s v%d", t.Name(), v))
-				}
-			}
-			if len(vs) == 0 {
-				vs = []string{"-"}
-			}
-			fmt.Fprintf(tw, "\t%s", strings.Join(vs, ","))
-		}
-		fmt.Fprintln(tw)
-		c.Close()
-		for _, r := range reasons {
-			notes = append(notes, fmt.Sprintf("%s does not read %s: %s", n, strings.Join(unread[r], ", "), r))
-		}
-	}
-	tw.Flush()
-	for _, n := range notes {
-		fmt.Fprintln(w, n)
-	}
-	return exitOK
-}
 
 // printSummary writes the table: one row per cell, with the steps per
 // verdict, the differential of a toolchain producer ("differs": steps

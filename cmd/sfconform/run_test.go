@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -99,7 +98,7 @@ func failingCase(t *testing.T, abi target.Target) (string, *image.Image) {
 	if res.Clean() {
 		t.Fatal("the broken table conforms")
 	}
-	path, err := corpus.Save(t.TempDir(), harness.NewCase(bad, prog, 21, "builtin", res))
+	path, err := corpus.Save(t.TempDir(), harness.NewCase(harness.CaseInput{Img: bad, Prog: prog, Seed: 21, ConsumerName: "builtin", Res: res}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +163,7 @@ func TestRunCConsumers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c, err := consumer.New(name)
-			var nb *consumer.NotBuiltError
-			if errors.As(err, &nb) {
-				testenv.Missing(t, testenv.Step(nb.Step), "%v", err)
-			}
+			testenv.IfNotProvisioned(t, err)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -246,6 +246,9 @@ func checkFinding(t *testing.T, name string) {
 		}
 		for _, s := range ss {
 			for _, m := range toolWord.FindAllStringSubmatch(s.cmd, -1) {
+				if strings.HasSuffix(m[1], "-gcc") {
+					continue // the cross compilers are the host's (setup step 1), named in Affected
+				}
 				if !slices.ContainsFunc(dirs, func(d string) bool { _, err := os.Stat(filepath.Join(d, m[1])); return err == nil }) {
 					t.Fatalf("%s:%d: %s is not in the toolchains the block names (%s): the host's would run", name, s.line, m[1], strings.Join(b.info[1:], " "))
 				}

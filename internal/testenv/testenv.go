@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,19 +16,17 @@ const RequireSetupEnv = "SFCONFORM_REQUIRE_SETUP"
 // Step is a numbered step of ci/setup.sh (see the comment at its top).
 type Step int
 
-// The steps of ci/setup.sh, in the order it runs them.
+// The steps of ci/setup.sh that tests name directly (toolchain's
+// ext test holds those the toolchain package numbers too, toolchain.Setup*,
+// to these). A plug-in's step is in its registry entry
+// (consumer.About.Setup, producer.About.Setup) and reaches a test
+// through the error that says it is missing (IfNotProvisioned).
 const (
 	HostPackages Step = 1 // gcc, make, python3, host binutils, the cross binutils 2.40 and gcc cross compilers on PATH
 	Unicorn      Step = 2 // Unicorn 2.1 under /usr/local
 	Ginkgo       Step = 3 // the Ginkgo CLI pinned in go.mod
 	Binutils     Step = 4 // GNU binutils 2.40, 2.44 and sid's under $SFCONFORM_CACHE/toolchains
 	LLVM         Step = 5 // sid's llvm-mc and llvm-readobj under $SFCONFORM_CACHE/toolchains
-	// LibsframeConsumer builds the libsframe consumer under
-	// $SFCONFORM_CACHE/consumers (consumer.LibsframeSetupStep).
-	LibsframeConsumer Step = 6
-	// GlibcConsumer builds the glibc consumer from sid's glibc source
-	// package (consumer.GlibcSetupStep).
-	GlibcConsumer Step = 7
 	// RealCode provides the real-code campaign's inputs: csmith, cvise
 	// and the C code bases' source packages (package realcode).
 	RealCode Step = 8
@@ -37,15 +36,13 @@ const (
 )
 
 var stepText = map[Step]string{
-	HostPackages:      "host packages: gcc, make, python3 (the conformance kit's unwinder), binutils, the cross binutils for x86-64, aarch64, s390x and the gcc cross compilers for aarch64 and s390x",
-	Unicorn:           "Unicorn 2.1",
-	Ginkgo:            "the Ginkgo CLI",
-	Binutils:          "GNU binutils of Debian bookworm, trixie and sid for x86-64, aarch64, s390x",
-	LLVM:              "sid's llvm-mc and llvm-readobj",
-	LibsframeConsumer: "the libsframe consumer, built against sid's libsframe-dev",
-	GlibcConsumer:     "the glibc consumer, built from sid's glibc source package",
-	RealCode:          "the real-code campaign's inputs: csmith, cvise and the C code bases' source packages",
-	Browser:           "a headless browser, the host suite's chromium",
+	HostPackages: "host packages: gcc, make, python3 (the conformance kit's unwinder), binutils, the cross binutils for x86-64, aarch64, s390x and the gcc cross compilers for aarch64 and s390x",
+	Unicorn:      "Unicorn 2.1",
+	Ginkgo:       "the Ginkgo CLI",
+	Binutils:     "GNU binutils of Debian bookworm, trixie and sid for x86-64, aarch64, s390x",
+	LLVM:         "sid's llvm-mc and llvm-readobj",
+	RealCode:     "the real-code campaign's inputs: csmith, cvise and the C code bases' source packages",
+	Browser:      "a headless browser, the host suite's chromium",
 }
 
 // String names the step as ci/setup.sh numbers it, with what it provides.
@@ -84,6 +81,19 @@ func Missing(t testing.TB, step Step, format string, args ...any) {
 		t.Fatalf("%s, although %s=1 says setup has run: run 'make setup' (%s)", msg, RequireSetupEnv, step)
 	default:
 		t.Skipf("%s: run 'make setup' (%s) for this test; skipping", msg, step)
+	}
+}
+
+// IfNotProvisioned ends the test as Missing does when err says that
+// something setup provides is missing (a *toolchain.NotProvisionedError
+// in its tree), for the step the error names. Any other error, or nil,
+// it leaves to the test. (testenv does not import toolchain, whose own
+// tests use testenv: it finds the error by its SetupStep method.)
+func IfNotProvisioned(t testing.TB, err error) {
+	t.Helper()
+	var np interface{ SetupStep() int }
+	if errors.As(err, &np) {
+		Missing(t, Step(np.SetupStep()), "%v", err)
 	}
 }
 

@@ -78,14 +78,12 @@ func TestLookPath(t *testing.T) {
 func TestStepNames(t *testing.T) {
 	t.Parallel()
 	for step, want := range map[Step]string{
-		HostPackages:      "ci/setup.sh step 1, host packages",
-		Unicorn:           "ci/setup.sh step 2, Unicorn 2.1",
-		Ginkgo:            "ci/setup.sh step 3, the Ginkgo CLI",
-		Binutils:          "ci/setup.sh step 4, GNU binutils",
-		LLVM:              "ci/setup.sh step 5, sid's llvm-mc",
-		LibsframeConsumer: "ci/setup.sh step 6, the libsframe consumer",
-		GlibcConsumer:     "ci/setup.sh step 7, the glibc consumer",
-		Step(9):           "ci/setup.sh step 9",
+		HostPackages: "ci/setup.sh step 1, host packages",
+		Unicorn:      "ci/setup.sh step 2, Unicorn 2.1",
+		Ginkgo:       "ci/setup.sh step 3, the Ginkgo CLI",
+		Binutils:     "ci/setup.sh step 4, GNU binutils",
+		LLVM:         "ci/setup.sh step 5, sid's llvm-mc",
+		Step(9):      "ci/setup.sh step 9",
 	} {
 		if got := step.String(); !strings.HasPrefix(got, want) {
 			t.Errorf("Step(%d).String() = %q, want it to start %q", int(step), got, want)
@@ -103,8 +101,7 @@ func TestStepsAreSetupsOwn(t *testing.T) {
 	}
 	for step, word := range map[Step]string{
 		HostPackages: "host packages", Unicorn: "Unicorn 2.1", Ginkgo: "Ginkgo CLI",
-		Binutils: "GNU binutils", LLVM: "llvm-mc", LibsframeConsumer: "libsframe consumer",
-		GlibcConsumer: "glibc consumer", RealCode: "real-code campaign", Browser: "headless browser",
+		Binutils: "GNU binutils", LLVM: "llvm-mc", RealCode: "real-code campaign", Browser: "headless browser",
 	} {
 		line := fmt.Sprintf("#   %d. ", int(step))
 		i := strings.Index(string(data), line)
@@ -149,5 +146,27 @@ func TestPython3IsAHostPackage(t *testing.T) {
 	}
 	if !strings.Contains(HostPackages.String(), "python3") {
 		t.Errorf("%q does not name python3", HostPackages)
+	}
+}
+
+// stepErr stands for toolchain.NotProvisionedError, which testenv finds by
+// its SetupStep method.
+type stepErr int
+
+func (e stepErr) Error() string  { return "consumer x is not built" }
+func (e stepErr) SetupStep() int { return int(e) }
+
+func TestIfNotProvisioned(t *testing.T) {
+	t.Setenv(RequireSetupEnv, "1")
+	var r recorder
+	IfNotProvisioned(&r, fmt.Errorf("making it: %w", stepErr(6)))
+	if !strings.Contains(r.failed, "consumer x is not built") || !strings.Contains(r.failed, "ci/setup.sh step 6") {
+		t.Errorf("failure %q does not name the error and its step", r.failed)
+	}
+	r = recorder{}
+	IfNotProvisioned(&r, fmt.Errorf("something else"))
+	IfNotProvisioned(&r, nil)
+	if r.failed != "" || r.skipped != "" {
+		t.Errorf("another error ended the test: failed %q, skipped %q", r.failed, r.skipped)
 	}
 }

@@ -82,7 +82,7 @@ func Conform() types.GomegaMatcher {
 		if r.res.Clean() {
 			return true, nil
 		}
-		path, err := corpus.Save(failuresDir(), harness.NewCase(r.img, r.prog, r.seed, r.cons, r.res))
+		path, err := corpus.Save(failuresDir(), harness.NewCase(harness.CaseInput{Img: r.img, Prog: r.prog, Seed: r.seed, ConsumerName: r.cons, Res: r.res}))
 		if err != nil {
 			path = "not saved: " + err.Error()
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/sfconform/sfconform/minimize"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/repro"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 func TestCorpus(t *testing.T) {
@@ -71,7 +72,7 @@ func missing(err error) {
 
 // notProvisioned reports whether err is about a missing setup piece.
 func notProvisioned(err error) bool {
-	return errors.Is(err, repro.ErrSetup) || errors.Is(err, consumer.ErrNotBuilt)
+	return errors.Is(err, toolchain.ErrNotProvisioned)
 }
 
 var _ = DescribeTable("a curated reproducer",

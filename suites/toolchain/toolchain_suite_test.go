@@ -79,10 +79,11 @@ func failuresDir() string {
 // skip on a machine where setup never ran, a failure naming the setup
 // step once it has (SFCONFORM_REQUIRE_SETUP=1, as make test sets it).
 func missing(name string, err error) {
-	step, ok := matrix.SetupProducers[name]
+	n, ok := matrix.SetupProducers[name]
 	if !ok {
-		step = matrix.SetupConsumers[name]
+		n = matrix.SetupConsumers[name]
 	}
+	step := testenv.Step(n)
 	required, envErr := testenv.SetupRequired()
 	switch {
 	case envErr != nil:
@@ -109,7 +110,7 @@ func tallyCell(t target.Target, prodName, consName, pattern string, cfg campaign
 		missing(consName, err)
 	}
 	cons.Close()
-	if why := matrix.PatternUnsupported(consName, pattern); why != "" {
+	if why := consumer.PatternLimit(consName, pattern); why != "" {
 		Skip("unsupported (" + why + ")")
 	}
 	c := campaign.NewCell(t, prodName, consName)

@@ -1,4 +1,4 @@
-package repro
+package producer
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/internal/buildinfo"
+	"github.com/sfconform/sfconform/toolchain"
 )
 
 // File names the standalone commands use.
@@ -105,7 +107,7 @@ func (t *Tools) Commands(prog *gen.Program) (build []string, dump string) {
 		ld = append(ld, fmt.Sprintf("--section-start=%s=%#x", gen.FarSection, prog.FarBase))
 	}
 	ld = append(ld, "-e", fmt.Sprintf("%#x", prog.Entry), "-o", LinkedFile, ObjectFile)
-	return []string{shellJoin(as), shellJoin(ld)}, shellJoin([]string{t.Objdump, "--sframe=.sframe", LinkedFile})
+	return []string{toolchain.ShellJoin(as), toolchain.ShellJoin(ld)}, toolchain.ShellJoin([]string{t.Objdump, "--sframe=.sframe", LinkedFile})
 }
 
 func containsFlag(flags []string, f string) bool {
@@ -135,7 +137,7 @@ func Plain(cmd string) string {
 	if len(args) > 0 {
 		args[0] = filepath.Base(args[0])
 	}
-	return shellJoin(args)
+	return toolchain.ShellJoin(args)
 }
 
 // shellWords splits a command line the way toolchain.Run.String quotes
@@ -174,19 +176,12 @@ func shellWords(s string) []string {
 	return out
 }
 
-func shellJoin(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shellQuote(a)
+// ImageVersion names the exact version of what made img's section: the
+// tools its record names (with their Debian packages), or sfconform's own
+// encoder.
+func ImageVersion(img *image.Image) string {
+	if img.Record != nil {
+		return img.Record.Versions()
 	}
-	return strings.Join(q, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(c rune) bool {
-		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=:,+@%", c))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fmt.Sprintf("sfconform %s, its own encoder (%s)", buildinfo.Version(), img.Producer)
 }
