@@ -18,6 +18,10 @@ const (
 // leaves is the shared vocabulary: these import only each other.
 var leaves = []string{"target", "machine", "image", "frame", "verdict", "sigframe"}
 
+// campaignUsers are the packages that run cells with package campaign:
+// the engine imports none of them.
+var campaignUsers = []string{"cmd", "suites", "matrix", "realcode", "check", "difffuzz"}
+
 // pkg is one package of the module: its production imports and the
 // imports of its tests.
 type pkg struct {
@@ -146,6 +150,14 @@ func violations(g graph) []string {
 			for d, chain := range deps {
 				out = append(out, "report package "+p+" depends on "+d+" ("+chain+"): it renders the values it is given and judges nothing")
 			}
+		case p == "campaign":
+			for d, chain := range deps {
+				for _, user := range campaignUsers {
+					if under(d, user) {
+						out = append(out, "campaign depends on "+d+" ("+chain+"): it runs the cells of "+strings.Join(campaignUsers, ", ")+" and imports none of them")
+					}
+				}
+			}
 		case under(p, "kit"):
 			// The conformance kit judges an unwinder written from the
 			// protocol document through the sfconform binary: its tests
@@ -179,7 +191,7 @@ func TestDependencyRules(t *testing.T) {
 	t.Parallel()
 	g := load(t, "..")
 	// The walk found the project, not an empty directory.
-	for _, p := range append([]string{"oracle", "consumer", "sframe", "corpus", "emu", "gen", "producer", "harness", "report/html", "kit"}, leaves...) {
+	for _, p := range append([]string{"oracle", "consumer", "sframe", "corpus", "emu", "gen", "producer", "harness", "campaign", "report/html", "kit"}, leaves...) {
 		if _, ok := g[p]; !ok {
 			t.Fatalf("package %s not found under the module root", p)
 		}
@@ -230,6 +242,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"report/html -> oracle", func(g graph) {
 			g["report/html"] = pkg{imports: []string{module + "/oracle"}}
 		}, "report package report/html depends on oracle"},
+		{"campaign -> matrix, through harness", func(g graph) {
+			g["campaign"] = pkg{imports: []string{module + "/harness"}}
+			g["harness"] = pkg{imports: []string{module + "/matrix"}}
+		}, "campaign depends on matrix (campaign -> harness -> matrix)"},
 		{"kit test -> sframe", func(g graph) {
 			g["kit"] = pkg{testImports: []string{module + "/internal/testenv", module + "/sframe"}}
 		}, "kit package kit imports sframe"},

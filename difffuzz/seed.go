@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
@@ -95,7 +96,7 @@ func seedsOf(pool *harness.Pool, prod producer.Producer, tg target.Target, v int
 		}
 		cur, states = nil, nil
 	}
-	for _, p := range harness.ProduceBatch(prod, tg, seeds, gen.Options{}) {
+	for _, p := range campaign.ProduceBatch(prod, tg, seeds, gen.Options{}) {
 		if p.Err != nil {
 			return nil, fmt.Errorf("seed %s on %s, program %d: %w", prod.Name(), tg.Name(), p.Seed, p.Err)
 		}

@@ -13,11 +13,8 @@
 // stack the image declares SP to be on), and judging happens when a batch
 // is full or the run ends.
 //
-// Produce makes an image from a registered producer, ProduceBatch many
-// (a producer.BatchProducer gets them laid out one after the other in the
-// emulator's regions, to build with one run of its tools); Pairing says whether
-// a producer and a consumer can meet on a target (an UnsupportedError with
-// the reason when not: reported, never counted as a failure).
+// Making the images (producers, batches) and deciding which producer and
+// consumer meet is package campaign's, which runs its cells on Checkers.
 //
 // NewCase (reproducer.go) makes every reproducer, whoever saves it: the
 // failing step and its backtraces, the exact versions of the producer and

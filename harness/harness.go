@@ -185,6 +185,15 @@ func (c *Checker) SetAside(f func(expected []frame.Frame, r consumer.Result, j o
 	c.opt.Aside = f
 }
 
+// SetBacktraces sets Options.Backtraces for the next images (nil: count
+// none) and returns the count it replaces, so that a caller borrowing the
+// checker for runs of its own can keep them out of the count.
+func (c *Checker) SetBacktraces(s *BacktraceStats) *BacktraceStats {
+	old := c.opt.Backtraces
+	c.opt.Backtraces = s
+	return old
+}
+
 // SetLenient sets Options.Lenient for the next images.
 func (c *Checker) SetLenient(l *emu.Lenient) { c.opt.Lenient = l }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/deviation"
@@ -145,7 +146,7 @@ func alone(c Cell, b harness.Blame, s *Sample, checkers *harness.Pool) *Sample {
 	if err != nil {
 		return s
 	}
-	img, prog, err := harness.Produce(prod, c.Target, s.Seed, gen.Options{Patterns: []string{s.Pattern}})
+	img, prog, err := campaign.Produce(prod, c.Target, s.Seed, gen.Options{Patterns: []string{s.Pattern}})
 	if err != nil {
 		return s
 	}

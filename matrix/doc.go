@@ -7,7 +7,7 @@
 // producer and generator pattern, Config.Programs programs of that
 // pattern (seeds Seed, Seed+1, ...: every producer gets the same
 // programs) once, and checks each with every consumer the producer meets
-// on the target (harness.Pairing; the others are "unsupported" with the
+// on the target (campaign.NewPlan; the others are "unsupported" with the
 // reason, as are the patterns a producer's SFrame version cannot express
 // and those a consumer cannot be judged on, consumer.PatternLimit).
 //

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/deviation"
@@ -31,9 +32,9 @@ func list(t *testing.T, text string) *deviation.List {
 
 // brokenProgram is a builtin-v3 image of a program of patterns whose
 // functions of pattern broken have no FDE: NOINFO charged to broken.
-func brokenProgram(t *testing.T, seed int64, patterns []string, broken string) harness.Produced {
+func brokenProgram(t *testing.T, seed int64, patterns []string, broken string) campaign.Produced {
 	t.Helper()
-	_, prog, err := harness.Produce(producer.Builtin{Version: 3}, target.X86_64, seed, gen.Options{Patterns: patterns})
+	_, prog, err := campaign.Produce(producer.Builtin{Version: 3}, target.X86_64, seed, gen.Options{Patterns: patterns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +57,10 @@ func brokenProgram(t *testing.T, seed int64, patterns []string, broken string) h
 	if err != nil {
 		t.Fatal(err)
 	}
-	return harness.Produced{Seed: seed, Img: img, Prog: prog}
+	return campaign.Produced{Seed: seed, Img: img, Prog: prog}
 }
 
-func tallyOf(t *testing.T, c Cell, ps ...harness.Produced) *Tally {
+func tallyOf(t *testing.T, c Cell, ps ...campaign.Produced) *Tally {
 	t.Helper()
 	chk, err := harness.New(c.Target, harness.Options{})
 	if err != nil {
@@ -68,9 +69,7 @@ func tallyOf(t *testing.T, c Cell, ps ...harness.Produced) *Tally {
 	defer chk.Close()
 	tl := NewTally(c)
 	for _, p := range ps {
-		if err := tl.Add(chk, consumer.NewBuiltin(), p, "sp-frame"); err != nil {
-			t.Fatal(err)
-		}
+		tl.Add(p, chk.CheckProgram(p.Img, nil, p.Prog, consumer.NewBuiltin()), "sp-frame")
 	}
 	return tl
 }
@@ -79,7 +78,7 @@ func tallyOf(t *testing.T, c Cell, ps ...harness.Produced) *Tally {
 func TestTallyAdd(t *testing.T) {
 	t.Parallel()
 	c := Cell{Target: target.X86_64, Producer: "builtin-v3", Consumer: "builtin"}
-	var ps []harness.Produced
+	var ps []campaign.Produced
 	for seed := int64(1); seed <= 3; seed++ {
 		ps = append(ps, brokenProgram(t, seed, []string{"sp-frame", "fp-frame"}, "sp-frame"))
 	}
@@ -115,7 +114,7 @@ func TestTallyAdd(t *testing.T) {
 func TestClassify(t *testing.T) {
 	t.Parallel()
 	c := Cell{Target: target.X86_64, Producer: "builtin-v3", Consumer: "builtin"}
-	var ps []harness.Produced
+	var ps []campaign.Produced
 	for seed := int64(1); seed <= 8; seed++ {
 		ps = append(ps, brokenProgram(t, seed, []string{"sp-frame"}, "sp-frame"))
 	}

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/deviation"
 	"github.com/sfconform/sfconform/gen"
-	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 )
@@ -27,40 +27,25 @@ func Seeds(first int64, n int) []int64 {
 	return out
 }
 
-// Produce makes the programs of one pattern for prod on t, one per seed,
-// a toolchain's in batches of one assembler and one linker run. A pattern
-// that the producer's SFrame version cannot express is a
-// *gen.CannotExpressError (unsupported, with the reason), as is any error
-// that left every program without an image for the same reason.
-func Produce(prod producer.Producer, t target.Target, pattern string, seeds []int64) ([]harness.Produced, error) {
-	out := harness.ProduceBatch(prod, t, seeds, gen.Options{Patterns: []string{pattern}})
-	var cannot *gen.CannotExpressError
-	if len(out) > 0 && errors.As(out[0].Err, &cannot) {
-		return nil, cannot
-	}
-	return out, nil
-}
-
-// Pairing says why a cell cannot be checked: "" when it can, else the
-// reason (harness.Pairing's), or an error for a plug-in that cannot be made.
-func Pairing(c Cell) (string, error) {
+// planCell plans a cell (campaign.NewPlan): nil and the reason when the
+// producer and consumer cannot meet on the target, or an error for a
+// plug-in that cannot be made.
+func planCell(c Cell) (*campaign.Plan, string, error) {
 	prod, err := producer.New(c.Producer)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	cons, err := consumer.New(c.Consumer)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	defer cons.Close()
-	if err := harness.Pairing(prod, cons, c.Target); err != nil {
-		var u *harness.UnsupportedError
-		if errors.As(err, &u) {
-			return u.Reason, nil
-		}
-		return "", err
+	plan, err := campaign.NewPlan(prod, c.Target, nil, cons)
+	var u *campaign.UnsupportedError
+	if errors.As(err, &u) {
+		return nil, u.Reason, nil
 	}
-	return "", nil
+	return plan, "", err
 }
 
 // Config selects a matrix run.
@@ -128,10 +113,11 @@ func Run(cfg Config) (*Report, error) {
 		}
 		for _, p := range cfg.Producers {
 			var live []*CellReport
+			var mix campaign.Mix // the producer's on t: the same for every consumer
 			for _, c := range cfg.Consumers {
 				cr := &CellReport{Cell: Cell{Target: t, Producer: p, Consumer: c}, Unexpressed: map[string]string{}, Skipped: map[string]string{}}
 				rep.Cells = append(rep.Cells, cr)
-				why, err := Pairing(cr.Cell)
+				plan, why, err := planCell(cr.Cell)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", cr.Cell, err)
 				}
@@ -141,11 +127,18 @@ func Run(cfg Config) (*Report, error) {
 				}
 				tallies[cr] = NewTally(cr.Cell)
 				live = append(live, cr)
+				mix = plan.Mix
 			}
 			if len(live) == 0 {
 				continue
 			}
 			for _, pat := range patterns {
+				if err := mix.Cannot(t, pat); err != nil {
+					for _, cr := range live {
+						cr.Unexpressed[pat] = err.Error()
+					}
+					continue
+				}
 				u := &unit{target: t, prod: p, pattern: pat}
 				for _, cr := range live {
 					if why := consumer.PatternLimit(cr.Consumer, pat); why != "" {
@@ -163,41 +156,20 @@ func Run(cfg Config) (*Report, error) {
 	var (
 		mu       sync.Mutex
 		firstErr error
-		wg       sync.WaitGroup
 		done     int
 	)
-	work := make(chan *unit)
-	for w := 0; w < max(cfg.Workers, 1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			checkers := harness.NewPool(harness.Options{})
-			defer checkers.Close()
-			conses := map[string]consumer.Consumer{}
-			defer func() {
-				for _, c := range conses {
-					c.Close()
-				}
-			}()
-			for u := range work {
-				err := runUnit(cfg, u, checkers, conses, tallies, &mu)
-				mu.Lock()
-				done++
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				if cfg.Progress != nil {
-					fmt.Fprintf(cfg.Progress, "[%d/%d] %s %s %s (%s)\n", done, len(units), u.target.Name(), u.prod, u.pattern, time.Since(start).Round(time.Second))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, u := range units {
-		work <- u
-	}
-	close(work)
-	wg.Wait()
+	campaign.Each(cfg.Workers, nil, units, func(w *campaign.Worker, u *unit) {
+		err := runUnit(cfg, w, u, tallies, &mu)
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "[%d/%d] %s %s %s (%s)\n", done, len(units), u.target.Name(), u.prod, u.pattern, time.Since(start).Round(time.Second))
+		}
+	})
 	if firstErr != nil {
 		return nil, firstErr
 	}
@@ -210,50 +182,46 @@ func Run(cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-func runUnit(cfg Config, u *unit, checkers *harness.Pool, conses map[string]consumer.Consumer, tallies map[*CellReport]*Tally, mu *sync.Mutex) error {
-	prod, err := producer.New(u.prod)
-	if err != nil {
-		return err
+// runUnit makes a unit's programs once (one batch: a toolchain's in one
+// assembler and one linker run) and checks each with every consumer of
+// the unit, with attribution, into a tally per cell that it then adds to
+// the run's.
+func runUnit(cfg Config, w *campaign.Worker, u *unit, tallies map[*CellReport]*Tally, mu *sync.Mutex) error {
+	seeds := Seeds(cfg.Seed, cfg.Programs)
+	sink := unitSink{pattern: u.pattern, tallies: map[*campaign.Cell]*Tally{}}
+	cells := make([]*campaign.Cell, len(u.cells))
+	for i, cr := range u.cells {
+		cells[i] = campaign.NewCell(u.target, u.prod, cr.Consumer)
+		sink.tallies[cells[i]] = NewTally(cr.Cell)
 	}
-	produced, err := Produce(prod, u.target, u.pattern, Seeds(cfg.Seed, cfg.Programs))
-	var cannot *gen.CannotExpressError
-	if errors.As(err, &cannot) {
-		mu.Lock()
-		for _, cr := range u.cells {
-			cr.Unexpressed[u.pattern] = cannot.Error()
+	w.RunCells(campaign.Config{Seeds: seeds, Patterns: []string{u.pattern}, Batch: len(seeds), Attribute: true}, cells, sink)
+	mu.Lock()
+	defer mu.Unlock()
+	for i, cr := range u.cells {
+		if err := cells[i].Err; err != nil {
+			return fmt.Errorf("%s: %w", cr.Cell, err)
 		}
-		mu.Unlock()
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	chk, err := checkers.Get(u.target)
-	if err != nil {
-		return err
-	}
-	for _, cr := range u.cells {
-		cons := conses[cr.Consumer]
-		if cons == nil {
-			if cons, err = consumer.New(cr.Consumer); err != nil {
-				return err
-			}
-			conses[cr.Consumer] = cons
+		if cells[i].Status == "unsupported" {
+			return fmt.Errorf("%s: pattern %s: unsupported (%s) after planning", cr.Cell, u.pattern, cells[i].Reason)
 		}
-		start := time.Now()
-		t := NewTally(cr.Cell)
-		for _, p := range produced {
-			if err := t.Add(chk, cons, p, u.pattern); err != nil {
-				return err
-			}
-		}
-		mu.Lock()
-		tallies[cr].Merge(t)
-		cr.Seconds += time.Since(start).Seconds()
-		mu.Unlock()
+		tallies[cr].Merge(sink.tallies[cells[i]])
+		cr.Seconds += cells[i].Seconds
 	}
 	return nil
 }
+
+// unitSink adds a unit's programs to its cells' tallies.
+type unitSink struct {
+	pattern string
+	tallies map[*campaign.Cell]*Tally // one per cell, each written by one worker
+}
+
+func (s unitSink) Program(c *campaign.Checked) string {
+	s.tallies[c.Cell].Add(c.Program, c.Result, s.pattern)
+	return ""
+}
+func (unitSink) Note(*campaign.Cell, string) {}
+func (unitSink) CellDone(*campaign.Cell)     {}
 
 // Patterns lists the patterns a report's cells ran, sorted.
 func (r *Report) Patterns() []string {

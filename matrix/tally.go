@@ -1,17 +1,15 @@
 package matrix
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 
-	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/deviation"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
-	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
 )
@@ -99,21 +97,17 @@ func (t *Tally) Failing() int {
 	return t.Counts[verdict.Wrong] + t.Counts[verdict.NoInfo] + t.Counts[verdict.Error]
 }
 
-// Add checks one produced program of pattern with cons and adds the
-// result. An error is a setup error (a program that could not even be
-// generated), not a conformance failure.
-func (t *Tally) Add(chk *harness.Checker, cons consumer.Consumer, p harness.Produced, pattern string) error {
+// Add adds one program of pattern, checked with attribution
+// (harness.Checker.CheckProgram): res is its result, nil when the
+// producer's tools made no image of it (p.Err, a producer.BatchError).
+func (t *Tally) Add(p campaign.Produced, res *harness.Result, pattern string) {
 	t.cur = nil
 	t.Made[pattern]++
-	if p.Err != nil {
-		var be *producer.BatchError
-		if p.Prog == nil || !errors.As(p.Err, &be) {
-			return fmt.Errorf("%s seed %d: %w", t.Cell, p.Seed, p.Err)
-		}
+	if res == nil {
 		t.Programs++
 		t.blame(harness.Blame{Pattern: pattern, Verdict: verdict.Error, Field: FieldProducer}, 0,
 			&Sample{Pattern: pattern, Seed: p.Seed, Size: len(p.Prog.Code), Prog: p.Prog, Err: p.Err})
-		return nil
+		return
 	}
 	if t.Record == nil && p.Img.Record != nil {
 		t.Record = p.Img.Record
@@ -121,7 +115,6 @@ func (t *Tally) Add(chk *harness.Checker, cons consumer.Consumer, p harness.Prod
 	if r := p.Img.Record; r != nil && slices.ContainsFunc(r.Warnings, func(w image.Warning) bool { return w.Tool != "ld" && w.Tool != "sfconform" }) {
 		t.Warned++
 	}
-	res := chk.CheckProgram(p.Img, nil, p.Prog, cons)
 	t.Programs++
 	t.Instructions += res.Steps
 	for v, n := range res.Counts {
@@ -158,7 +151,6 @@ func (t *Tally) Add(chk *harness.Checker, cons consumer.Consumer, p harness.Prod
 		s.Err = res.RunErr
 		t.blame(harness.Blame{Pattern: pattern, Verdict: verdict.Error, Field: FieldRun}, 0, s)
 	}
-	return nil
 }
 
 // blame counts one program's failures charged to b, keeping the smaller

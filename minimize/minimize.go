@@ -309,7 +309,7 @@ func smaller(a, b gen.Size) bool {
 	return a.Functions < b.Functions || a.Paths < b.Paths
 }
 
-// check lays q out alone where harness.Produce lays a program out, has
+// check lays q out alone where campaign.Produce lays a program out, has
 // the producer make its image and checks it. A producer's error is the
 // candidate's failure to be a program, not the minimization's.
 func (m *minimizer) check(q *gen.Program) (*image.Image, *harness.Result, error) {

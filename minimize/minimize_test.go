@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
@@ -52,7 +53,7 @@ func (s skewed) Produce(p *gen.Program) (*image.Image, error) {
 func firstFailing(t *testing.T, chk *harness.Checker, prod producer.Producer, tg target.Target, opt gen.Options) (*gen.Program, *image.Image, *harness.Result) {
 	t.Helper()
 	for seed := int64(1); seed < 50; seed++ {
-		img, prog, err := harness.Produce(prod, tg, seed, opt)
+		img, prog, err := campaign.Produce(prod, tg, seed, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestMinimizeWithGNUAs(t *testing.T) {
 		if seed > 64 {
 			t.Fatalf("no seed in 1..64 makes gas 2.44 fail WRONG in _start first (last: %v)", sig)
 		}
-		img, prog, err = harness.Produce(prod, target.X86_64, seed, gen.Options{})
+		img, prog, err = campaign.Produce(prod, target.X86_64, seed, gen.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 // Regenerate makes a case's program again from its coordinates, laid
-// out where harness.Produce lays programs out. A case without them (a
+// out where campaign.Produce lays programs out. A case without them (a
 // version 1 case) is regenerated from its seed with the options its
 // producer gets by default.
 func Regenerate(c *corpus.Case) (*gen.Program, error) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/dumper"
@@ -51,7 +52,7 @@ func minimizedCase(t *testing.T, prodName string, tg target.Target, seed int64, 
 		t.Fatal(err)
 	}
 	defer chk.Close()
-	img, prog, err := harness.Produce(prod, tg, seed, opt)
+	img, prog, err := campaign.Produce(prod, tg, seed, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
@@ -66,7 +67,7 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 			cov.Version = v
 		}
 		for i := 0; i < *programs; i++ {
-			img, prog, err := harness.Produce(prod, t, *seed+int64(i), gen.Options{Paths: *paths})
+			img, prog, err := campaign.Produce(prod, t, *seed+int64(i), gen.Options{Paths: *paths})
 			if err != nil {
 				return fail(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
@@ -24,7 +25,7 @@ import (
 // reproducer of a table whose second function's CFA is one word off.
 func failingCaseV2(t *testing.T, abi target.Target) string {
 	t.Helper()
-	_, prog, err := harness.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
+	_, prog, err := campaign.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

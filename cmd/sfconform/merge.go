@@ -275,7 +275,7 @@ func addCell(m, c *cell) {
 		m.Verdicts[v] += c.Verdicts[v]
 		for i := verdict.OK; int(i) < verdict.Count; i++ {
 			if i.String() == v {
-				m.counts[i] += c.Verdicts[v]
+				m.Counts[i] += c.Verdicts[v]
 			}
 		}
 	}

@@ -27,16 +27,6 @@ func (b *backtraceCount) forWorker() *harness.BacktraceStats {
 	return s
 }
 
-// backtraceFigure is the --cbf-stats figure.
-type backtraceFigure struct {
-	Backtraces    int     `json:"backtraces"`
-	Frames        int     `json:"frames"`
-	CBFBytes      int     `json:"cbf_bytes"`
-	PlainBytes    int     `json:"plain_bytes"` // 8 bytes a frame
-	CBFPerTrace   float64 `json:"cbf_bytes_per_backtrace"`
-	PlainPerTrace float64 `json:"plain_bytes_per_backtrace"`
-}
-
 func cbfFigure(cfg runConfig) *backtraceFigure {
 	if cfg.backtraces == nil {
 		return nil

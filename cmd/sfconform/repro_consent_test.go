@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
@@ -22,7 +23,7 @@ import (
 // consumer's name.
 func execCase(t *testing.T, command string) (string, string) {
 	t.Helper()
-	_, prog, err := harness.Produce(producer.Builtin{Version: 3}, target.X86_64, 21, gen.Options{})
+	_, prog, err := campaign.Produce(producer.Builtin{Version: 3}, target.X86_64, 21, gen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/minimize"
@@ -30,16 +30,11 @@ func minimizeFlags(fs *flag.FlagSet, m *minimizeConfig) {
 // and saves the reproducer of the smaller program; a failure that does
 // not minimize (--no-minimize, a run that stopped, a program that does
 // not fail alone) is saved as it failed, with the reason.
-func saveFailure(cfg runConfig, c *cell, chk *harness.Checker, cons consumer.Consumer, p harness.Produced,
-	res *harness.Result, report func(string, ...any)) (string, error) {
-	// A checker of its own: the minimization's runs are not the cell's
-	// (nor counted in its --cbf-stats).
-	own, err := harness.New(c.target, harness.Options{})
-	if err != nil {
-		return "", err
-	}
-	defer own.Close()
-	chk = own
+func saveFailure(cfg runConfig, k *campaign.Checked, report func(string, ...any)) (string, error) {
+	c, chk, cons, p, res := k.Cell, k.Checker, k.Consumer, k.Program, k.Result
+	// The worker's checker, whose emulator is warm: the minimization's
+	// runs are not the cell's, nor counted in its --cbf-stats.
+	defer chk.SetBacktraces(chk.SetBacktraces(nil))
 	in := harness.CaseInput{Img: p.Img, Prog: p.Prog, Seed: p.Seed, Consumer: cons, Res: res, Checker: chk}
 	switch sig, err := minimize.SignatureOf(p.Img, res); {
 	case cfg.minimize.off:
@@ -53,7 +48,7 @@ func saveFailure(cfg runConfig, c *cell, chk *harness.Checker, cons consumer.Con
 		if len(res.Failures) > 0 {
 			path = res.Failures[0].Path
 		}
-		m, err := minimize.Minimize(chk, c.prod, cons, p.Prog, path, sig,
+		m, err := minimize.Minimize(chk, c.Plan().Producer, cons, p.Prog, path, sig,
 			minimize.Options{MaxAttempts: cfg.minimize.attempts, MaxTime: cfg.minimize.time})
 		if err != nil {
 			in.Skipped = err.Error()

@@ -5,24 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"text/tabwriter"
 	"time"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
-	"github.com/sfconform/sfconform/harness"
-	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
-	"github.com/sfconform/sfconform/verdict"
 )
 
 func init() {
@@ -87,94 +80,12 @@ type runConfig struct {
 	// backtraces, with --cbf-stats, counts the judged backtraces per worker.
 	backtraces *backtraceCount
 	// shard, with --shard i/n: the part of every cell's seeds this run
-	// checks (shard.go).
-	shard shardSpec
+	// checks.
+	shard campaign.Shard
 	// reports: --junit FILE and --html DIR (junit.go, html.go).
 	junit, html string
 	// progress reports on stderr (nil with -q).
 	progress *progress
-}
-
-// cell is one target x producer x consumer of the summary.
-type cell struct {
-	Target        string         `json:"target"`
-	Producer      string         `json:"producer"`
-	Consumer      string         `json:"consumer"`
-	SFrameVersion int            `json:"sframe_version,omitempty"`
-	Status        string         `json:"status"` // clean, failed, unsupported, error
-	Reason        string         `json:"reason,omitempty"`
-	Programs      int            `json:"programs"`
-	Instructions  int            `json:"instructions"`
-	Verdicts      map[string]int `json:"verdicts"` // steps per verdict; INVALID counts programs
-	Failed        int            `json:"failed_programs"`
-	Saved         []string       `json:"reproducers,omitempty"`
-	Seconds       float64        `json:"seconds"`
-
-	// Unexpressed are the target's patterns the cell's SFrame version
-	// cannot express: left out of its mix, unsupported rather than failed
-	// (the reasons: sfconform patterns).
-	Unexpressed []string `json:"unsupported_patterns,omitempty"`
-	// Beyond are the patterns a toolchain cell's version cannot express
-	// that are in its mix all the same: what the toolchain does with such
-	// CFI (skip the function, warn, write a wrong row) is its result.
-	Beyond []string `json:"patterns_beyond_version,omitempty"`
-	// Limited are the patterns of the mix a toolchain producer's tools
-	// cannot make as the pattern asks, and why (producer.Limited: ld
-	// describes no AArch64 .plt, so plt-stubs keeps gen's stubs).
-	Limited map[string]string `json:"patterns_limited,omitempty"`
-	// UnexpressedWhy says why the Unexpressed patterns are left out.
-	UnexpressedWhy string `json:"unsupported_patterns_why,omitempty"`
-
-	// ProducerVersion names the exact tools a toolchain producer ran
-	// ("as 2.47.50.20261021 (Debian sid 2.47.50.20261021-1), ld ...");
-	// Packages is the short form the table shows.
-	ProducerVersion string `json:"producer_version,omitempty"`
-	Packages        string `json:"producer_packages,omitempty"`
-	// WrongFields counts the WRONG steps by the field that first differed.
-	WrongFields map[string]int `json:"wrong_by_field,omitempty"`
-	// AtOutermost counts the failing steps (per verdict) whose frames are
-	// all right below the outermost one, where the backtrace went wrong.
-	AtOutermost map[string]int `json:"failing_at_outermost,omitempty"`
-	// The differential, for toolchain producers: steps whose row differs
-	// from sfconform's own encoding of the program, and of those the ones
-	// whose frames the oracle found right ("differs, equivalent").
-	Differs    *differs `json:"differs,omitempty"`
-	Warned     int      `json:"programs_with_warnings,omitempty"`   // programs the producer's tools warned about
-	ToolFailed int      `json:"producer_failed_programs,omitempty"` // programs the tools could not make an image of
-	// ByPattern: per pattern, the programs with a function of it and the
-	// failures in such a function (patterns_result.go); the JUnit report's
-	// testcases.
-	ByPattern map[string]*patternResult `json:"by_pattern,omitempty"`
-
-	target    target.Target
-	prod      producer.Producer
-	counts    [verdict.Count]int
-	setupErr  error
-	firstDiff string
-}
-
-// differs is a cell's differential.
-type differs struct {
-	Steps      int    `json:"steps"`
-	Equivalent int    `json:"equivalent"`
-	First      string `json:"first,omitempty"`
-}
-
-// summary is what --json writes.
-type summary struct {
-	Seed     int64   `json:"seed"`
-	Programs int     `json:"programs_per_cell"`
-	Paths    int     `json:"paths_per_program"`
-	Cells    []*cell `json:"cells"`
-	// Backtraces, with --cbf-stats: the stored size of every judged
-	// backtrace, CBF against 8 bytes a frame.
-	Backtraces *backtraceFigure `json:"backtraces,omitempty"`
-	// What 'sfconform merge' checks the shards agree on: the part this
-	// run checked (--shard), the batch size that cuts the parts, and the
-	// patterns asked for (nil: each cell's default mix).
-	Shard         *shardSpec `json:"shard,omitempty"`
-	Batch         int        `json:"batch,omitempty"`
-	PatternsAsked []string   `json:"patterns_asked,omitempty"`
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -246,7 +157,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		cfg.backtraces = &backtraceCount{}
 	}
 	if *shard != "" {
-		if cfg.shard, err = parseShard(*shard); err != nil {
+		if cfg.shard, err = campaign.ParseShard(*shard); err != nil {
 			return fail(err)
 		}
 	}
@@ -257,7 +168,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if !cfg.quiet {
 		cfg.progress = newProgress(stderr, isTerminal(stderr), time.Now, len(cfg.targets)*len(cfg.producers)*len(cfg.consumers),
-			len(shardSeeds(cfg.seed, cfg.programs, cfg.batch, cfg.shard)))
+			len(cfg.shard.Seeds(cfg.seed, cfg.programs, cfg.batch)))
 	}
 	cells := runCells(cfg, stderr)
 	if cfg.progress != nil {
@@ -285,7 +196,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	for _, c := range cells {
 		switch c.Status {
 		case "error":
-			fmt.Fprintf(stderr, "%s %s x %s: setup error: %v\n", c.Target, c.Producer, c.Consumer, c.setupErr)
+			fmt.Fprintf(stderr, "%s %s x %s: setup error: %v\n", c.Target, c.Producer, c.Consumer, c.Err)
 			code = exitSetup
 		case "failed":
 			if code == exitOK {
@@ -346,416 +257,4 @@ func splitNames[T interface{ Name() string }](s string, mk func(string) (T, erro
 		return nil, fmt.Errorf("empty list %q", s)
 	}
 	return out, nil
-}
-
-// runCells spreads the cells over the workers; each worker owns one
-// emulator per target it meets.
-func runCells(cfg runConfig, stderr io.Writer) []*cell {
-	var cells []*cell
-	for _, t := range cfg.targets {
-		for _, p := range cfg.producers {
-			for _, c := range cfg.consumers {
-				cells = append(cells, &cell{Target: t.Name(), Producer: p, Consumer: c, target: t, Verdicts: map[string]int{}})
-			}
-		}
-	}
-	work := make(chan *cell)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for w := 0; w < cfg.workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			checkers := harness.NewPool(harness.Options{Backtraces: cfg.backtraces.forWorker()})
-			defer checkers.Close()
-			for c := range work {
-				runCell(cfg, c, checkers, &mu, stderr)
-			}
-		}()
-	}
-	for _, c := range cells {
-		work <- c
-	}
-	close(work)
-	wg.Wait()
-	for _, c := range cells {
-		for v := verdict.OK; int(v) < verdict.Count; v++ {
-			c.Verdicts[v.String()] = c.counts[v]
-		}
-	}
-	return cells
-}
-
-func runCell(cfg runConfig, c *cell, checkers *harness.Pool, mu *sync.Mutex, stderr io.Writer) {
-	setupErr := func(err error) {
-		c.Status, c.Reason, c.setupErr = "error", err.Error(), err
-	}
-	if cfg.progress != nil {
-		defer func() { cfg.progress.cellDone(c.Programs) }()
-	}
-	prod, err := producer.New(c.Producer)
-	if err != nil {
-		setupErr(err)
-		return
-	}
-	cons, err := consumer.New(c.Consumer)
-	if err != nil {
-		setupErr(err)
-		return
-	}
-	defer cons.Close()
-	if err := harness.Pairing(prod, cons, c.target); err != nil {
-		var u *harness.UnsupportedError
-		if errors.As(err, &u) {
-			c.Status, c.Reason = "unsupported", u.Reason
-			return
-		}
-		setupErr(err)
-		return
-	}
-	c.prod = prod
-	c.SFrameVersion, _ = prod.SFrameVersion(c.target)
-	c.Unexpressed = unexpressed(c.target, max(c.SFrameVersion, 2))
-	c.UnexpressedWhy = fmt.Sprintf("SFrame v%d cannot express them", c.SFrameVersion)
-	if producer.IsToolchain(prod) && c.SFrameVersion < 3 {
-		all := c.Unexpressed
-		c.Unexpressed = harness.LeftOut(c.target, c.SFrameVersion)
-		c.Beyond = slices.DeleteFunc(all, func(n string) bool { return slices.Contains(c.Unexpressed, n) })
-		c.UnexpressedWhy = fmt.Sprintf("SFrame v%d cannot reach code more than 4 GiB from .sframe: no linker writes the table", c.SFrameVersion)
-	}
-	patterns, why := cellPatterns(cfg.patterns, c.target, c.Unexpressed)
-	if why != "" {
-		c.Status, c.Reason = "unsupported", why
-		return
-	}
-	if l, ok := prod.(producer.Limited); ok {
-		for p, why := range l.Limits(c.target) {
-			if slices.Contains(patterns, p) || patterns == nil && slices.Contains(gen.Patterns(c.target), p) && !slices.Contains(c.Unexpressed, p) {
-				if c.Limited == nil {
-					c.Limited = map[string]string{}
-				}
-				c.Limited[p] = why
-			}
-		}
-	}
-	chk, err := checkers.Get(c.target)
-	if err != nil {
-		setupErr(err)
-		return
-	}
-	toolchain := producer.IsToolchain(prod)
-	if toolchain {
-		c.Differs = &differs{}
-	}
-	start := time.Now()
-	defer func() { c.Seconds = time.Since(start).Seconds() }()
-	name := fmt.Sprintf("%s %s x %s", c.Target, c.Producer, c.Consumer)
-	report := func(format string, args ...any) {
-		if cfg.progress != nil {
-			cfg.progress.printf(format, args...)
-		} else if !cfg.quiet {
-			mu.Lock()
-			fmt.Fprintf(stderr, format, args...)
-			mu.Unlock()
-		}
-	}
-	seeds := shardSeeds(cfg.seed, cfg.programs, cfg.batch, cfg.shard)
-	stop := make(chan struct{})
-	defer close(stop)
-	for batch := range harness.ProduceAhead(prod, c.target, seeds, cfg.batch, gen.Options{Paths: cfg.paths, Patterns: patterns}, stop) {
-		for _, p := range batch {
-			if p.Err != nil {
-				var be *producer.BatchError
-				if p.Prog == nil || !errors.As(p.Err, &be) {
-					setupErr(fmt.Errorf("seed %d: %w", p.Seed, p.Err))
-					return
-				}
-				// The tools failed on this program (an assembler's
-				// internal error), or made code gen did not lay out:
-				// a failure of this program, kept with its assembly.
-				c.Programs++
-				c.Failed++
-				c.ToolFailed++
-				path, err := saveToolFailure(cfg.out, c, p)
-				if err == nil {
-					c.Saved = append(c.Saved, path)
-				}
-				c.countPatterns(p.Prog, nil, true, path)
-				if cfg.progress != nil {
-					cfg.progress.program(0, true)
-				}
-				report("FAIL %s seed %d: %v\n", name, p.Seed, firstLine(p.Err.Error()))
-				continue
-			}
-			checkProgram(c, chk, cons, p, toolchain, cfg, name, report, stderr)
-		}
-	}
-	if c.Differs != nil {
-		c.Differs.First = c.firstDiff
-	}
-	c.Status = "clean"
-	if c.Failed > 0 {
-		c.Status = "failed"
-	}
-}
-
-// checkProgram runs one produced program and adds its result to the cell.
-func checkProgram(c *cell, chk *harness.Checker, cons consumer.Consumer, p harness.Produced, toolchain bool,
-	cfg runConfig, name string, report func(string, ...any), stderr io.Writer) {
-	img, prog, seed := p.Img, p.Prog, p.Seed
-	if r := img.Record; r != nil {
-		if c.ProducerVersion == "" {
-			c.ProducerVersion, c.Packages = r.Versions(), packages(r)
-		}
-		for _, w := range r.Warnings {
-			if w.Tool != "ld" && w.Tool != "sfconform" {
-				c.Warned++
-				break
-			}
-		}
-	}
-	var res *harness.Result
-	if toolchain {
-		ref, err := harness.Reference(img, prog)
-		if err != nil {
-			report("%s seed %d: no reference encoding for the differential: %v\n", name, seed, err)
-			res = chk.Check(img, cons)
-		} else {
-			res = chk.CheckAgainst(img, ref, cons)
-		}
-		c.Differs.Steps += res.Differs
-		c.Differs.Equivalent += res.Equivalent
-		if c.firstDiff == "" && len(res.FirstDiffs) > 0 {
-			c.firstDiff = fmt.Sprintf("seed %d %s", seed, res.FirstDiffs[0])
-		}
-	} else {
-		res = chk.Check(img, cons)
-	}
-	c.Programs++
-	c.Instructions += res.Steps
-	if cfg.progress != nil {
-		cfg.progress.program(res.Steps, !res.Clean())
-	}
-	for v := range res.Counts {
-		c.counts[v] += res.Counts[v]
-	}
-	for v, n := range res.AtOutermost {
-		if n > 0 {
-			if c.AtOutermost == nil {
-				c.AtOutermost = map[string]int{}
-			}
-			c.AtOutermost[verdict.Verdict(v).String()] += n
-		}
-	}
-	for f, n := range res.WrongFields {
-		if c.WrongFields == nil {
-			c.WrongFields = map[string]int{}
-		}
-		c.WrongFields[f] += n
-	}
-	if res.Invalid() {
-		c.counts[verdict.Invalid]++
-	}
-	if !res.Clean() {
-		c.Failed++
-		path, err := saveFailure(cfg, c, chk, cons, p, res, report)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s seed %d: saving the failure: %v\n", name, seed, err)
-		} else {
-			c.Saved = append(c.Saved, path)
-		}
-		c.countPatterns(prog, res, true, path)
-		report("FAIL %s seed %d: %s\n", name, seed, describe(res))
-	} else {
-		c.countPatterns(prog, nil, false, "")
-	}
-}
-
-// packages is the short form of a record's tool versions: the Debian
-// packages ("2.47.50.20261021-1"; "llvm-mc 1:23.1.4-2, ld 2.44-3" when
-// the tools come from two), or the tools' versions for a build of one's
-// own.
-func packages(r *image.Record) string {
-	var out []string
-	for _, t := range r.Tools {
-		v := t.Package
-		if v == "" {
-			f := strings.Fields(t.Version)
-			if len(f) > 0 {
-				v = f[len(f)-1]
-			}
-		}
-		out = append(out, t.Name+" "+v)
-	}
-	same := true
-	for i := range r.Tools {
-		if r.Tools[i].Package != r.Tools[0].Package || r.Tools[i].Package == "" {
-			same = false
-		}
-	}
-	if same && len(r.Tools) > 0 {
-		return r.Tools[0].Package
-	}
-	return strings.Join(out, ", ")
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
-}
-
-// saveToolFailure keeps a program the tools could not make an image of:
-// its coordinates, the error (commands and the tools' output) and its
-// assembly, which reproduces it with the tools alone.
-func saveToolFailure(dir string, c *cell, p harness.Produced) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d-producer.txt", c.Target, strings.NewReplacer("/", "_", ":", "_").Replace(c.Producer), p.Seed))
-	text := fmt.Sprintf("target %s, producer %s, seed %d: the producer made no image\n\n%v\n\n--- the program's assembly ---\n%s",
-		c.Target, c.Producer, p.Seed, p.Err, p.Prog.Assembly())
-	return path, os.WriteFile(path, []byte(text), 0o644)
-}
-
-func describe(res *harness.Result) string {
-	switch {
-	case len(res.Failures) > 0:
-		f := res.Failures[0]
-		return fmt.Sprintf("step %d at %s (%s): %s %s", f.Step, f.Function, f.Insn, f.Judgement.Verdict, f.Judgement.Detail)
-	case res.Invalid():
-		for _, v := range res.Violations {
-			if !v.Warning {
-				return "section " + v.String()
-			}
-		}
-	case res.LoadErr != nil:
-		return "consumer refused the section: " + res.LoadErr.Error()
-	case res.RunErr != nil:
-		return "run stopped: " + res.RunErr.Error()
-	}
-	return "clean"
-}
-
-// printSummary writes the table: one row per cell, with the steps per
-// verdict, the differential of a toolchain producer ("differs": steps
-// whose row is not sfconform's own encoding's; "equiv": of those, the
-// ones judged OK), and the exact package versions the row ran.
-func printSummary(w io.Writer, cells []*cell) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tproducer\tconsumer\tprograms\tinstructions\tOK\tWRONG\tNOINFO\tERROR\tINVALID\tdiffers\tequiv\tfailed programs\tinstr/s\tversion\t")
-	var notes []string
-	for _, c := range cells {
-		switch c.Status {
-		case "unsupported", "error":
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", c.Target, c.Producer, c.Consumer)
-			notes = append(notes, fmt.Sprintf("%s %s x %s: %s (%s)", c.Target, c.Producer, c.Consumer, c.Status, c.Reason))
-			continue
-		}
-		rate := 0.0
-		if c.Seconds > 0 {
-			rate = float64(c.Instructions) / c.Seconds
-		}
-		diff, equiv, version := "-", "-", "-"
-		if c.Differs != nil {
-			diff, equiv = strconv.Itoa(c.Differs.Steps), strconv.Itoa(c.Differs.Equivalent)
-		}
-		if c.Packages != "" {
-			version = c.Packages
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%.0f\t%s\t\n", c.Target, c.Producer, c.Consumer, c.Programs, c.Instructions,
-			c.counts[verdict.OK], c.counts[verdict.Wrong], c.counts[verdict.NoInfo], c.counts[verdict.Error], c.counts[verdict.Invalid],
-			diff, equiv, c.Failed, rate, version)
-	}
-	tw.Flush()
-	for _, n := range notes {
-		fmt.Fprintln(w, n)
-	}
-	for _, c := range cells {
-		if c.Status != "failed" {
-			continue
-		}
-		var parts []string
-		if len(c.WrongFields) > 0 {
-			fields := make([]string, 0, len(c.WrongFields))
-			for f := range c.WrongFields {
-				fields = append(fields, f)
-			}
-			slices.Sort(fields)
-			var by []string
-			for _, f := range fields {
-				by = append(by, fmt.Sprintf("%s %d", f, c.WrongFields[f]))
-			}
-			parts = append(parts, "WRONG at "+strings.Join(by, ", "))
-		}
-		if len(c.AtOutermost) > 0 {
-			failing, at := 0, 0
-			for v := verdict.Wrong; v < verdict.Invalid; v++ {
-				failing += c.counts[v]
-				at += c.AtOutermost[v.String()]
-			}
-			parts = append(parts, fmt.Sprintf("%d of %d failing steps right up to the outermost frame and wrong there", at, failing))
-		}
-		if c.Warned > 0 {
-			parts = append(parts, fmt.Sprintf("%d programs with producer warnings", c.Warned))
-		}
-		if c.ToolFailed > 0 {
-			parts = append(parts, fmt.Sprintf("%d programs the producer made no image of", c.ToolFailed))
-		}
-		if len(parts) > 0 {
-			fmt.Fprintf(w, "%s %s x %s: %s\n", c.Target, c.Producer, c.Consumer, strings.Join(parts, "; "))
-		}
-	}
-	seen := map[string]bool{}
-	for _, c := range cells {
-		if c.ProducerVersion != "" && !seen[c.Producer] {
-			seen[c.Producer] = true
-			fmt.Fprintf(w, "%s: %s\n", c.Producer, c.ProducerVersion)
-		}
-	}
-	for _, c := range cells {
-		if c.Status == "unsupported" || c.Status == "error" {
-			continue
-		}
-		if len(c.Unexpressed) > 0 {
-			fmt.Fprintf(w, "%s %s x %s: patterns %s unsupported (%s), not in the mix\n",
-				c.Target, c.Producer, c.Consumer, strings.Join(c.Unexpressed, ", "), c.UnexpressedWhy)
-		}
-		for _, p := range slices.Sorted(maps.Keys(c.Limited)) {
-			fmt.Fprintf(w, "%s %s x %s: pattern %s: %s\n", c.Target, c.Producer, c.Consumer, p, c.Limited[p])
-		}
-		if len(c.Beyond) > 0 {
-			fmt.Fprintf(w, "%s %s x %s: patterns %s are beyond SFrame v%d, in the mix to see what the toolchain does with them\n",
-				c.Target, c.Producer, c.Consumer, strings.Join(c.Beyond, ", "), c.SFrameVersion)
-		}
-	}
-}
-
-// unexpressed lists the patterns of t that SFrame version v cannot express.
-// cellPatterns keeps of the patterns asked for (nil: the default mix)
-// those the cell's target has and its version expresses; when none is
-// left, why says so.
-func cellPatterns(asked []string, t target.Target, unexpressed []string) (patterns []string, why string) {
-	if asked == nil {
-		return nil, ""
-	}
-	have := gen.Patterns(t)
-	for _, p := range asked {
-		if slices.Contains(have, p) && !slices.Contains(unexpressed, p) {
-			patterns = append(patterns, p)
-		}
-	}
-	if len(patterns) == 0 {
-		return nil, fmt.Sprintf("none of the patterns %s exists on %s in an SFrame version the producer writes", strings.Join(asked, ","), t.Name())
-	}
-	return patterns, ""
-}
-
-func unexpressed(t target.Target, v int) []string {
-	var out []string
-	for _, p := range gen.Catalog() {
-		if slices.Contains(p.Targets, t) && !slices.Contains(p.Versions, v) {
-			out = append(out, p.Name)
-		}
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/image"
 
 	"github.com/sfconform/sfconform/consumer"
@@ -74,7 +75,7 @@ func TestRunBadFlagsExitTwo(t *testing.T) {
 // one word off, and returns it with the image the fixed table gives.
 func failingCase(t *testing.T, abi target.Target) (string, *image.Image) {
 	t.Helper()
-	good, prog, err := harness.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
+	good, prog, err := campaign.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/internal/browser"
 	"github.com/sfconform/sfconform/internal/testenv"
@@ -23,10 +24,10 @@ import (
 func TestShardSeedsPartition(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ programs, batch, n int }{{10, 3, 2}, {10, 3, 4}, {7, 64, 3}, {1, 1, 1}, {130, 64, 2}, {200, 7, 5}} {
-		all := shardSeeds(100, tc.programs, tc.batch, shardSpec{})
+		all := campaign.Shard{}.Seeds(100, tc.programs, tc.batch)
 		var union []int64
 		for i := 1; i <= tc.n; i++ {
-			part := shardSeeds(100, tc.programs, tc.batch, shardSpec{Index: i, Count: tc.n})
+			part := campaign.Shard{Index: i, Count: tc.n}.Seeds(100, tc.programs, tc.batch)
 			for j, s := range part {
 				k := s - 100
 				if k/int64(tc.batch)%int64(tc.n) != int64(i-1) {
@@ -46,7 +47,7 @@ func TestShardSeedsPartition(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"0/2", "3/2", "1", "a/b", "1/0", "-1/2", ""} {
-		if _, err := parseShard(bad); err == nil {
+		if _, err := campaign.ParseShard(bad); err == nil {
 			t.Errorf("--shard %q accepted", bad)
 		}
 	}

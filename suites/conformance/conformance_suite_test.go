@@ -1,13 +1,13 @@
 package conformance_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/verdict"
@@ -44,16 +44,17 @@ func campaignPrograms() int {
 	return 20000
 }
 
-// One emulator per target per parallel process, reused by every entry.
-var checkers = harness.NewPool(harness.Options{})
+// One campaign worker per parallel process: one emulator per target,
+// reused by every entry.
+var worker = campaign.NewWorker(harness.Options{})
+
+var _ = AfterSuite(func() { worker.Close() })
 
 func checker(t target.Target) *harness.Checker {
-	c, err := checkers.Get(t)
+	c, err := worker.Checker(t)
 	Expect(err).NotTo(HaveOccurred(), "emulator for %s", t.Name())
 	return c
 }
-
-var _ = AfterSuite(func() { checkers.Close() })
 
 func failuresDir() string {
 	if d := os.Getenv("SFCONFORM_FAILURES"); d != "" {
@@ -119,41 +120,42 @@ func (r *Run) Report() string {
 	return head
 }
 
-// plugins makes the producer and consumer of an entry, or skips the entry
-// with the reason when they cannot meet on the target: an unsupported pair
-// shows in the report as a skipped entry with its reason, never as a
-// failure.
-func plugins(t target.Target, prodName, consName string) (producer.Producer, consumer.Consumer) {
-	prod, err := producer.New(prodName)
-	Expect(err).NotTo(HaveOccurred())
-	cons, err := consumer.New(consName)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cons.Close)
-	if err := harness.Pairing(prod, cons, t); err != nil {
-		var u *harness.UnsupportedError
-		Expect(errors.As(err, &u)).To(BeTrue(), "%v", err)
-		Skip("unsupported (" + u.Reason + ")")
+// runCell plans an entry's cell and runs it on this process's worker
+// (package campaign): every program must make an image, execute and
+// conform. A pair that cannot meet on the target, or patterns its version
+// cannot express, show in the report as a skipped entry with the reason,
+// never as a failure.
+func runCell(t target.Target, prodName, consName string, cfg campaign.Config) {
+	c := campaign.NewCell(t, prodName, consName)
+	worker.RunCell(cfg, c, expectSink{})
+	if c.Status == "unsupported" {
+		Skip("unsupported (" + c.Reason + ")")
 	}
-	return prod, cons
+	Expect(c.Err).NotTo(HaveOccurred(), "%s", c.Name())
+	Expect(c.Programs).To(Equal(len(cfg.Seeds)), "%s", c.Name())
 }
+
+// expectSink holds every program of a cell to the matchers, on the
+// entry's goroutine.
+type expectSink struct{}
+
+func (expectSink) Program(k *campaign.Checked) string {
+	p := k.Program
+	Expect(p.Err).NotTo(HaveOccurred(), "seed %d", p.Seed)
+	Expect(k.Result.Steps).To(BeNumerically(">", 0), "seed %d executed nothing", p.Seed)
+	Expect(&Run{img: p.Img, prog: p.Prog, seed: p.Seed, cons: k.Consumer.Name(), res: k.Result}).To(Conform())
+	return ""
+}
+func (expectSink) Note(c *campaign.Cell, msg string) { AddReportEntry(c.Name(), msg) }
+func (expectSink) CellDone(*campaign.Cell)           {}
 
 var _ = DescribeTable("every executed instruction unwinds to the machine's state",
 	func(t target.Target, pattern, prodName, consName string) {
-		prod, cons := plugins(t, prodName, consName)
 		seeds := make([]int64, programsPerEntry)
 		for i := range seeds {
 			seeds[i] = GinkgoRandomSeed() + int64(i)
 		}
-		for _, p := range harness.ProduceBatch(prod, t, seeds, gen.Options{Patterns: []string{pattern}}) {
-			var cannot *gen.CannotExpressError
-			if errors.As(p.Err, &cannot) {
-				Skip("unsupported (" + cannot.Error() + ")")
-			}
-			Expect(p.Err).NotTo(HaveOccurred(), "seed %d", p.Seed)
-			res := checker(t).Check(p.Img, cons)
-			Expect(res.Steps).To(BeNumerically(">", 0), "seed %d executed nothing", p.Seed)
-			Expect(&Run{img: p.Img, prog: p.Prog, seed: p.Seed, cons: cons.Name(), res: res}).To(Conform())
-		}
+		runCell(t, prodName, consName, campaign.Config{Seeds: seeds, Patterns: []string{pattern}, Batch: len(seeds)})
 	},
 	entries(),
 )
@@ -162,18 +164,11 @@ var _ = DescribeTable("every executed instruction unwinds to the machine's state
 // make test; run it with ginkgo --label-filter slow ./suites/conformance.
 var _ = DescribeTable("campaign: the default mix over many seeds",
 	func(t target.Target, prodName, consName string) {
-		prod, cons := plugins(t, prodName, consName)
 		seeds := make([]int64, campaignPrograms())
 		for i := range seeds {
 			seeds[i] = GinkgoRandomSeed() + int64(i)
 		}
-		for batch := range harness.ProduceAhead(prod, t, seeds, 64, gen.Options{}, nil) {
-			for _, p := range batch {
-				Expect(p.Err).NotTo(HaveOccurred(), "seed %d", p.Seed)
-				res := checker(t).Check(p.Img, cons)
-				Expect(&Run{img: p.Img, prog: p.Prog, seed: p.Seed, cons: cons.Name(), res: res}).To(Conform())
-			}
-		}
+		runCell(t, prodName, consName, campaign.Config{Seeds: seeds, Batch: 64})
 	},
 	campaignEntries(),
 )

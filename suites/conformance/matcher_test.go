@@ -4,10 +4,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
-	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 )
@@ -16,7 +16,7 @@ var _ = Describe("the Conform matcher", Label("matcher"), func() {
 	It("reports the PC, the instruction, the row and both backtraces, and saves a replayable case", func() {
 		GinkgoT().Setenv("SFCONFORM_FAILURES", GinkgoT().TempDir())
 		abi := target.X86_64
-		img, prog, err := harness.Produce(producer.Builtin{Version: 3}, abi, 9, gen.Options{})
+		img, prog, err := campaign.Produce(producer.Builtin{Version: 3}, abi, 9, gen.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		fdes := prog.FDEs()
 		for i := range fdes {

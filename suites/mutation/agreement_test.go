@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/gen"
@@ -59,7 +60,7 @@ var _ = DescribeTable("the suite's unwinder agrees with the builtin on the defau
 	func(abi target.Target, v sframe.Version) {
 		for i := int64(0); i < programsPerCell; i++ {
 			seed := GinkgoRandomSeed() + i
-			img, _, err := harness.Produce(producer.Builtin{Version: v}, abi, seed, gen.Options{})
+			img, _, err := campaign.Produce(producer.Builtin{Version: v}, abi, seed, gen.Options{})
 			Expect(err).NotTo(HaveOccurred())
 
 			// The reference: judged by the harness, and compared frame for

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
 
@@ -156,7 +157,7 @@ var _ = DescribeTable("a fault injected into a correct table is caught unless it
 		}
 		for i := int64(0); i < int64(n); i++ {
 			seed := GinkgoRandomSeed() + i
-			img, prog, err := harness.Produce(producer.Builtin{Version: v}, abi, seed, opt)
+			img, prog, err := campaign.Produce(producer.Builtin{Version: v}, abi, seed, opt)
 			Expect(err).NotTo(HaveOccurred())
 			clean := checker(abi).Trace(img, consumer.NewBuiltin())
 			Expect(clean.Clean()).To(BeTrue(), "seed %d: the unmutated table must conform before mutating it", seed)

@@ -1,7 +1,6 @@
 package toolchain_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/deviation"
@@ -53,10 +53,11 @@ var (
 	builtinConsumer  = "builtin"
 )
 
-// One emulator per target per parallel process, reused by every entry.
-var checkers = harness.NewPool(harness.Options{})
+// One campaign worker per parallel process: one emulator per target,
+// reused by every entry.
+var worker = campaign.NewWorker(harness.Options{})
 
-var _ = AfterSuite(func() { checkers.Close() })
+var _ = AfterSuite(func() { worker.Close() })
 
 // expected is the checked-in list of expected deviations.
 var expected = func() *deviation.List {
@@ -94,30 +95,47 @@ func missing(name string, err error) {
 	}
 }
 
-// plugins makes an entry's producer and consumer, or ends the entry: a
-// pair that cannot meet on the target, or a pattern the consumer cannot
-// be judged on, is skipped with the reason (unsupported, never a
-// failure).
-func plugins(t target.Target, prodName, consName, pattern string) (producer.Producer, consumer.Consumer) {
-	prod, err := producer.New(prodName)
-	if err != nil {
+// tallyCell plans an entry's cell and runs it on this process's worker
+// (package campaign), checking with attribution into a tally of pattern
+// ("": the default mix), or ends the entry: a plug-in setup did not
+// provide is missing; a pair that cannot meet on the target, a pattern its
+// version cannot express or the consumer cannot be judged on, is skipped
+// with the reason (unsupported, never a failure).
+func tallyCell(t target.Target, prodName, consName, pattern string, cfg campaign.Config) *matrix.Tally {
+	if _, err := producer.New(prodName); err != nil {
 		missing(prodName, err)
 	}
 	cons, err := consumer.New(consName)
 	if err != nil {
 		missing(consName, err)
 	}
-	DeferCleanup(cons.Close)
-	if err := harness.Pairing(prod, cons, t); err != nil {
-		var u *harness.UnsupportedError
-		Expect(errors.As(err, &u)).To(BeTrue(), "%v", err)
-		Skip("unsupported (" + u.Reason + ")")
-	}
+	cons.Close()
 	if why := consumer.PatternLimit(consName, pattern); why != "" {
 		Skip("unsupported (" + why + ")")
 	}
-	return prod, cons
+	c := campaign.NewCell(t, prodName, consName)
+	tally := matrix.NewTally(matrix.Cell{Target: t, Producer: prodName, Consumer: consName})
+	cfg.Attribute = true
+	worker.RunCell(cfg, c, tallySink{tally: tally, pattern: pattern})
+	if c.Status == "unsupported" {
+		Skip("unsupported (" + c.Reason + ")")
+	}
+	Expect(c.Err).NotTo(HaveOccurred(), "%s", c.Name())
+	return tally
 }
+
+// tallySink adds an entry's programs to its tally.
+type tallySink struct {
+	tally   *matrix.Tally
+	pattern string
+}
+
+func (s tallySink) Program(k *campaign.Checked) string {
+	s.tally.Add(k.Program, k.Result, s.pattern)
+	return ""
+}
+func (tallySink) Note(c *campaign.Cell, msg string) { AddReportEntry(c.Name(), msg) }
+func (tallySink) CellDone(*campaign.Cell)           {}
 
 // judge classifies a cell's tally against the expected deviations:
 // expected ones are reported apart (a report entry each, with the
@@ -150,20 +168,8 @@ func judge(tally *matrix.Tally) {
 
 var _ = DescribeTable("every executed instruction unwinds to the machine's state, or deviates as expected",
 	func(t target.Target, prodName, consName, pattern string) {
-		prod, cons := plugins(t, prodName, consName, pattern)
 		seeds := matrix.Seeds(GinkgoRandomSeed(), programsPerEntry)
-		produced, err := matrix.Produce(prod, t, pattern, seeds)
-		var cannot *gen.CannotExpressError
-		if errors.As(err, &cannot) {
-			Skip("unsupported (" + cannot.Error() + ")")
-		}
-		Expect(err).NotTo(HaveOccurred())
-		chk, err := checkers.Get(t)
-		Expect(err).NotTo(HaveOccurred(), "emulator for %s", t.Name())
-		tally := matrix.NewTally(matrix.Cell{Target: t, Producer: prodName, Consumer: consName})
-		for _, p := range produced {
-			Expect(tally.Add(chk, cons, p, pattern)).To(Succeed())
-		}
+		tally := tallyCell(t, prodName, consName, pattern, campaign.Config{Seeds: seeds, Patterns: []string{pattern}, Batch: len(seeds)})
 		Expect(tally.Instructions).To(BeNumerically(">", 0), "%s executed nothing", tally.Cell)
 		judge(tally)
 	},
@@ -175,16 +181,8 @@ var _ = DescribeTable("every executed instruction unwinds to the machine's state
 // Excluded from make test; run it with make campaign.
 var _ = DescribeTable("campaign: a toolchain's default mix over many seeds, known deviations expected",
 	func(t target.Target, prodName string) {
-		prod, cons := plugins(t, prodName, builtinConsumer, "")
 		seeds := matrix.Seeds(GinkgoRandomSeed(), campaignPrograms())
-		chk, err := checkers.Get(t)
-		Expect(err).NotTo(HaveOccurred())
-		tally := matrix.NewTally(matrix.Cell{Target: t, Producer: prodName, Consumer: builtinConsumer})
-		for batch := range harness.ProduceAhead(prod, t, seeds, 64, gen.Options{}, nil) {
-			for _, p := range batch {
-				Expect(tally.Add(chk, cons, p, "")).To(Succeed())
-			}
-		}
+		tally := tallyCell(t, prodName, builtinConsumer, "", campaign.Config{Seeds: seeds, Batch: 64})
 		judge(tally)
 	},
 	campaignEntries(),

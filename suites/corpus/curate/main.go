@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
@@ -143,7 +144,7 @@ func curate(f finding) error {
 		return err
 	}
 	defer chk.Close()
-	img, prog, err := harness.Produce(prod, f.target, f.seed, f.opt)
+	img, prog, err := campaign.Produce(prod, f.target, f.seed, f.opt)
 	if err != nil {
 		return err
 	}
@@ -206,7 +207,7 @@ func curateOld(old, fix, note string) error {
 		if err != nil {
 			return err
 		}
-		// What harness.Produce gives the builtin producer: the version's
+		// What campaign.Produce gives the builtin producer: the version's
 		// patterns, at least version 2's.
 		c.Generator = &corpus.Generator{Seed: c.Seed, SFrameVersion: max(v, 2)}
 		c.Expect = &corpus.Expectation{Fails: false, Regenerate: true, Fix: fix, Note: note}

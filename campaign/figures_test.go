@@ -1,4 +1,4 @@
-package harness
+package campaign
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/producer"
@@ -65,7 +66,7 @@ func benchConsumer(b *testing.B, name string, imgs []*image.Image) {
 		testenv.Missing(b, testenv.Binutils, "%v", err)
 	}
 	defer cons.Close()
-	c, err := New(target.X86_64, Options{})
+	c, err := harness.New(target.X86_64, harness.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"testing"
@@ -21,7 +21,7 @@ func TestFailingPattern(t *testing.T) {
 	var prog *gen.Program
 	var caller, callee *gen.Func
 	for seed := int64(1); seed < 50 && callee == nil; seed++ {
-		_, p, err := harness.Produce(producer.Builtin{Version: 3}, target.X86_64, seed, gen.Options{})
+		_, p, err := Produce(producer.Builtin{Version: 3}, target.X86_64, seed, gen.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,18 +54,18 @@ func TestFailingPattern(t *testing.T) {
 		{2, "outermost", caller.Pattern},
 		{7, "depth", caller.Pattern}, // past the end: the last frame's callee
 	} {
-		if got := failingPattern(prog, res(tc.frame, tc.field)); got != tc.want {
+		if got := FailingPattern(prog, res(tc.frame, tc.field)); got != tc.want {
 			t.Errorf("frame %d field %s: %s, want %s", tc.frame, tc.field, got, tc.want)
 		}
 	}
-	if got := failingPattern(prog, &harness.Result{}); got != wholeProgram {
+	if got := FailingPattern(prog, &harness.Result{}); got != WholeProgram {
 		t.Errorf("no failing step: %s", got)
 	}
-	if got := failingPattern(nil, res(0, "cfa")); got != wholeProgram {
+	if got := FailingPattern(nil, res(0, "cfa")); got != WholeProgram {
 		t.Errorf("no program: %s", got)
 	}
 	frames[0].PC = 1 // in no function
-	if got := failingPattern(prog, res(0, "cfa")); got != wholeProgram {
+	if got := FailingPattern(prog, res(0, "cfa")); got != WholeProgram {
 		t.Errorf("a PC in no function: %s", got)
 	}
 }

@@ -1,4 +1,4 @@
-package harness
+package campaign
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
@@ -26,7 +27,7 @@ func TestNoInfoCarriesTheWarning(t *testing.T) {
 	// Every failure kept: before SFrame v3 gas leaves the entry stub
 	// without its outermost row, so the first failure of a run is WRONG
 	// at the stub; the NOINFO of a DRAP function comes later.
-	c, err := New(target.X86_64, Options{MaxFailures: 1 << 20})
+	c, err := harness.New(target.X86_64, harness.Options{MaxFailures: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestNoInfoCarriesTheWarning(t *testing.T) {
 		if p.Err != nil {
 			t.Fatal(p.Err)
 		}
-		ref, err := Reference(p.Img, p.Prog)
+		ref, err := harness.Reference(p.Img, p.Prog)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +50,7 @@ func TestNoInfoCarriesTheWarning(t *testing.T) {
 			t.Errorf("seed %d: WRONG %d by field %v, at the outermost frame %v; gas 2.44 never marks the stub outermost, and a DRAP function has no FDE",
 				p.Seed, res.Counts[verdict.Wrong], res.WrongFields, res.AtOutermost)
 		}
-		k := slices.IndexFunc(res.Failures, func(f Failure) bool { return f.Judgement.Verdict == verdict.NoInfo })
+		k := slices.IndexFunc(res.Failures, func(f harness.Failure) bool { return f.Judgement.Verdict == verdict.NoInfo })
 		if k < 0 {
 			continue
 		}
@@ -59,7 +60,7 @@ func TestNoInfoCarriesTheWarning(t *testing.T) {
 			t.Errorf("seed %d: NOINFO at %s with warnings %v", p.Seed, f.Function, f.Warnings)
 		}
 		res.Failures = res.Failures[k:]
-		cs := NewCase(CaseInput{Img: p.Img, Prog: p.Prog, Seed: p.Seed, ConsumerName: "builtin", Res: res})
+		cs := harness.NewCase(harness.CaseInput{Img: p.Img, Prog: p.Prog, Seed: p.Seed, ConsumerName: "builtin", Res: res})
 		if !strings.Contains(cs.Detail, "the producer warned: as in f") || cs.Record == nil || cs.ReferenceRow == "" {
 			t.Errorf("seed %d: case detail %q, record %v, reference row %q", p.Seed, cs.Detail, cs.Record, cs.ReferenceRow)
 		}

@@ -1,19 +1,18 @@
-package harness_test
+package campaign
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/sfconform/sfconform/consumer"
-	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 )
 
 // A consumer that answers the handshake with garbage is broken, not a
-// pair that cannot meet: Pairing gives consumer.ErrCannotAsk, never an
+// pair that cannot meet: NewPlan gives consumer.ErrCannotAsk, never an
 // UnsupportedError a run would report as "unsupported" and exit 0 on.
-func TestPairingBrokenConsumer(t *testing.T) {
+func TestPlanBrokenConsumer(t *testing.T) {
 	t.Parallel()
 	prod, err := producer.New("builtin-v3")
 	if err != nil {
@@ -24,9 +23,9 @@ func TestPairingBrokenConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cons.Close()
-	err = harness.Pairing(prod, cons, target.X86_64)
-	var u *harness.UnsupportedError
+	_, err = NewPlan(prod, target.X86_64, nil, cons)
+	var u *UnsupportedError
 	if !errors.Is(err, consumer.ErrCannotAsk) || errors.As(err, &u) {
-		t.Fatalf("Pairing with a garbage-speaking consumer: %v (%T); want consumer.ErrCannotAsk", err, err)
+		t.Fatalf("NewPlan with a garbage-speaking consumer: %v (%T); want consumer.ErrCannotAsk", err, err)
 	}
 }

@@ -1,0 +1,168 @@
+package campaign
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/target"
+)
+
+// Mix is the pattern mix of a cell: what the generator is asked for, what
+// is left out and why, and what a toolchain's tools cannot make as asked.
+// NewMix is the only place that decides it.
+type Mix struct {
+	// Version is the SFrame version the generator expresses
+	// (gen.Options.SFrameVersion): the producer's, at least 2; 0 for a
+	// toolchain below version 3, which gets every pattern but LeftOut.
+	Version int
+	// SFrame is the version the producer writes.
+	SFrame int
+	// Patterns is what the generator is given; nil: its default mix for
+	// Version.
+	Patterns []string
+	// LeftOut are the target's patterns left out of the mix, Why says why.
+	LeftOut []string
+	Why     string
+	// Beyond are the patterns a toolchain's version cannot express that
+	// are in its mix all the same: what the toolchain does with such CFI
+	// (skip the function, warn, write a wrong row) is its result.
+	Beyond []string
+	// Limited are the patterns of the mix the producer's tools cannot make
+	// as the pattern asks, and why (producer.Limited).
+	Limited map[string]string
+}
+
+// NewMix decides the patterns prod, which writes SFrame version v on t,
+// gets. asked (nil: the default mix) is kept to the patterns t has and the
+// mix does not leave out; when none is left, the error is an
+// *UnsupportedError saying so.
+//
+// sfconform's own encoder gets the patterns its version expresses (at
+// least version 2's). A toolchain gets them all, since what it does with
+// CFI its version cannot express is part of its result; but below version
+// 3 not the patterns that place code more than 4 GiB from .sframe, which
+// no linker can write a table for.
+func NewMix(prod producer.Producer, t target.Target, v int, asked []string) (Mix, error) {
+	m := Mix{Version: max(v, 2), SFrame: v}
+	m.LeftOut = unexpressed(t, max(v, 2))
+	m.Why = fmt.Sprintf("SFrame v%d cannot express them", v)
+	toolchain := producer.IsToolchain(prod)
+	if toolchain && v < 3 {
+		all := m.LeftOut
+		m.Version = 0
+		m.LeftOut = farLeftOut(t, v)
+		m.Beyond = slices.DeleteFunc(all, func(n string) bool { return slices.Contains(m.LeftOut, n) })
+		m.Why = fmt.Sprintf("SFrame v%d cannot reach code more than 4 GiB from .sframe: no linker writes the table", v)
+	}
+	if asked != nil {
+		have := gen.Patterns(t)
+		for _, p := range asked {
+			if slices.Contains(have, p) && !slices.Contains(m.LeftOut, p) {
+				m.Patterns = append(m.Patterns, p)
+			}
+		}
+		if len(m.Patterns) == 0 {
+			return m, &UnsupportedError{Producer: prod.Name(), Target: t,
+				Reason: fmt.Sprintf("none of the patterns %s exists on %s in an SFrame version the producer writes", strings.Join(asked, ","), t.Name())}
+		}
+	} else if toolchain && v < 3 {
+		m.Patterns = m.inMix(t)
+	}
+	if l, ok := prod.(producer.Limited); ok {
+		mix := m.Patterns
+		if mix == nil {
+			mix = m.inMix(t)
+		}
+		for p, why := range l.Limits(t) {
+			if slices.Contains(mix, p) {
+				if m.Limited == nil {
+					m.Limited = map[string]string{}
+				}
+				m.Limited[p] = why
+			}
+		}
+	}
+	return m, nil
+}
+
+// Options are the generator's options for the mix, each program run with
+// paths argument vectors.
+func (m Mix) Options(paths int) gen.Options {
+	return gen.Options{Paths: paths, Patterns: m.Patterns, SFrameVersion: m.Version}
+}
+
+// inMix is the target's patterns the mix does not leave out.
+func (m Mix) inMix(t target.Target) []string {
+	return slices.DeleteFunc(gen.Patterns(t), func(n string) bool { return slices.Contains(m.LeftOut, n) })
+}
+
+// genOptions completes opt for prod on t, unless opt.SFrameVersion says:
+// the version the generator expresses and, for a toolchain below version
+// 3, the patterns of the mix (NewMix). A pattern named in opt that the mix
+// leaves out is a *gen.CannotExpressError, a property of the format to
+// report as such, not a failure.
+func genOptions(prod producer.Producer, t target.Target, opt gen.Options) (gen.Options, error) {
+	if opt.SFrameVersion != 0 {
+		return opt, nil
+	}
+	v, err := prod.SFrameVersion(t)
+	if err != nil {
+		return opt, fmt.Errorf("producer %s on %s: %w", prod.Name(), t.Name(), err)
+	}
+	m, _ := NewMix(prod, t, v, nil)
+	if m.Version != 0 {
+		// The generator says which named pattern the version cannot express.
+		opt.SFrameVersion = m.Version
+		return opt, nil
+	}
+	if opt.Patterns == nil {
+		opt.Patterns = m.Patterns
+		return opt, nil
+	}
+	for _, name := range opt.Patterns {
+		if err := m.Cannot(t, name); err != nil {
+			return opt, err
+		}
+	}
+	return opt, nil
+}
+
+// Cannot is a *gen.CannotExpressError when the mix leaves pattern out,
+// else nil.
+func (m Mix) Cannot(t target.Target, pattern string) error {
+	if !slices.Contains(m.LeftOut, pattern) {
+		return nil
+	}
+	for _, p := range gen.Catalog() {
+		if p.Name == pattern {
+			return &gen.CannotExpressError{Target: t, Pattern: pattern, Version: max(m.SFrame, m.Version), Reason: p.Cannot}
+		}
+	}
+	return nil
+}
+
+// unexpressed lists the patterns of t that SFrame version v cannot express.
+func unexpressed(t target.Target, v int) []string {
+	var out []string
+	for _, p := range gen.Catalog() {
+		if slices.Contains(p.Targets, t) && !slices.Contains(p.Versions, v) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// farLeftOut is the patterns of t that place code too far from .sframe
+// for version v's 32-bit offsets (the link fails).
+func farLeftOut(t target.Target, v int) []string {
+	var out []string
+	for _, p := range gen.Catalog() {
+		if p.Far && slices.Contains(p.Targets, t) && !slices.Contains(p.Versions, v) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
