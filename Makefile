@@ -53,7 +53,7 @@ campaign: setup
 # docs/matrix.md and its stored cases (docs/matrix/cases), regenerated:
 # every target x producer x consumer x pattern (sfconform matrix).
 matrix: setup build
-	$(BIN)/sfconform matrix
+	$(BIN)/sfconform matrix --out docs/matrix.md --cases docs/matrix/cases
 
 # The real-code campaign: zlib, bzip2 and lua from Debian's source packages
 # through every compiler x optimisation x assembler x link, every output's

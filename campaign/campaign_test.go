@@ -1,8 +1,10 @@
 package campaign
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -165,5 +167,19 @@ func TestCellAddFolds(t *testing.T) {
 	}
 	if r := c.ByPattern[WholeProgram]; r == nil || r.Failed != 1 || !slices.Equal(r.Reproducers, []string{"r3.txt"}) {
 		t.Errorf("whole program: %+v", r)
+	}
+}
+
+// A cell's rate is its instructions over its seconds, in the JSON summary.
+func TestCellRate(t *testing.T) {
+	t.Parallel()
+	c := &Cell{Instructions: 3_000_000}
+	c.SetSeconds(2)
+	if c.InstrPerSecond != 1_500_000 {
+		t.Errorf("rate %v, want 1500000", c.InstrPerSecond)
+	}
+	b, err := json.Marshal(c)
+	if err != nil || !strings.Contains(string(b), `"instructions_per_second":1500000`) {
+		t.Errorf("JSON %s (%v) lacks the rate", b, err)
 	}
 }

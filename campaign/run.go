@@ -213,7 +213,7 @@ func (w *Worker) RunCells(cfg Config, cells []*Cell, sink Sink) {
 			total -= d
 		}
 		for i, l := range lives {
-			l.c.Seconds = (total + checking[i]).Seconds()
+			l.c.SetSeconds((total + checking[i]).Seconds())
 		}
 	}()
 	stop := make(chan struct{})

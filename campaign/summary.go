@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -55,6 +56,9 @@ type Cell struct {
 	Failed        int            `json:"failed_programs"`
 	Saved         []string       `json:"reproducers,omitempty"`
 	Seconds       float64        `json:"seconds"`
+	// InstrPerSecond is Instructions / Seconds: the cell's rate of judged
+	// instructions on the one worker that ran it (SetSeconds).
+	InstrPerSecond float64 `json:"instructions_per_second,omitempty"`
 
 	// Unexpressed are the target's patterns the mix leaves out
 	// (Mix.LeftOut): unsupported rather than failed, UnexpressedWhy says
@@ -200,6 +204,15 @@ func (c *Cell) Add(p Produced, res *harness.Result, path string) {
 		c.Failed++
 	}
 	c.countPatterns(p.Prog, res, !res.Clean(), path)
+}
+
+// SetSeconds sets the time the cell took and its rate.
+func (c *Cell) SetSeconds(s float64) {
+	c.Seconds = s
+	c.InstrPerSecond = 0
+	if s > 0 {
+		c.InstrPerSecond = math.Round(float64(c.Instructions) / s)
+	}
 }
 
 // Finish sets the cell's status and verdicts once its last program is in.

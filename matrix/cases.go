@@ -14,6 +14,7 @@ import (
 	"github.com/sfconform/sfconform/deviation"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/internal/outfile"
 	"github.com/sfconform/sfconform/producer"
 )
 
@@ -76,7 +77,7 @@ func SaveCases(dir string, rep *Report) (*Cases, error) {
 		if err != nil {
 			return "", fmt.Errorf("%s %s: %w", c, b, err)
 		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := outfile.Write(path, data); err != nil {
 			return "", err
 		}
 		cs.Files++

@@ -37,7 +37,8 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 	programs := fs.Int("programs", 1000, "programs per target")
 	prodName := fs.String("producer", "builtin-v3", "producer whose SFrame version selects the patterns")
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
-	seed := fs.Int64("seed", 1, "first seed")
+	var seedArg seedFlag
+	fs.Var(&seedArg, "seed", "first seed, an integer (default 1)")
 	paths := fs.Int("paths", gen.DefaultPaths, "runs per program")
 	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
 		return parseExit(err)
@@ -46,6 +47,8 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sfconform coverage:", err)
 		return exitSetup
 	}
+	seed := new(int64)
+	*seed = seedArg.or(1)
 	ts, err := parseTargets(*targets)
 	if err != nil {
 		return fail(err)

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/internal/outfile"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -129,7 +129,7 @@ func writeJUnit(path string, s *summary) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+	return outfile.Write(path, append([]byte(xml.Header), append(b, '\n')...))
 }
 
 // writeReports writes the reports a run or a merge asks for.

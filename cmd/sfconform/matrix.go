@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/deviation"
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/internal/outfile"
 	"github.com/sfconform/sfconform/matrix"
 	"github.com/sfconform/sfconform/producer"
 )
@@ -23,7 +25,9 @@ func init() {
 	register("matrix", "run every target x producer x consumer x pattern and write docs/matrix.md", cmdMatrix)
 }
 
-const matrixUsage = `usage: sfconform matrix [flags]
+const matrixUsage = `usage: sfconform matrix [--targets LIST] [--producer LIST] [--consumer LIST] [--patterns LIST]
+                        [--programs N] [--seed N] [-j N] [--deviations FILE] [-q]
+                        [--out FILE] [--cases DIR]
 
 Runs the whole matrix: for every target, producer and pattern, --programs
 programs (seeds --seed, --seed+1, ...), each checked at every executed
@@ -37,6 +41,11 @@ programs, instructions, verdict counts, expected deviations with their
 findings, unsupported cells with the reason, the exact versions, and each
 failure with its stored case (one per cell, pattern and verdict, in
 --cases; a case replays with sfconform run --replay).
+
+docs/matrix.md and docs/matrix/cases are committed: matrix overwrites them
+only when --out and --cases name them on the command line (make matrix
+does); without the flags and with them in place, it refuses before
+running. Output places are checked before the run starts.
 
 Exit status: 0 when every cell is clean, unsupported or expected; 1 when
 something failed unexpectedly or an expected deviation went stale (its
@@ -53,7 +62,8 @@ const (
 func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("matrix", matrixUsage, stderr)
 	programs := fs.Int("programs", defaultMatrixPrograms, "programs per target x producer x pattern")
-	seed := fs.Int64("seed", defaultMatrixSeed, "first seed")
+	var seed seedFlag
+	fs.Var(&seed, "seed", "first seed, an integer (default "+strconv.Itoa(defaultMatrixSeed)+")")
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	producers := fs.String("producer", "all", "comma-separated producers, or all (every provisioned one that needs no argument)")
 	consumers := fs.String("consumer", "all", "comma-separated consumers, or all (every provisioned one that needs no argument, with the variants its registry entry names)")
@@ -73,7 +83,10 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	if *programs < 1 || *workers < 1 {
 		return fail(errors.New("--programs and -j must be at least 1"))
 	}
-	cfg := matrix.Config{Programs: *programs, Seed: *seed, Workers: *workers}
+	if err := checkMatrixOutputs(fs, *out, *cases); err != nil {
+		return fail(err)
+	}
+	cfg := matrix.Config{Programs: *programs, Seed: seed.or(defaultMatrixSeed), Workers: *workers}
 	var err error
 	if cfg.Targets, err = parseTargets(*targets); err != nil {
 		return fail(err)
@@ -128,7 +141,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out == "-" {
 		stdout.Write(buf.Bytes())
-	} else if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	} else if err := outfile.Write(*out, buf.Bytes()); err != nil {
 		return fail(err)
 	}
 	code := exitOK
@@ -154,9 +167,13 @@ func allOr[T interface{ Name() string }](s string, all func() []string, mk func(
 	return splitNames(s, mk)
 }
 
+// makeMatrixArgs are the arguments make matrix passes: naming the
+// committed files is what lets matrix overwrite them.
+const makeMatrixArgs = "--out docs/matrix.md --cases docs/matrix/cases"
+
 // matrixCommand is how docs/matrix.md says it was made.
 func matrixCommand(args []string) string {
-	if len(args) == 0 {
+	if a := strings.Join(args, " "); a == "" || a == makeMatrixArgs {
 		return "make matrix"
 	}
 	q := make([]string, len(args))
@@ -175,4 +192,29 @@ func relPath(base, p string) string {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(r)
+}
+
+// checkMatrixOutputs refuses, before the run, to overwrite the committed
+// matrix (docs/matrix.md, docs/matrix/cases) unless the command line names
+// it, and checks that the places can be written.
+func checkMatrixOutputs(fs *flag.FlagSet, out, cases string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if out != "-" {
+		if _, err := os.Stat(out); err == nil && !given["out"] {
+			return fmt.Errorf("%s exists: pass --out %s to overwrite it (make matrix does), or --out FILE or --out - for another place", out, out)
+		}
+		if err := outfile.File("--out", out); err != nil {
+			return err
+		}
+	}
+	if cases != "" {
+		if ents, err := os.ReadDir(cases); err == nil && len(ents) > 0 && !given["cases"] {
+			return fmt.Errorf("%s holds stored cases, which matrix empties first: pass --cases %s to replace them (make matrix does), or --cases DIR or --cases '' for none", cases, cases)
+		}
+		if err := outfile.Dir("--cases", cases); err != nil {
+			return err
+		}
+	}
+	return nil
 }

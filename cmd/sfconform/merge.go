@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sfconform/sfconform/corpus"
+	"github.com/sfconform/sfconform/internal/outfile"
 	"github.com/sfconform/sfconform/verdict"
 )
 
@@ -51,6 +52,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "sfconform merge:", err)
 		return exitSetup
+	}
+	if err := checkOutputs(*out, *junit, *html); err != nil {
+		return fail(err)
 	}
 	var shards []loadedSummary
 	for _, f := range files {
@@ -269,7 +273,7 @@ func addCell(m, c *cell) {
 	m.Failed += c.Failed
 	m.Warned += c.Warned
 	m.ToolFailed += c.ToolFailed
-	m.Seconds += c.Seconds
+	m.SetSeconds(m.Seconds + c.Seconds)
 	m.Saved = append(m.Saved, c.Saved...)
 	for _, v := range slices.Sorted(maps.Keys(c.Verdicts)) {
 		m.Verdicts[v] += c.Verdicts[v]
@@ -381,7 +385,7 @@ func copyReproducer(dir, path, out string, copied map[string]string) (string, er
 			return "", fmt.Errorf("reproducer %s: %w", path, err)
 		}
 		np = filepath.Join(out, filepath.Base(src))
-		if err := os.WriteFile(np, b, 0o644); err != nil {
+		if err := outfile.Write(np, b); err != nil {
 			return "", err
 		}
 	}

@@ -96,14 +96,14 @@ func cmdRepro(args []string, stdout, stderr io.Writer) int {
 
 // replayCase is 'sfconform run --replay FILE': repro with the consumer the
 // case records, or else the first of consumers.
-func replayCase(path, consumers string, w, stderr io.Writer) int {
+func replayCase(path, consumers string, trust bool, w, stderr io.Writer) int {
 	first, _, _ := strings.Cut(consumers, ",")
 	c, err := corpus.Load(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "sfconform repro:", err)
 		return exitSetup
 	}
-	opt := repro.Options{}
+	opt := repro.Options{Consent: repro.Consent{Given: strings.Split(consumers, ","), Trust: trust}}
 	if c.Consumer == "" {
 		opt.Consumer = first
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -32,9 +31,12 @@ const (
 	defaultBatch = 64
 )
 
-const runUsage = `usage: sfconform run [flags]
+const runUsage = `usage: sfconform run [--targets LIST] [--producer LIST] [--consumer LIST] [--patterns LIST]
+                     [--programs N] [--paths N] [--seed N] [--batch N] [-j N] [--shard I/N]
+                     [--out DIR] [--json] [--junit FILE] [--html DIR] [--cbf-stats] [-q]
+                     [--no-minimize] [--minimize-attempts N] [--minimize-time D]
        sfconform run --list
-       sfconform run --replay FILE
+       sfconform run --replay FILE [--consumer NAME] [--trust-exec]
 
 Generates programs for each target, has each producer make their SFrame
 section, runs them on the emulator and at every executed instruction
@@ -54,11 +56,24 @@ counts the steps where they differ, "equiv" those of them where the frames
 that row gives (this frame's CFA, the caller's PC, SP and FP) match the
 machine. The "version" column names the exact Debian packages the cell ran.
 
+A consumer named exec:COMMAND is any program speaking the unwind protocol
+(docs/consumer-protocol.md) on its standard input and output, started with
+/bin/sh -c COMMAND (COMMAND cannot contain a comma). Each batch of up to
+256 steps must be answered within 10s (SFCONFORM_CONSUMER_TIMEOUT), a line
+may be at most 1 MiB; a consumer that breaks the protocol, crashes or
+hangs fails its batch (every step ERROR, with what it printed), is killed
+and started again, and after 5 failed batches in a row is given up on for
+the cell. --replay runs the exec: command a reproducer names only when
+--consumer names the same command or --trust-exec is given.
+
 Program i of a cell uses seed S+i, S being --seed (default: from the
 clock, printed on stderr). --shard i/n checks the i-th of n parts of them
 (blocks of --batch programs dealt out in turn); 'sfconform merge' joins
 the n JSON summaries. --html DIR and --junit FILE also write the reports.
-Exit status: 0 all clean, 1 failures, 2 bad usage or setup.
+Output places (--out, --junit, --html) are checked before the run starts.
+Exit status: 0 all clean, 1 failures, 2 bad usage or setup, a failure that
+could not be saved as a reproducer, or nothing checked (every cell
+unsupported).
 `
 
 // runConfig is what the run flags select.
@@ -97,7 +112,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	producers := fs.String("producer", defaultProducers, "comma-separated producers (see --list)")
 	consumers := fs.String("consumer", defaultConsumers, "comma-separated consumers (see --list)")
-	seedText := fs.String("seed", "", "first seed, any integer (default: from the clock)")
+	var seed seedFlag
+	fs.Var(&seed, "seed", "first seed, an integer (default: from the clock, printed on stderr)")
+	trust := fs.Bool("trust-exec", false, "with --replay: run the exec: command the reproducer names")
 	fs.StringVar(&cfg.out, "out", "failures", "directory for failure reproducers")
 	fs.IntVar(&cfg.workers, "j", runtime.NumCPU(), "parallel workers (one emulator each)")
 	fs.IntVar(&cfg.batch, "batch", defaultBatch, "programs a toolchain producer assembles and links at once")
@@ -132,16 +149,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return listPlugins(stdout)
 	}
 	if *replay != "" {
-		return replayCase(*replay, *consumers, stdout, stderr)
+		return replayCase(*replay, *consumers, *trust, stdout, stderr)
 	}
 	if cfg.targets, err = parseTargets(*targets); err != nil {
 		return fail(err)
 	}
-	if *seedText == "" {
-		cfg.seed = time.Now().UnixNano() & 0x7fffffff
-	} else if cfg.seed, err = strconv.ParseInt(*seedText, 0, 64); err != nil {
-		return fail(fmt.Errorf("--seed %q: not an integer", *seedText))
-	}
+	cfg.seed = seed.or(time.Now().UnixNano() & 0x7fffffff)
 	if *patterns != "" {
 		cfg.patterns = strings.Split(*patterns, ",")
 		for _, p := range cfg.patterns {
@@ -161,6 +174,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
+	if err := checkOutputs(cfg.out, cfg.junit, cfg.html); err != nil {
+		return fail(err)
+	}
 	fmt.Fprintf(stderr, "sfconform run: seed %d, %d programs x %d paths per cell, producers %s, consumers %s\n",
 		cfg.seed, cfg.programs, cfg.paths, strings.Join(cfg.producers, ","), strings.Join(cfg.consumers, ","))
 	if cfg.shard.Count > 0 {
@@ -170,7 +186,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		cfg.progress = newProgress(stderr, isTerminal(stderr), time.Now, len(cfg.targets)*len(cfg.producers)*len(cfg.consumers),
 			len(cfg.shard.Seeds(cfg.seed, cfg.programs, cfg.batch)))
 	}
-	cells := runCells(cfg, stderr)
+	cells, unsaved := runCells(cfg, stderr)
 	if cfg.progress != nil {
 		cfg.progress.finish()
 	}
@@ -193,7 +209,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		printCBFFigure(stdout, cfg)
 	}
 	code := exitOK
+	checked := false
 	for _, c := range cells {
+		checked = checked || c.Status != "unsupported"
 		switch c.Status {
 		case "error":
 			fmt.Fprintf(stderr, "%s %s x %s: setup error: %v\n", c.Target, c.Producer, c.Consumer, c.Err)
@@ -208,6 +226,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr, "saved", p)
 			}
 		}
+	}
+	if !checked {
+		fmt.Fprintln(stderr, "sfconform run: nothing was checked: every cell is unsupported (see the reasons above, and --list)")
+		code = exitSetup
+	}
+	if unsaved > 0 {
+		fmt.Fprintf(stderr, "sfconform run: %d failing program(s) could not be saved as reproducers under %s (see the errors above)\n", unsaved, cfg.out)
+		code = exitSetup
 	}
 	return code
 }

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/internal/outfile"
 )
 
 // The types of the summary 'run --json' writes and 'merge' reads: the
@@ -24,7 +26,7 @@ type (
 
 // runCells runs the cells of every target x producer x consumer with the
 // campaign package's workers, each with one emulator per target it meets.
-func runCells(cfg runConfig, stderr io.Writer) []*cell {
+func runCells(cfg runConfig, stderr io.Writer) ([]*cell, int64) {
 	var cells []*cell
 	for _, t := range cfg.targets {
 		for _, p := range cfg.producers {
@@ -33,6 +35,7 @@ func runCells(cfg runConfig, stderr io.Writer) []*cell {
 			}
 		}
 	}
+	sink := &runSink{cfg: cfg, stderr: stderr}
 	campaign.Run(campaign.Config{
 		Seeds:    cfg.shard.Seeds(cfg.seed, cfg.programs, cfg.batch),
 		Paths:    cfg.paths,
@@ -40,8 +43,8 @@ func runCells(cfg runConfig, stderr io.Writer) []*cell {
 		Patterns: cfg.patterns,
 		Workers:  cfg.workers,
 		Checker:  func() harness.Options { return harness.Options{Backtraces: cfg.backtraces.forWorker()} },
-	}, cells, &runSink{cfg: cfg, stderr: stderr})
-	return cells
+	}, cells, sink)
+	return cells, sink.unsaved.Load()
 }
 
 // runSink is what run does with each checked program: count it in the
@@ -50,6 +53,9 @@ type runSink struct {
 	cfg    runConfig
 	stderr io.Writer
 	mu     sync.Mutex
+	// unsaved counts the failures no reproducer could be written for:
+	// the run exits 2 at the end when there are any.
+	unsaved atomic.Int64
 }
 
 func (s *runSink) report(format string, args ...any) {
@@ -68,6 +74,8 @@ func (s *runSink) Program(k *campaign.Checked) string {
 		// The tools failed on this program: kept with its assembly.
 		path, err := saveToolFailure(s.cfg.out, c, p)
 		if err != nil {
+			s.unsaved.Add(1)
+			fmt.Fprintf(s.stderr, "%s seed %d: saving the producer's failure: %v\n", c.Name(), p.Seed, err)
 			path = ""
 		}
 		if s.cfg.progress != nil {
@@ -84,6 +92,7 @@ func (s *runSink) Program(k *campaign.Checked) string {
 	}
 	path, err := saveFailure(s.cfg, k, s.report)
 	if err != nil {
+		s.unsaved.Add(1)
 		fmt.Fprintf(s.stderr, "%s seed %d: saving the failure: %v\n", c.Name(), p.Seed, err)
 		path = ""
 	}
@@ -109,5 +118,5 @@ func saveToolFailure(dir string, c *cell, p campaign.Produced) (string, error) {
 	path := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d-producer.txt", c.Target, strings.NewReplacer("/", "_", ":", "_").Replace(c.Producer), p.Seed))
 	text := fmt.Sprintf("target %s, producer %s, seed %d: the producer made no image\n\n%v\n\n--- the program's assembly ---\n%s",
 		c.Target, c.Producer, p.Seed, p.Err, p.Prog.Assembly())
-	return path, os.WriteFile(path, []byte(text), 0o644)
+	return path, outfile.Write(path, []byte(text))
 }

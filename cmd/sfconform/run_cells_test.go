@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestRunCellsTable(t *testing.T) {
 	cfg := runConfig{programs: 6, batch: 4, workers: 2, quiet: true, out: t.TempDir(), seed: 3,
 		targets: []target.Target{target.X86_64}, producers: []string{"builtin-v2", "builtin-v3"}, consumers: []string{"builtin", "llvm-readobj-23"}}
 	var stderr bytes.Buffer
-	cells := runCells(cfg, &stderr)
+	cells, _ := runCells(cfg, &stderr)
 	if len(cells) != 4 {
 		t.Fatalf("%d cells", len(cells))
 	}
@@ -90,5 +91,76 @@ func TestRunSinkSavesOnTheWorkersChecker(t *testing.T) {
 	}
 	if chk.Check(bad, cons); stats.Backtraces == counted {
 		t.Error("the worker's checker no longer counts the cell's backtraces")
+	}
+}
+
+// A failure that cannot be saved is counted, so that run exits 2 at the
+// end instead of losing it quietly.
+func TestRunSinkCountsUnsavedFailures(t *testing.T) {
+	t.Parallel()
+	abi := target.X86_64
+	c := campaign.NewCell(abi, "builtin-v3", "builtin")
+	_, prog, err := campaign.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fdes := prog.FDEs()
+	for i := range fdes {
+		if fdes[i].Start == prog.Funcs[1].Addr {
+			fdes[i].Rows[0].CFA.Offset += target.WordSize
+		}
+	}
+	bad, err := producer.BuiltinFrom(prog, 3, fdes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk, err := harness.New(abi, harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chk.Close()
+	cons := consumer.NewBuiltin()
+	res := chk.Check(bad, cons)
+	if res.Clean() {
+		t.Fatal("the broken table conforms")
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	s := &runSink{cfg: runConfig{quiet: true, out: filepath.Join(file, "failures"), minimize: minimizeConfig{off: true}}, stderr: &stderr}
+	if path := s.Program(&campaign.Checked{Cell: c, Program: campaign.Produced{Seed: 21, Img: bad, Prog: prog}, Result: res, Checker: chk, Consumer: cons}); path != "" {
+		t.Fatalf("saved %q under a file", path)
+	}
+	if got := s.unsaved.Load(); got != 1 || !strings.Contains(stderr.String(), "saving the failure") {
+		t.Errorf("unsaved = %d, stderr %q: want 1 and the error", got, stderr.String())
+	}
+}
+
+// Output places are checked before anything runs, and a run in which
+// every cell is unsupported is not green.
+func TestRunRefusesBeforeRunningAndNothingChecked(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := cmdRun([]string{"-q", "--programs", "1", "--targets", "x86-64", "--out", filepath.Join(file, "f")}, &out, &errOut)
+	if code != exitSetup || !strings.Contains(errOut.String(), "--out") || strings.Contains(errOut.String(), "seed ") {
+		t.Errorf("an --out under a file: exit %d, stderr %q: want 2 before the run starts", code, errOut.String())
+	}
+	errOut.Reset()
+	code = cmdRun([]string{"-q", "--programs", "1", "--targets", "x86-64", "--junit", t.TempDir()}, &out, &errOut)
+	if code != exitSetup || !strings.Contains(errOut.String(), "is a directory") {
+		t.Errorf("a directory as --junit: exit %d, stderr %q", code, errOut.String())
+	}
+	// builtin-v2 on s390x with a pattern v2 cannot express alone: every
+	// cell unsupported.
+	errOut.Reset()
+	code = cmdRun([]string{"-q", "--programs", "1", "--targets", "x86-64", "--producer", "builtin-v2", "--patterns", "signal", "--out", t.TempDir()}, &out, &errOut)
+	if code != exitSetup || !strings.Contains(errOut.String(), "nothing was checked") {
+		t.Errorf("every cell unsupported: exit %d, stderr %q; want 2 and \"nothing was checked\"", code, errOut.String())
 	}
 }

@@ -109,7 +109,7 @@ func TestReplay(t *testing.T) {
 	t.Parallel()
 	path, good := failingCase(t, target.AArch64BE)
 	var out bytes.Buffer
-	if code := replayCase(path, "builtin", &out, io.Discard); code != exitFailure {
+	if code := replayCase(path, "builtin", false, &out, io.Discard); code != exitFailure {
 		t.Fatalf("replaying a failing case: exit %d\n%s", code, out.String())
 	}
 	if s := out.String(); !strings.Contains(s, "now:") || !strings.Contains(s, "WRONG") || !strings.Contains(s, "expected") {
@@ -127,7 +127,7 @@ func TestReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if code := replayCase(fixed, "builtin", &out, io.Discard); code != exitOK || !strings.Contains(out.String(), "no longer reproduces") {
+	if code := replayCase(fixed, "builtin", false, &out, io.Discard); code != exitOK || !strings.Contains(out.String(), "no longer reproduces") {
 		t.Fatalf("replaying a fixed case: exit %d\n%s", code, out.String())
 	}
 
@@ -135,10 +135,10 @@ func TestReplay(t *testing.T) {
 	raw, _ := os.ReadFile(path)
 	corrupt := filepath.Join(t.TempDir(), "corrupt.json")
 	os.WriteFile(corrupt, raw[:len(raw)/3], 0o644)
-	if code := replayCase(corrupt, "builtin", &out, io.Discard); code != exitSetup {
+	if code := replayCase(corrupt, "builtin", false, &out, io.Discard); code != exitSetup {
 		t.Fatalf("corrupt case: exit %d", code)
 	}
-	if code := replayCase(filepath.Join(t.TempDir(), "missing.json"), "builtin", &out, io.Discard); code != exitSetup {
+	if code := replayCase(filepath.Join(t.TempDir(), "missing.json"), "builtin", false, &out, io.Discard); code != exitSetup {
 		t.Fatalf("missing case: exit %d", code)
 	}
 }
