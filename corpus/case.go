@@ -15,6 +15,7 @@ import (
 
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/internal/outfile"
 	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
@@ -575,25 +576,5 @@ func WriteFile(path string, c *Case) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return outfile.Write(path, append(b, '\n'))
 }

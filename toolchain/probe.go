@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sfconform/sfconform/internal/outfile"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -150,11 +151,7 @@ func writeProbeCache(path, stamp string, r probeResult) error {
 	}
 	content := fmt.Sprintf("stamp=%s\nversion=%d\nreason=%s\n", stamp, r.version,
 		strings.ReplaceAll(r.reason, "\n", " "))
-	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return outfile.Write(path, []byte(content))
 }
 
 // measureSFrameVersion assembles probeSource with and without --gsframe.
