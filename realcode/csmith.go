@@ -10,8 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/disasm"
 	"github.com/sfconform/sfconform/emu"
@@ -217,7 +219,10 @@ type CsmithOptions struct {
 	// CFile, when set, is the program for every seed instead of Csmith's
 	// (a reducer's candidate: the seed only names it).
 	CFile    string
-	Progress func(string)
+	Progress func(string) // called from one goroutine at a time
+	// Workers run seeds in parallel, each with its own emulators
+	// (campaign.Each); 0: one.
+	Workers int
 }
 
 // Program is one Csmith program built one way and run.
@@ -317,92 +322,124 @@ func RunCsmith(opt CsmithOptions) ([]*Program, error) {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
+	type seedRun struct {
+		out []*Program
+		err error
+	}
+	runs := make([]seedRun, len(opt.Seeds))
+	var mu sync.Mutex
+	var progress func(string)
+	if opt.Progress != nil {
+		progress = func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			opt.Progress(line)
+		}
+	}
+	jobs := make([]int, len(opt.Seeds))
+	for i := range jobs {
+		jobs[i] = i
+	}
 	// Enough failures kept to find the first one past the outermost
 	// frame, which a table without the outermost mark fails at first.
-	pool := harness.NewPool(harness.Options{Budget: budget, MaxFailures: 64})
-	defer pool.Close()
+	campaign.Each(opt.Workers, func() harness.Options { return harness.Options{Budget: budget, MaxFailures: 64} }, jobs,
+		func(w *campaign.Worker, i int) {
+			runs[i].out, runs[i].err = csmithSeed(w, opt.Seeds[i], opt, dir, targets, opts, conss, progress)
+		})
 	var out []*Program
-	for _, seed := range opt.Seeds {
-		sdir := filepath.Join(dir, fmt.Sprintf("seed%d", seed))
-		if err := os.MkdirAll(sdir, 0o755); err != nil {
+	for _, r := range runs {
+		out = append(out, r.out...)
+		if r.err != nil {
+			return out, r.err
+		}
+	}
+	return out, nil
+}
+
+// csmithSeed generates (or copies), builds and runs one seed's program for
+// every target, optimisation and assembler, on w's emulators.
+func csmithSeed(w *campaign.Worker, seed uint64, opt CsmithOptions, dir string, targets []target.Target, opts, conss []string, progress func(string)) ([]*Program, error) {
+	var out []*Program
+	sdir := filepath.Join(dir, fmt.Sprintf("seed%d", seed))
+	if err := os.MkdirAll(sdir, 0o755); err != nil {
+		return out, err
+	}
+	src := opt.CFile
+	if src == "" {
+		var err error
+		if src, err = Generate(seed, sdir); err != nil {
 			return out, err
 		}
-		src := opt.CFile
-		if src == "" {
-			var err error
-			if src, err = Generate(seed, sdir); err != nil {
-				return out, err
-			}
-		} else {
-			data, err := os.ReadFile(src)
-			if err != nil {
-				return out, err
-			}
-			src = filepath.Join(sdir, "prog.c")
-			if err := os.WriteFile(src, data, 0o644); err != nil {
-				return out, err
-			}
+	} else {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return out, err
 		}
-		for _, tg := range targets {
-			cc, err := FindCompiler(tg)
+		src = filepath.Join(sdir, "prog.c")
+		if err := os.WriteFile(src, data, 0o644); err != nil {
+			return out, err
+		}
+	}
+	for _, tg := range targets {
+		cc, err := FindCompiler(tg)
+		if err != nil {
+			return out, err
+		}
+		asms, _, err := Assemblers(tg)
+		if err != nil {
+			return out, err
+		}
+		chk, err := w.Checker(tg)
+		if err != nil {
+			return out, err
+		}
+		for _, on := range opts {
+			o, err := FindOpt(on)
 			if err != nil {
 				return out, err
 			}
-			asms, _, err := Assemblers(tg)
-			if err != nil {
-				return out, err
-			}
-			chk, err := pool.Get(tg)
-			if err != nil {
-				return out, err
-			}
-			for _, on := range opts {
-				o, err := FindOpt(on)
-				if err != nil {
+			for _, a := range asms {
+				if len(opt.Assemblers) > 0 && !contains(opt.Assemblers, a.Name) {
+					continue
+				}
+				if a.AS.LD == "" {
+					// llvm-mc: no provisioned ld links its SFrame
+					// (finding 020); realcode's -r/-static/-pie
+					// outputs show that, a program would have no
+					// table to judge.
+					continue
+				}
+				bdir := filepath.Join(sdir, tg.Name(), o.Name, a.Name)
+				if err := os.MkdirAll(bdir, 0o755); err != nil {
 					return out, err
 				}
-				for _, a := range asms {
-					if len(opt.Assemblers) > 0 && !contains(opt.Assemblers, a.Name) {
-						continue
-					}
-					if a.AS.LD == "" {
-						// llvm-mc: no provisioned ld links its SFrame
-						// (finding 020); realcode's -r/-static/-pie
-						// outputs show that, a program would have no
-						// table to judge.
-						continue
-					}
-					bdir := filepath.Join(sdir, tg.Name(), o.Name, a.Name)
-					if err := os.MkdirAll(bdir, 0o755); err != nil {
-						return out, err
-					}
-					base := Program{Seed: seed, Target: tg, Opt: o.Name, Assembler: a.Name}
-					path, cmds, err := BuildProgram(cc, o, a, src, bdir)
-					for _, c := range cmds {
-						base.Commands = append(base.Commands, c.Line)
-					}
-					base.Path = path
-					if err == nil {
-						var img *image.Image
-						var insns int
-						if img, insns, err = LoadProgram(path, a.Name); err == nil {
-							out, err = runProgram(out, base, img, insns, conss, chk, opt.Progress)
-							if err != nil {
-								return out, err
-							}
-							continue
+				base := Program{Seed: seed, Target: tg, Opt: o.Name, Assembler: a.Name}
+				path, cmds, err := BuildProgram(cc, o, a, src, bdir)
+				for _, c := range cmds {
+					base.Commands = append(base.Commands, c.Line)
+				}
+				base.Path = path
+				if err == nil {
+					var img *image.Image
+					var insns int
+					if img, insns, err = LoadProgram(path, a.Name); err == nil {
+						out, err = runProgram(out, base, img, insns, conss, chk, progress)
+						if err != nil {
+							return out, err
 						}
+						continue
 					}
-					p := base
-					p.BuildErr = err
-					out = append(out, &p)
-					if opt.Progress != nil {
-						opt.Progress(p.Line())
-					}
+				}
+				p := base
+				p.BuildErr = err
+				out = append(out, &p)
+				if progress != nil {
+					progress(p.Line())
 				}
 			}
 		}
 	}
+
 	return out, nil
 }
 

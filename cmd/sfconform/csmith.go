@@ -40,7 +40,7 @@ func parseSeeds(s string) ([]uint64, error) {
 
 func cmdCsmith(args []string, stdout, stderr io.Writer) int {
 	head := "usage: sfconform csmith [--seeds LIST | --c FILE] [--targets LIST] [--opts LIST] [--assemblers LIST]\n" +
-		"                        [--consumer LIST] [--budget N] [--dir DIR] [--signature SIG] [-q]\n" +
+		"                        [--consumer LIST] [--budget N] [--dir DIR] [--signature SIG] [-j N] [-q]\n" +
 		"                        [--reduce N [--reduce-known] [--reduce-time D]]\n\n" +
 		"Generates C programs with Csmith (Debian's csmith, 'make setup' step 8), compiles each with\n" +
 		"Debian's gcc for each target and optimisation setting, assembles it with every provisioned\n" +
@@ -63,6 +63,7 @@ func cmdCsmith(args []string, stdout, stderr io.Writer) int {
 	cfile := fs.String("c", "", "run this C file instead of generating one")
 	sig := fs.String("signature", "", "exit 0 exactly when the first program's failure signature is this")
 	quiet := fs.Bool("q", false, "no line per program")
+	workers := fs.Int("j", 1, "seeds run in parallel (one emulator each); the lines then come in the order the programs finish")
 	reduce := fs.Int("reduce", 0, "reduce the C of up to this many failing programs with cvise (needs --dir)")
 	reduceKnown := fs.Bool("reduce-known", false, "with --reduce, reduce failures already triaged too (default: only new ones)")
 	reduceTime := fs.Duration("reduce-time", 20*time.Minute, "time limit of one reduction")
@@ -70,7 +71,7 @@ func cmdCsmith(args []string, stdout, stderr io.Writer) int {
 		return parseExit(err)
 	}
 	opt := realcode.CsmithOptions{Opts: splitFlag(*opts), Assemblers: splitFlag(*asms), Consumers: splitFlag(*conss),
-		Budget: *budget, Dir: *dir, CFile: *cfile}
+		Budget: *budget, Dir: *dir, CFile: *cfile, Workers: *workers}
 	var err error
 	if opt.Seeds, err = parseSeeds(*seeds); err != nil {
 		fmt.Fprintf(stderr, "sfconform csmith: %v\n", err)
