@@ -25,7 +25,10 @@ func htmlVerdicts() []string {
 
 // writeHTML writes the HTML report of a run's (or a merge's) summary into
 // dir: the matrix, then each saved failure replayed from its reproducer.
-func writeHTML(dir string, s *summary) (string, error) {
+// writeHTML writes the report of a run: the matrix, then one section per
+// failure signature of each cell (groupFailures), its first reproducer
+// replayed. consent is what the command line allows a replay to run.
+func writeHTML(dir string, s *summary, consent repro.Consent) (string, error) {
 	r := &html.Report{Title: "sfconform run", Verdicts: htmlVerdicts()}
 	line := fmt.Sprintf("seed %d, %d programs x %d paths per cell", s.Seed, s.Programs, s.Paths)
 	if s.Shard != nil {
@@ -35,7 +38,12 @@ func writeHTML(dir string, s *summary) (string, error) {
 		line += ", patterns " + strings.Join(s.PatternsAsked, ",")
 	}
 	r.Lines = append(r.Lines, line)
-	shown := detailed(s.Cells, maxHTMLFailures)
+	known := knownDeviations()
+	groups := map[*cell][]*failureGroup{}
+	for _, c := range s.Cells {
+		groups[c] = groupFailures(c, known)
+	}
+	shown := detailed(s.Cells, groups, maxHTMLFailures)
 	for _, c := range s.Cells {
 		hc := html.Cell{Target: c.Target, Producer: c.Producer, Consumer: c.Consumer, Status: c.Status, Reason: c.Reason,
 			Programs: c.Programs, Instructions: c.Instructions, Failed: c.Failed, Version: c.Packages}
@@ -44,24 +52,36 @@ func writeHTML(dir string, s *summary) (string, error) {
 				hc.Counts = append(hc.Counts, c.Verdicts[v])
 			}
 		}
-		for _, path := range c.Saved {
+		for _, g := range groups[c] {
+			label := fmt.Sprintf("#%d", len(hc.Links)+1)
+			if len(g.Paths) > 1 {
+				label += fmt.Sprintf(" (%d)", len(g.Paths))
+			}
+			path := g.Paths[0]
 			if !shown[path] {
 				why := "a program the producer made no image of: the file holds the tools' output and the assembly"
 				if strings.HasSuffix(path, ".json") {
-					why = fmt.Sprintf("beyond the %d failures the report works through: sfconform repro --html DIR %s", maxHTMLFailures, path)
+					why = fmt.Sprintf("%s; beyond the %d signatures the report works through: sfconform repro --html DIR %s", groupSummary(g), maxHTMLFailures, path)
 				}
 				r.Unshown = append(r.Unshown, html.Link{Text: path, Why: why})
-				hc.Links = append(hc.Links, html.Link{Text: "#" + fmt.Sprint(len(hc.Links)+1), Href: "#unshown"})
+				hc.Links = append(hc.Links, html.Link{Text: label, Href: "#unshown"})
 				continue
 			}
-			f, why := htmlFailure(path, len(r.Failures))
+			f, why := htmlFailure(path, len(r.Failures), consent)
 			if why != "" {
-				r.Unshown = append(r.Unshown, html.Link{Text: path, Why: why})
-				hc.Links = append(hc.Links, html.Link{Text: "#" + fmt.Sprint(len(hc.Links)+1), Href: "#unshown"})
+				r.Unshown = append(r.Unshown, html.Link{Text: path, Why: groupSummary(g) + "; " + why})
+				hc.Links = append(hc.Links, html.Link{Text: label, Href: "#unshown"})
 				continue
+			}
+			f.Facts = append(f.Facts, [2]string{"signature", g.Signature}, [2]string{"programs with it", fmt.Sprint(len(g.Paths))})
+			if g.Finding != "" {
+				f.Facts = append(f.Facts, [2]string{"known", g.Finding})
+			}
+			if len(g.Paths) > 1 {
+				f.Facts = append(f.Facts, [2]string{"the others", strings.Join(g.Paths[1:], " ")})
 			}
 			r.Failures = append(r.Failures, f)
-			hc.Links = append(hc.Links, html.Link{Text: fmt.Sprintf("#%d", len(hc.Links)+1), Href: "#" + f.ID})
+			hc.Links = append(hc.Links, html.Link{Text: label, Href: "#" + f.ID})
 		}
 		r.Matrix = append(r.Matrix, hc)
 		switch {
@@ -74,18 +94,19 @@ func writeHTML(dir string, s *summary) (string, error) {
 	return html.WriteFile(dir, "index.html", r)
 }
 
-// detailed picks the reproducers the report works through: at most n,
-// taken from the failing cells in turn (each cell's first, then each
-// one's second, ...), so that every failing cell shows some.
-func detailed(cells []*cell, n int) map[string]bool {
+// detailed picks the groups whose first reproducer the report works
+// through: at most n, taken from the failing cells in turn (each cell's
+// first signature, then each one's second, ...), so that every failing
+// cell shows some.
+func detailed(cells []*cell, groups map[*cell][]*failureGroup, n int) map[string]bool {
 	out := map[string]bool{}
 	for k := 0; len(out) < n; k++ {
 		more := false
 		for _, c := range cells {
 			var cases []string
-			for _, p := range c.Saved {
-				if strings.HasSuffix(p, ".json") {
-					cases = append(cases, p)
+			for _, g := range groups[c] {
+				if strings.HasSuffix(g.Paths[0], ".json") {
+					cases = append(cases, g.Paths[0])
 				}
 			}
 			if k < len(cases) && len(out) < n {
@@ -100,14 +121,23 @@ func detailed(cells []*cell, n int) map[string]bool {
 	return out
 }
 
+// groupSummary says how many programs share a group's signature.
+func groupSummary(g *failureGroup) string {
+	s := fmt.Sprintf("%d program(s) with %s", len(g.Paths), g.Signature)
+	if g.Finding != "" {
+		s += ", known: " + g.Finding
+	}
+	return s
+}
+
 // htmlFailure replays a reproducer for the report; why says why it shows
 // no detail.
-func htmlFailure(path string, index int) (html.Failure, string) {
+func htmlFailure(path string, index int, consent repro.Consent) (html.Failure, string) {
 	c, err := corpus.Load(path)
 	if err != nil {
 		return html.Failure{}, err.Error()
 	}
-	rp, err := repro.Run(c, repro.Options{})
+	rp, err := repro.Run(c, repro.Options{Consent: consent})
 	if err != nil {
 		return html.Failure{}, "replay: " + err.Error()
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
+	"github.com/sfconform/sfconform/deviation"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/internal/browser"
@@ -163,16 +165,17 @@ func TestRunHTMLInBrowser(t *testing.T) {
 	}
 	page := filepath.Join(html, "index.html")
 	b, _ := os.ReadFile(page)
-	if n := strings.Count(string(b), `class="failure"`); n != 2 {
-		t.Errorf("%d failures worked through, want 2", n)
+	// gas-2.44's two failing programs fail alike: one section, which
+	// says so.
+	if n := strings.Count(string(b), `class="failure"`); n != 1 {
+		t.Errorf("%d failures worked through, want 1 (one signature)", n)
 	}
-	for _, want := range []string{"unsupported", "x86-64</td><td>gas-2.44", `href="#failure-1"`} {
+	for _, want := range []string{"unsupported", "x86-64</td><td>gas-2.44", `href="#failure-0"`, "programs with it", "signature", "#1 (2)"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the page does not show %q", want)
 		}
 	}
 	checkInBrowser(t, chromium, page, "failing-step-0")
-	checkInBrowser(t, chromium, page, "failing-step-1")
 }
 
 // The report works through failures of every failing cell in turn, up to
@@ -185,7 +188,11 @@ func TestHTMLDetailsEveryFailingCell(t *testing.T) {
 		{Saved: []string{"b1.txt", "b2.json"}},
 		{Saved: []string{"c1.json", "c2.json"}},
 	}
-	got := detailed(cells, 5)
+	groups := map[*cell][]*failureGroup{}
+	for _, c := range cells {
+		groups[c] = groupFailures(c, nil)
+	}
+	got := detailed(cells, groups, 5)
 	want := []string{"a1.json", "b2.json", "c1.json", "a2.json", "c2.json"}
 	if len(got) != len(want) {
 		t.Fatalf("detailed %v, want %v", got, want)
@@ -195,7 +202,40 @@ func TestHTMLDetailsEveryFailingCell(t *testing.T) {
 			t.Errorf("detailed %v, want %v", got, want)
 		}
 	}
-	if n := len(detailed(cells, 100)); n != 7 {
+	if n := len(detailed(cells, groups, 100)); n != 7 {
 		t.Errorf("with room for all: %d detailed, want 7", n)
+	}
+}
+
+// Reproducers of one root cause are one group, with their count and the
+// finding an expected deviation names; another signature is another
+// group, and a producer's failure is one of its own.
+func TestFailuresGroupedBySignature(t *testing.T) {
+	t.Parallel()
+	a, b := failingCaseV2(t, target.X86_64), failingCaseV2(t, target.X86_64)
+	k, err := corpus.Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cell{Target: "x86-64", Producer: "builtin-v3", Consumer: "builtin", Saved: []string{a, "p.txt", b},
+		ByPattern: map[string]*campaign.PatternResult{"leaf": {Reproducers: []string{a, b}}}}
+	line := fmt.Sprintf("builtin-v3/builtin  x86-64  leaf  %s:%s  docs/findings/000-example.md\n", k.Verdict, k.Field)
+	known, err := deviation.Parse(strings.NewReader(line), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := groupFailures(c, known)
+	if len(gs) != 2 || len(gs[0].Paths) != 2 || len(gs[1].Paths) != 1 {
+		for _, g := range gs {
+			t.Logf("%d: %s", len(g.Paths), g.Signature)
+		}
+		t.Fatalf("%d groups, want the two copies together and the .txt alone", len(gs))
+	}
+	if gs[0].Finding != "docs/findings/000-example.md" || !strings.Contains(gs[0].Signature, "leaf") {
+		t.Errorf("group %+v: want the pattern in its signature and the finding named", gs[0])
+	}
+	text := strings.Join(groupLines(gs[0], 1), "\n")
+	if !strings.Contains(text, "2 program(s)") || !strings.Contains(text, "known: docs/findings/000-example.md") || !strings.Contains(text, "... and 1 more") {
+		t.Errorf("text lines:\n%s", text)
 	}
 }

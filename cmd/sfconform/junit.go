@@ -10,6 +10,7 @@ import (
 
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/internal/outfile"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -69,7 +70,9 @@ type junitMessage struct {
 // testcase "(whole program)".
 func junitReport(s *summary) junitSuites {
 	out := junitSuites{Name: "sfconform run"}
+	known := knownDeviations()
 	for _, c := range s.Cells {
+		groups := groupFailures(c, known)
 		js := junitSuite{Name: cellKey(c), Time: c.Seconds}
 		js.Properties = []junitProperty{{"seed", fmt.Sprint(s.Seed)}, {"programs", fmt.Sprint(c.Programs)}, {"instructions", fmt.Sprint(c.Instructions)}}
 		if s.Shard != nil {
@@ -102,10 +105,18 @@ func junitReport(s *summary) junitSuites {
 				jc.Skipped = &junitMessage{Message: fmt.Sprintf("not in the mix: %s", c.UnexpressedWhy)}
 				js.Skipped++
 			case r != nil && r.Failed > 0:
+				var lines []string
+				n := 0
+				for _, g := range groups {
+					if slices.ContainsFunc(g.Paths, func(path string) bool { return slices.Contains(r.Reproducers, path) }) {
+						lines = append(lines, groupLines(g, 5)...)
+						n++
+					}
+				}
 				jc.Failure = &junitMessage{
-					Message: fmt.Sprintf("%d of %d programs fail in a function of pattern %s", r.Failed, r.Programs, p),
+					Message: fmt.Sprintf("%d of %d programs fail in a function of pattern %s, %d signature(s)", r.Failed, r.Programs, p, n),
 					Type:    "conformance",
-					Text:    "reproducers (replay: sfconform repro FILE):\n" + strings.Join(r.Reproducers, "\n") + "\n",
+					Text:    "failures by signature (replay: sfconform repro FILE):\n" + strings.Join(lines, "\n") + "\n",
 				}
 				js.Failures++
 			case r != nil:
@@ -133,7 +144,7 @@ func writeJUnit(path string, s *summary) error {
 }
 
 // writeReports writes the reports a run or a merge asks for.
-func writeReports(s *summary, junit, html string, stderr io.Writer) error {
+func writeReports(s *summary, junit, html string, consent repro.Consent, stderr io.Writer) error {
 	if junit != "" {
 		if err := writeJUnit(junit, s); err != nil {
 			return fmt.Errorf("--junit: %w", err)
@@ -141,7 +152,7 @@ func writeReports(s *summary, junit, html string, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "wrote", junit)
 	}
 	if html != "" {
-		path, err := writeHTML(html, s)
+		path, err := writeHTML(html, s, consent)
 		if err != nil {
 			return fmt.Errorf("--html: %w", err)
 		}

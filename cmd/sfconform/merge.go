@@ -14,6 +14,7 @@ import (
 
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/internal/outfile"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/verdict"
 )
 
@@ -71,7 +72,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	for _, p := range problems {
 		fmt.Fprintln(stderr, "sfconform merge:", p)
 	}
-	if err := writeReports(merged, *junit, *html, stderr); err != nil {
+	// Shard summaries are files: an exec: consumer they name is not run
+	// again for the report (repro does, with consent).
+	if err := writeReports(merged, *junit, *html, repro.Consent{}, stderr); err != nil {
 		return fail(err)
 	}
 	if *asJSON {

@@ -14,6 +14,7 @@ import (
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -195,7 +196,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if cfg.shard.Count > 0 {
 		sum.Shard = &cfg.shard
 	}
-	if err := writeReports(&sum, cfg.junit, cfg.html, stderr); err != nil {
+	// The consumers were named on this command line: the report may
+	// replay their reproducers.
+	if err := writeReports(&sum, cfg.junit, cfg.html, repro.Consent{Given: cfg.consumers}, stderr); err != nil {
 		return fail(err)
 	}
 	if cfg.json {
