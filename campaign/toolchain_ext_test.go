@@ -10,6 +10,7 @@ import (
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
 )
@@ -60,7 +61,7 @@ func TestNoInfoCarriesTheWarning(t *testing.T) {
 			t.Errorf("seed %d: NOINFO at %s with warnings %v", p.Seed, f.Function, f.Warnings)
 		}
 		res.Failures = res.Failures[k:]
-		cs := harness.NewCase(harness.CaseInput{Img: p.Img, Prog: p.Prog, Seed: p.Seed, ConsumerName: "builtin", Res: res})
+		cs := repro.NewCase(repro.CaseInput{Img: p.Img, Prog: p.Prog, Seed: p.Seed, ConsumerName: "builtin", Res: res})
 		if !strings.Contains(cs.Detail, "the producer warned: as in f") || cs.Record == nil || cs.ReferenceRow == "" {
 			t.Errorf("seed %d: case detail %q, record %v, reference row %q", p.Seed, cs.Detail, cs.Record, cs.ReferenceRow)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/oracle"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
@@ -252,7 +253,7 @@ func aside(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string
 // moved file's code and section, and the stub. Its one function.
 func saveCase(dir string, img *image.Image, consName string, res *harness.Result) string {
 	img = merged(img)
-	cs := harness.NewCase(harness.CaseInput{Img: img, ConsumerName: consName, Res: res})
+	cs := repro.NewCase(repro.CaseInput{Img: img, ConsumerName: consName, Res: res})
 	if cs == nil {
 		return ""
 	}

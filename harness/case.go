@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/sfconform/sfconform/image"
-	"github.com/sfconform/sfconform/verdict"
 
 	"github.com/sfconform/sfconform/cbf"
 	"github.com/sfconform/sfconform/emu"
@@ -14,15 +13,6 @@ import (
 
 // CodeBase is where generated programs are laid out.
 const CodeBase = emu.CodeBase
-
-func firstInvalid(vs []verdict.Violation) verdict.Violation {
-	for _, v := range vs {
-		if !v.Warning {
-			return v
-		}
-	}
-	return verdict.Violation{}
-}
 
 // BacktraceCBF stores a backtrace's PCs in the Compact Backtrace Format:
 // frame 0 and a frame a signal interrupted (the one after a signal frame)

@@ -16,11 +16,9 @@
 // Making the images (producers, batches) and deciding which producer and
 // consumer meet is package campaign's, which runs its cells on Checkers.
 //
-// NewCase (reproducer.go) makes every reproducer, whoever saves it: the
-// failing step and its backtraces, the exact versions of the producer and
-// consumer, the standalone build commands (producer.BuildCommands), gen's
-// coordinates, the minimization (minimize.Result.Minimization) and the
-// machine state at the failing step.
+// Keeping a failure as a reproducer is package repro's (repro.NewCase);
+// this package gives it the failing row's text (RowAt) and the
+// backtraces in CBF (BacktraceCBF).
 //
 // The differential (CheckAgainst, Reference) compares a toolchain's table
 // with sfconform's own encoding of the same program, row against row at

@@ -16,6 +16,7 @@ import (
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/internal/outfile"
 	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/repro"
 )
 
 // CaseName is the file a blame's case is stored under:
@@ -181,7 +182,7 @@ func (s *Sample) Case(c Cell) *corpus.Case {
 	} else if s.Err != nil {
 		res.RunErr = s.Err
 	}
-	return harness.NewCase(harness.CaseInput{Img: s.Img, Prog: s.Prog, Seed: s.Seed, ConsumerName: c.Consumer, Res: res})
+	return repro.NewCase(repro.CaseInput{Img: s.Img, Prog: s.Prog, Seed: s.Seed, ConsumerName: c.Consumer, Res: res})
 }
 
 // NoImageText is what is kept of a program the producer made no image

@@ -12,6 +12,7 @@ import (
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/verdict"
 )
 
@@ -158,9 +159,9 @@ type Result struct {
 }
 
 // Minimization is what a reproducer records of the minimization
-// (harness.CaseInput.Minimization).
+// (repro.CaseInput.Minimization).
 func (m *Result) Minimization() *corpus.Minimization {
-	return &corpus.Minimization{Signature: m.Sig.String(), Original: harness.SizeOf(m.Original), Minimized: harness.SizeOf(m.Minimized),
+	return &corpus.Minimization{Signature: m.Sig.String(), Original: repro.SizeOf(m.Original), Minimized: repro.SizeOf(m.Minimized),
 		OriginalSteps: m.OriginalSteps, MinimizedSteps: m.MinimizedSteps, Attempts: m.Attempts,
 		Seconds: m.Elapsed.Seconds(), Stopped: m.Stopped}
 }

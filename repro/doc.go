@@ -1,5 +1,10 @@
 // Package repro makes, replays and writes up reproducers
-// (docs/reproducer-format.md), which harness.NewCase makes: Run replays a case with its recorded producer and
+// (docs/reproducer-format.md). NewCase (newcase.go) makes every reproducer,
+// whoever saves it (run, matrix, check, the suites): the failing step and
+// its backtraces, the exact versions of the producer and consumer, the
+// standalone build commands (producer.BuildCommands), gen's coordinates,
+// the minimization and the machine state at the failing step. Run replays
+// a case with its recorded producer and
 // consumer or others, the image made again from the regenerated program
 // when the producer changes; Report writes a case up for a maintainer in
 // Markdown, with the plain commands that show the defect without

@@ -72,7 +72,7 @@ func minimizedCase(t *testing.T, prodName string, tg target.Target, seed int64, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := harness.NewCase(harness.CaseInput{Img: m.Img, Prog: m.Prog, Seed: seed, Consumer: cons, Res: m.Res, Failure: m.Failure, Minimization: m.Minimization(), Checker: chk})
+	c := repro.NewCase(repro.CaseInput{Img: m.Img, Prog: m.Prog, Seed: seed, Consumer: cons, Res: m.Res, Failure: m.Failure, Minimization: m.Minimization(), Checker: chk})
 	path, err := corpus.Save(t.TempDir(), c)
 	if err != nil {
 		t.Fatal(err)

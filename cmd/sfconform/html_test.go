@@ -20,6 +20,7 @@ import (
 	"github.com/sfconform/sfconform/internal/browser"
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -51,7 +52,7 @@ func failingCaseV2(t *testing.T, abi target.Target) string {
 	if res.Clean() {
 		t.Fatal("the broken table conforms")
 	}
-	path, err := corpus.Save(t.TempDir(), harness.NewCase(harness.CaseInput{Img: bad, Prog: prog, Seed: 21, Consumer: cons, Res: res, Checker: chk}))
+	path, err := corpus.Save(t.TempDir(), repro.NewCase(repro.CaseInput{Img: bad, Prog: prog, Seed: 21, Consumer: cons, Res: res, Checker: chk}))
 	if err != nil {
 		t.Fatal(err)
 	}

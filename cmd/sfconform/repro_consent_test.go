@@ -14,6 +14,7 @@ import (
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/toolchain"
 )
@@ -52,7 +53,7 @@ func execCase(t *testing.T, command string) (string, string) {
 	if res.Clean() {
 		t.Fatal("the broken table conforms")
 	}
-	path, err := corpus.Save(t.TempDir(), harness.NewCase(harness.CaseInput{Img: bad, Prog: prog, Seed: 21, Consumer: cons, Res: res, Checker: chk}))
+	path, err := corpus.Save(t.TempDir(), repro.NewCase(repro.CaseInput{Img: bad, Prog: prog, Seed: 21, Consumer: cons, Res: res, Checker: chk}))
 	if err != nil {
 		t.Fatal(err)
 	}

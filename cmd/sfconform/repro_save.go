@@ -7,8 +7,8 @@ import (
 
 	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/corpus"
-	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/minimize"
+	"github.com/sfconform/sfconform/repro"
 )
 
 // minimizeConfig is what sfconform run does with a failing program before
@@ -35,7 +35,7 @@ func saveFailure(cfg runConfig, k *campaign.Checked, report func(string, ...any)
 	// The worker's checker, whose emulator is warm: the minimization's
 	// runs are not the cell's, nor counted in its --cbf-stats.
 	defer chk.SetBacktraces(chk.SetBacktraces(nil))
-	in := harness.CaseInput{Img: p.Img, Prog: p.Prog, Seed: p.Seed, Consumer: cons, Res: res, Checker: chk}
+	in := repro.CaseInput{Img: p.Img, Prog: p.Prog, Seed: p.Seed, Consumer: cons, Res: res, Checker: chk}
 	switch sig, err := minimize.SignatureOf(p.Img, res); {
 	case cfg.minimize.off:
 		in.Skipped = "--no-minimize"
@@ -54,11 +54,11 @@ func saveFailure(cfg runConfig, k *campaign.Checked, report func(string, ...any)
 			in.Skipped = err.Error()
 			break
 		}
-		in = harness.CaseInput{Img: m.Img, Prog: m.Prog, Seed: p.Seed, Consumer: cons, Res: m.Res, Failure: m.Failure, Minimization: m.Minimization(), Checker: chk}
+		in = repro.CaseInput{Img: m.Img, Prog: m.Prog, Seed: p.Seed, Consumer: cons, Res: m.Res, Failure: m.Failure, Minimization: m.Minimization(), Checker: chk}
 		report("minimized %s %s x %s seed %d: %v -> %v (%d attempts, %.2fs)\n", c.Target, c.Producer, c.Consumer, p.Seed,
 			m.Original, m.Minimized, m.Attempts, m.Elapsed.Seconds())
 	}
-	path, err := corpus.Save(cfg.out, harness.NewCase(in))
+	path, err := corpus.Save(cfg.out, repro.NewCase(in))
 	if err != nil {
 		return "", fmt.Errorf("saving the reproducer: %w", err)
 	}

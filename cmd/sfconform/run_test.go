@@ -11,6 +11,7 @@ import (
 
 	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/image"
+	"github.com/sfconform/sfconform/repro"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
@@ -98,7 +99,7 @@ func failingCase(t *testing.T, abi target.Target) (string, *image.Image) {
 	if res.Clean() {
 		t.Fatal("the broken table conforms")
 	}
-	path, err := corpus.Save(t.TempDir(), harness.NewCase(harness.CaseInput{Img: bad, Prog: prog, Seed: 21, ConsumerName: "builtin", Res: res}))
+	path, err := corpus.Save(t.TempDir(), repro.NewCase(repro.CaseInput{Img: bad, Prog: prog, Seed: 21, ConsumerName: "builtin", Res: res}))
 	if err != nil {
 		t.Fatal(err)
 	}

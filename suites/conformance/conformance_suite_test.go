@@ -10,6 +10,7 @@ import (
 	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/verdict"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -82,7 +83,7 @@ func Conform() types.GomegaMatcher {
 		if r.res.Clean() {
 			return true, nil
 		}
-		path, err := corpus.Save(failuresDir(), harness.NewCase(harness.CaseInput{Img: r.img, Prog: r.prog, Seed: r.seed, ConsumerName: r.cons, Res: r.res}))
+		path, err := corpus.Save(failuresDir(), repro.NewCase(repro.CaseInput{Img: r.img, Prog: r.prog, Seed: r.seed, ConsumerName: r.cons, Res: r.res}))
 		if err != nil {
 			path = "not saved: " + err.Error()
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/minimize"
 	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
 )
@@ -167,7 +168,7 @@ func curate(f finding) error {
 	if err != nil {
 		return err
 	}
-	c := harness.NewCase(harness.CaseInput{Img: m.Img, Prog: m.Prog, Seed: f.seed, Consumer: cons, Res: m.Res, Failure: m.Failure, Minimization: m.Minimization(), Checker: chk})
+	c := repro.NewCase(repro.CaseInput{Img: m.Img, Prog: m.Prog, Seed: f.seed, Consumer: cons, Res: m.Res, Failure: m.Failure, Minimization: m.Minimization(), Checker: chk})
 	c.Expect = &corpus.Expectation{Fails: true, Finding: f.finding, Note: f.note}
 	out := filepath.Join(dir, f.name+".json")
 	c.Replay = "sfconform repro " + out

@@ -1,9 +1,10 @@
-package harness
+package repro
 
 import (
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/verdict"
@@ -19,15 +20,15 @@ type CaseInput struct {
 	// one.
 	Consumer     consumer.Consumer
 	ConsumerName string
-	Res          *Result
+	Res          *harness.Result
 	// Failure is the failing step to record; nil: Res's first.
-	Failure *Failure
+	Failure *harness.Failure
 	// Minimization is what made Img and Prog smaller
 	// (minimize.Result.Minimization); nil: none, and Skipped says why.
 	Minimization *corpus.Minimization
 	Skipped      string
 	// Checker, when set, takes the machine state at the failing step.
-	Checker *Checker
+	Checker *harness.Checker
 }
 
 // NewCase makes the reproducer of a failure, the one place every
@@ -40,7 +41,7 @@ func NewCase(in CaseInput) *corpus.Case {
 	res := in.Res
 	if in.Failure != nil {
 		r := *res
-		r.Failures = []Failure{*in.Failure}
+		r.Failures = []harness.Failure{*in.Failure}
 		res = &r
 	}
 	name := in.ConsumerName
@@ -110,7 +111,7 @@ func GeneratorOf(p *gen.Program) *corpus.Generator {
 
 // newCase turns the first failure of a result into a reproducer's
 // judgement fields. prog may be nil (a replayed case has no program).
-func newCase(img *image.Image, prog *gen.Program, seed int64, consumerName string, res *Result) *corpus.Case {
+func newCase(img *image.Image, prog *gen.Program, seed int64, consumerName string, res *harness.Result) *corpus.Case {
 	c := &corpus.Case{Consumer: consumerName, Seed: seed, Frame: -1, Violations: res.Violations}
 	path := 0
 	if len(res.Failures) > 0 {
@@ -131,9 +132,9 @@ func newCase(img *image.Image, prog *gen.Program, seed int64, consumerName strin
 		c.Step, c.PC, c.Insn, c.Function = f.Step, corpus.Addr(f.PC), f.Insn, f.Function
 		c.Verdict, c.Frame, c.Field, c.Detail = f.Judgement.Verdict, f.Judgement.Frame, f.Judgement.Field, f.Judgement.Detail
 		c.Expected, c.Got = f.Expected, f.Got
-		c.ExpectedCBF = BacktraceCBF(f.Expected, false)
-		c.GotCBF = BacktraceCBF(f.Got, f.Err != nil)
-		c.Row = RowAt(img, f.PC)
+		c.ExpectedCBF = harness.BacktraceCBF(f.Expected, false)
+		c.GotCBF = harness.BacktraceCBF(f.Got, f.Err != nil)
+		c.Row = harness.RowAt(img, f.PC)
 		c.ReferenceRow = f.ReferenceRow
 		for _, w := range f.Warnings {
 			c.Detail += "; the producer warned: " + w.String()
@@ -146,4 +147,13 @@ func newCase(img *image.Image, prog *gen.Program, seed int64, consumerName strin
 		c.Step, c.Verdict, c.Detail = res.Steps, verdict.Error, "run stopped: "+res.RunErr.Error()
 	}
 	return c
+}
+
+func firstInvalid(vs []verdict.Violation) verdict.Violation {
+	for _, v := range vs {
+		if !v.Warning {
+			return v
+		}
+	}
+	return verdict.Violation{}
 }
