@@ -123,7 +123,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.json, "json", false, "write the summary as JSON on stdout instead of a table")
 	list := fs.Bool("list", false, "list producers and consumers and what each supports, then exit")
 	replay := fs.String("replay", "", "replay one saved failure file and report whether it still fails")
-	versions := fs.String("versions", "", "removed: the producer's name says the version (builtin-v2, builtin-v3)")
 	minimizeFlags(fs, &cfg.minimize)
 	shard := fs.String("shard", "", "check only part i of n of every cell's seeds (i/n, 1 <= i <= n); 'sfconform merge' joins the n summaries")
 	fs.StringVar(&cfg.junit, "junit", "", "also write a JUnit XML report to this file: a testcase per target x producer x consumer x pattern")
@@ -135,9 +134,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "sfconform run:", err)
 		return exitSetup
-	}
-	if *versions != "" {
-		return fail(errors.New("--versions is gone: name the producer instead, e.g. --producer builtin-v3"))
 	}
 	var err error
 	if cfg.producers, err = splitNames(*producers, producer.New); err != nil {

@@ -40,7 +40,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 				continue
 			}
 			f := m[1]
-			if strings.Contains(entry, "the former name of") || strings.Contains(entry, "removed:") {
+			if strings.Contains(entry, "the former name of") {
 				continue // an old spelling kept working, not advertised
 			}
 			if !regexp.MustCompile(`(^|[\s\[|(,])--?` + regexp.QuoteMeta(f) + `\b`).MatchString(head) {
