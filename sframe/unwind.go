@@ -102,10 +102,15 @@ func (f *Frame) exact(index int) bool { return index == 0 || f.Interrupted }
 //     without FREs (GNU as 2.47 writes one for a trampoline whose CFI it
 //     cannot express) is a trampoline, not an outermost frame.
 //
-// An Unwinder is safe for concurrent use; Backtrace allocates nothing when
-// dst has room for the frames.
+// An Unwinder is safe for concurrent use unless Rows is set; Backtrace
+// allocates nothing when dst has room for the frames (and, with Rows, once
+// the cache has seen the frames' PCs).
 type Unwinder struct {
 	Table *Table
+	// Rows, when set, looks the rows up instead of Table: a cache of the
+	// same table's lookups (see RowCache), which makes the Unwinder unsafe
+	// for concurrent use.
+	Rows *RowCache
 	// MaxFrames bounds a backtrace; 0 means DefaultMaxFrames.
 	MaxFrames int
 	// VABits is the virtual address width used to strip pointer
@@ -198,7 +203,12 @@ func (u *Unwinder) step(f *Frame, index int, regs *RegisterFile, mem Memory, ctx
 		// end of the calling function.
 		lookup--
 	}
-	if err := u.Table.findRow(lookup, &f.FDE, &f.Row); err != nil {
+	if u.Rows != nil {
+		err = u.Rows.findRow(lookup, &f.FDE, &f.Row)
+	} else {
+		err = u.Table.findRow(lookup, &f.FDE, &f.Row)
+	}
+	if err != nil {
 		return 0, 0, 0, &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf("looking up %#x", lookup), Err: err}
 	}
 	if f.Row.Signal {
