@@ -80,6 +80,18 @@ func (c *RowCache) FindRow(pc uint64) (Func, Row, error) {
 }
 
 func (c *RowCache) findRow(pc uint64, f *Func, r *Row) error {
+	e, err := c.entry(pc)
+	if err != nil {
+		return err
+	}
+	*f, *r = e.f, e.r
+	return e.err
+}
+
+// entry is pc's remembered lookup, made now if it is the first; err is
+// ErrCacheMismatch from a recheck, else nil (the lookup's own error is
+// e.err).
+func (c *RowCache) entry(pc uint64) (e *cacheEntry, err error) {
 	mask := len(c.slots) - 1
 	for i := c.hash(pc); ; i = (i + 1) & mask {
 		s := c.slots[i]
@@ -90,15 +102,15 @@ func (c *RowCache) findRow(pc uint64, f *Func, r *Row) error {
 			e := &c.entries[s.idx-1]
 			c.hits++
 			if c.due() {
-				return c.recheck(pc, e, f, r)
+				return e, c.recheck(pc, e)
 			}
-			*f, *r = e.f, e.r
-			return e.err
+			return e, nil
 		}
 	}
-	err := c.table.findRow(pc, f, r)
-	c.insert(pc, cacheEntry{*f, *r, err})
-	return err
+	var n cacheEntry
+	n.err = c.table.findRow(pc, &n.f, &n.r)
+	c.insert(pc, n)
+	return &c.entries[len(c.entries)-1], nil
 }
 
 // due reports whether this hit is one to look up again.
@@ -114,17 +126,19 @@ func (c *RowCache) due() bool {
 }
 
 // recheck looks pc up in the table again and compares with e.
-func (c *RowCache) recheck(pc uint64, e *cacheEntry, f *Func, r *Row) error {
-	err := c.table.findRow(pc, f, r)
-	same := *f == e.f && *r == e.r && (err == nil) == (e.err == nil)
+func (c *RowCache) recheck(pc uint64, e *cacheEntry) error {
+	var f Func
+	var r Row
+	err := c.table.findRow(pc, &f, &r)
+	same := f == e.f && r == e.r && (err == nil) == (e.err == nil)
 	if same && err != nil {
 		same = err.Error() == e.err.Error()
 	}
 	if !same {
 		return fmt.Errorf("%w: at %#x remembered function %#x row %+v (error %v), the table gives %#x row %+v (error %v)",
-			ErrCacheMismatch, pc, e.f.Start, e.r, e.err, f.Start, *r, err)
+			ErrCacheMismatch, pc, e.f.Start, e.r, e.err, f.Start, r, err)
 	}
-	return err
+	return nil
 }
 
 func (c *RowCache) hash(pc uint64) int { return int((pc * 0x9e3779b97f4a7c15) >> c.shift) }
