@@ -27,6 +27,7 @@ type Builtin struct {
 	table   *sframe.Table
 	loadErr error
 	u       sframe.Unwinder
+	rows    *sframe.RowCache
 	frames  []sframe.Frame
 }
 
@@ -60,7 +61,15 @@ func (b *Builtin) Load(img *image.Image) error {
 	if err != nil {
 		return fmt.Errorf("builtin: decoding the section: %w", err)
 	}
-	b.u = sframe.Unwinder{Table: t}
+	// A PC's function and row are a pure function of the image: the
+	// cache remembers them for this image only, looks every PC up in the
+	// table the first time and rechecks a sample of the later lookups.
+	if b.rows == nil {
+		b.rows = sframe.NewRowCache(t)
+	} else {
+		b.rows.Reset(t)
+	}
+	b.u = sframe.Unwinder{Table: t, Rows: b.rows}
 	return nil
 }
 

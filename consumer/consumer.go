@@ -14,7 +14,8 @@ import (
 
 // Step is one machine state to unwind from.
 //
-// Regs and Mem are valid only during the Unwind call that receives them: a
+// Regs, Mem and Snapshot are valid only during the Unwind call that
+// receives them (the harness reuses their memory for the next batch): a
 // consumer that keeps them must copy. For consumers that take batches
 // (BatchSize > 1), Snapshot holds the same registers and a copy of the
 // live stack, serialisable as it is; Regs and Mem then point into it. For

@@ -9,32 +9,6 @@ import (
 	uc "github.com/unicorn-engine/unicorn/bindings/go/unicorn"
 )
 
-// loopProgram is a two-instruction countdown loop per target; the count
-// goes in DWARF register reg.
-type loopProgram struct {
-	code []byte
-	reg  int
-}
-
-var loops = map[target.Target]loopProgram{
-	target.X86_64: {[]byte{
-		0x48, 0xff, 0xc9, // dec %rcx
-		0x75, 0xfb, // jne 0 (.-3)
-	}, 2},
-	target.AArch64: {[]byte{
-		0x00, 0x04, 0x00, 0xf1, // subs x0, x0, #1
-		0xe1, 0xff, 0xff, 0x54, // b.ne .-4
-	}, 0},
-	target.AArch64BE: {[]byte{
-		0x00, 0x04, 0x00, 0xf1, // subs x0, x0, #1
-		0xe1, 0xff, 0xff, 0x54, // b.ne .-4
-	}, 0},
-	target.S390X: {[]byte{
-		0xa7, 0x3b, 0x00, 0x01, // aghi %r3,1
-		0xa7, 0x27, 0xff, 0xfe, // brctg %r2,.-4
-	}, 2},
-}
-
 // callPrograms are a small position-independent function call: a frame is
 // set up, a leaf is called and returns, the frame is torn down; five
 // instructions run, and the run exits at the marked offset.
@@ -167,34 +141,16 @@ func runLoop(b *testing.B, m *Machine, onStep func(*Step) error) {
 // bareLoop runs the target's loop for about b.N instructions on a plain
 // Unicorn instance (no hooks of this package) with the given Go code hook.
 func bareLoop(b *testing.B, abi target.Target, hook func(u uc.Unicorn, addr uint64, size uint32)) {
-	t, _ := cpuOf(abi)
-	u, err := uc.NewUnicorn(t.arch, t.mode)
+	var cpu time.Duration
+	count, err := bareRun(abi, max(b.N/2, 1), hook, func() {
+		b.ResetTimer()
+		cpu = cpuTime()
+	}, func() {
+		cpu = cpuTime() - cpu
+		b.StopTimer()
+	})
 	if err != nil {
 		b.Fatal(err)
-	}
-	defer u.Close()
-	if abi == target.S390X {
-		u.RegWrite(uc.S390X_REG_PSWM, pswAMode64)
-	}
-	u.MemMap(CodeBase, CodeSize)
-	count := 0
-	if _, err := u.HookAdd(uc.HOOK_CODE, func(u uc.Unicorn, addr uint64, size uint32) {
-		count++
-		hook(u, addr, size)
-	}, 1, 0); err != nil {
-		b.Fatal(err)
-	}
-	l := loops[abi]
-	iters := max(b.N/2, 1)
-	u.MemWrite(CodeBase, l.code)
-	u.RegWrite(t.regs[l.reg], uint64(iters))
-	b.ResetTimer()
-	cpu := cpuTime()
-	err = u.Start(CodeBase, CodeBase+uint64(len(l.code)))
-	cpu = cpuTime() - cpu
-	b.StopTimer()
-	if err != nil || count != 2*iters {
-		b.Fatalf("%d hooks, %v", count, err)
 	}
 	perInstruction(b, count, cpu)
 }

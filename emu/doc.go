@@ -62,7 +62,10 @@
 // register (zero, then Run.Regs, SP = InitialSP, flags cleared) and zeroes
 // the part of the stack the previous run used (from 4 KiB below the lowest
 // SP it saw; the whole stack after a failed run). Zeroing 12 KiB costs
-// 0.2-0.6 us; a whole MiB, 13-55 us (BenchmarkStackReset).
+// 0.2-0.6 us; a whole MiB, 13-55 us (BenchmarkStackReset). So only the top
+// 64 KiB are zeroed in place; the pages below are given back to the kernel
+// (madvise MADV_DONTNEED), which costs what the run touched there: the
+// generator's frames of megabytes made clearing 5% of the main job.
 //
 // Unicorn keeps translated code across runs and does not notice our writes:
 // a program rewritten at an address already executed runs the old

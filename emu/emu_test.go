@@ -624,6 +624,40 @@ func TestRegistersReset(t *testing.T) {
 	}
 }
 
+// TestStackReset: what a run wrote to the stack reads as zero in the next
+// one, both near the top (cleared in place) and megabytes below it (pages
+// returned to the kernel), and the pages handed back stay usable.
+func TestStackReset(t *testing.T) {
+	t.Parallel()
+	m := newMachine(t, target.X86_64)
+	deep := cat([]byte{
+		0x48, 0x81, 0xec, 0x00, 0x00, 0x20, 0x00, // sub $0x200000,%rsp
+		0x48, 0xc7, 0x04, 0x24, 0x55, 0x00, 0x00, 0x00, // movq $0x55,(%rsp)
+		0x48, 0xc7, 0x84, 0x24, 0x00, 0x00, 0x10, 0x00, 0x66, 0x00, 0x00, 0x00, // movq $0x66,0x100000(%rsp)
+		0x48, 0xc7, 0x84, 0x24, 0xf0, 0xff, 0x1f, 0x00, 0x77, 0x00, 0x00, 0x00, // movq $0x77,0x1ffff0(%rsp)
+		0x48, 0x81, 0xc4, 0x00, 0x00, 0x20, 0x00, // add $0x200000,%rsp
+	}, x86Nop)
+	words := map[uint64]uint64{InitialSP - 0x200000: 0x55, InitialSP - 0x100000: 0x66, InitialSP - 16: 0x77}
+	for round := 0; round < 2; round++ {
+		if _, err := run(m, deep, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		for a, want := range words {
+			if w, _ := m.readWord(a); w != want {
+				t.Fatalf("round %d: word at %#x = %#x after the run, want %#x", round, a, w, want)
+			}
+		}
+		if _, err := run(m, x86Nop, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		for a := range words {
+			if w, _ := m.readWord(a); w != 0 {
+				t.Errorf("round %d: word at %#x = %#x in the next run, want 0", round, a, w)
+			}
+		}
+	}
+}
+
 // TestGuestWrittenCode: a program that rewrites its own code leaves memory
 // different from what was loaded; running the rewritten bytes as the next
 // image (which Execute does not write again, as they are already there)

@@ -1,12 +1,15 @@
 package harness
 
 import (
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
 
 	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/emu"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/target"
 )
@@ -78,6 +81,66 @@ func BenchmarkPipeline(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "programs/s")
 		})
 	}
+}
+
+// BenchmarkMainJob is BenchmarkPipeline's work (the run command's:
+// generate, encode, check every instruction with a full backtrace from
+// the builtin consumer) put against the floor, per target: after the
+// programs, as many instructions run under a bare Unicorn Go code hook
+// (emu.BareHook, BenchmarkBareHook's loop). It reports the job's instr/s
+// (wall clock) and its CPU time per instruction, the floor's, and their
+// ratio: how many bare hooks a checked instruction costs. CPU time is the
+// process's, so the figures hold on a machine other work is loading;
+// -benchmem's allocs/op are per program.
+func BenchmarkMainJob(b *testing.B) {
+	for _, abi := range target.All {
+		b.Run(abi.Name(), func(b *testing.B) {
+			c, err := New(abi, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			cons := consumer.NewBuiltin()
+			steps := 0
+			b.ResetTimer()
+			cpu := cpuTime()
+			for i := 0; i < b.N; i++ {
+				img, _, err := Produce(producer.Builtin{Version: 3}, abi, int64(i), gen.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res := c.Check(img, cons)
+				if !res.Clean() {
+					b.Fatalf("program %d does not conform", i)
+				}
+				steps += res.Steps
+			}
+			cpu = cpuTime() - cpu
+			b.StopTimer()
+			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "instr/s")
+			job := float64(cpu.Nanoseconds()) / float64(steps)
+			b.ReportMetric(job, "cpu-ns/instr")
+
+			floorCPU := cpuTime()
+			n, err := emu.BareHook(abi, max(steps, 1<<20))
+			floorCPU = cpuTime() - floorCPU
+			if err != nil {
+				b.Fatal(err)
+			}
+			floor := float64(floorCPU.Nanoseconds()) / float64(n)
+			b.ReportMetric(floor, "floor-cpu-ns/instr")
+			b.ReportMetric(job/floor, "x-floor")
+		})
+	}
+}
+
+// cpuTime is the process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkNewChecker is the instance setup cost.

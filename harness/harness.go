@@ -138,6 +138,7 @@ type Checker struct {
 	diff     *differ
 	attr     *attribution // CheckProgram's; nil: no attribution
 	steps    []consumer.Step
+	snaps    []machine.Snapshot // the batch's snapshots, reused from batch to batch
 	out      []consumer.Result
 	record   bool
 	path     int
@@ -315,9 +316,23 @@ func (c *Checker) step(s *emu.Step) error {
 		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0], d)
 		return nil
 	}
-	snap := takeSnapshot(s, c.target, c.img.Symbols)
+	// A batch's snapshots and expected frames live until it is judged
+	// (consumer.Step: the consumer must copy what it keeps), so their
+	// buffers serve the next batch.
+	n := len(c.steps)
+	if n >= len(c.snaps) {
+		// Steps already taken keep pointing into the old array.
+		c.snaps = make([]machine.Snapshot, max(c.cons.BatchSize(), n+1))
+	}
+	snap := &c.snaps[n]
+	snapshotInto(snap, s, c.target, c.img.Symbols)
 	c.diffs = append(c.diffs, d)
-	c.batch = append(c.batch, append([]frame.Frame(nil), c.expected...))
+	if n < cap(c.batch) {
+		c.batch = c.batch[:n+1]
+		c.batch[n] = append(c.batch[n][:0], c.expected...)
+	} else {
+		c.batch = append(c.batch, append([]frame.Frame(nil), c.expected...))
+	}
 	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.Regs, Mem: snap, Snapshot: snap})
 	if len(c.batch) >= c.cons.BatchSize() {
 		c.flush()

@@ -23,6 +23,16 @@ const snapshotTop = emu.InitialSP + snapshotSlack
 // declares (symbols of kind stack) the copy ends at that stack's end: the
 // frames there are all an unwinder can reach.
 func takeSnapshot(s *emu.Step, t target.Target, stacks []image.Symbol) *machine.Snapshot {
+	snap := new(machine.Snapshot)
+	snapshotInto(snap, s, t, stacks)
+	return snap
+}
+
+// snapshotInto is takeSnapshot into dst, reusing its stack buffer: a
+// batch consumer's steps are copied at every instruction (1-11 KiB on
+// average, up to hundreds), and the copies live only until the batch is
+// judged.
+func snapshotInto(dst *machine.Snapshot, s *emu.Step, t target.Target, stacks []image.Symbol) {
 	sp := s.Regs.Regs[t.SP()]
 	lo := uint64(emu.StackBase)
 	if sp >= emu.StackBase+snapshotSlack {
@@ -39,5 +49,5 @@ func takeSnapshot(s *emu.Step, t target.Target, stacks []image.Symbol) *machine.
 	if end := addr + uint64(len(b)); end > top {
 		b = b[:top-addr]
 	}
-	return &machine.Snapshot{Regs: *s.Regs, StackAddr: addr, Stack: append([]byte(nil), b...), BigEndian: s.BigEndian()}
+	*dst = machine.Snapshot{Regs: *s.Regs, StackAddr: addr, Stack: append(dst.Stack[:0], b...), BigEndian: s.BigEndian()}
 }

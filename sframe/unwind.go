@@ -31,7 +31,7 @@ type Frame struct {
 	CFA uint64
 	// FDE and Row are the function and row covering PC (for deeper frames
 	// looked up at PC-1, see Unwinder). FDE is the zero Func (Size 0) when
-	// none was found.
+	// none was found; both are zero when the Unwinder has Rows.
 	FDE Func
 	Row Row
 	// Outermost is set on the last frame of a complete backtrace: its row
@@ -102,10 +102,17 @@ func (f *Frame) exact(index int) bool { return index == 0 || f.Interrupted }
 //     without FREs (GNU as 2.47 writes one for a trampoline whose CFI it
 //     cannot express) is a trampoline, not an outermost frame.
 //
-// An Unwinder is safe for concurrent use; Backtrace allocates nothing when
-// dst has room for the frames.
+// An Unwinder is safe for concurrent use unless Rows is set; Backtrace
+// allocates nothing when dst has room for the frames (and, with Rows, once
+// the cache has seen the frames' PCs).
 type Unwinder struct {
 	Table *Table
+	// Rows, when set, looks the rows up instead of Table: a cache of the
+	// same table's lookups (see RowCache), which makes the Unwinder unsafe
+	// for concurrent use. The frames then leave FDE and Row zero (the
+	// rules are applied from the cache, not copied into every frame);
+	// Rows.FindRow gives them for a frame's lookup PC.
+	Rows *RowCache
 	// MaxFrames bounds a backtrace; 0 means DefaultMaxFrames.
 	MaxFrames int
 	// VABits is the virtual address width used to strip pointer
@@ -181,7 +188,8 @@ func (u *Unwinder) Backtrace(regs *RegisterFile, mem Memory, dst []Frame) ([]Fra
 // are set, index is the frame's depth (0 = topmost) and regs holds the
 // frame's registers if it is the topmost or an interrupted one (for the
 // latter, what SignalContext read from the signal frame before it). Step
-// fills f.FDE, f.Row, f.CFA, f.Outermost and f.Signal and, unless f is
+// fills f.FDE and f.Row (unless u.Rows is set), f.CFA, f.Outermost and
+// f.Signal and, unless f is
 // outermost, returns the caller's PC, SP and FP; after a signal frame
 // the caller is the interrupted context (see SignalContext). Errors are
 // *UnwindError.
@@ -198,13 +206,28 @@ func (u *Unwinder) step(f *Frame, index int, regs *RegisterFile, mem Memory, ctx
 		// end of the calling function.
 		lookup--
 	}
+	if u.Rows != nil {
+		// 240 bytes of Func and Row per frame, copied at every step,
+		// were a fifth of the cached unwinder's time.
+		e, err := u.Rows.entry(lookup)
+		if err == nil {
+			err = e.err
+		}
+		if err != nil {
+			return 0, 0, 0, &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf("looking up %#x", lookup), Err: err}
+		}
+		if e.r.Signal {
+			return u.signalStep(f, index, mem, ctx)
+		}
+		return u.applyRow(f, &e.r, index, regs, mem)
+	}
 	if err := u.Table.findRow(lookup, &f.FDE, &f.Row); err != nil {
 		return 0, 0, 0, &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf("looking up %#x", lookup), Err: err}
 	}
 	if f.Row.Signal {
 		return u.signalStep(f, index, mem, ctx)
 	}
-	return u.applyRow(f, index, regs, mem)
+	return u.applyRow(f, &f.Row, index, regs, mem)
 }
 
 // signalStep unwinds a signal trampoline's frame f: its caller is the
@@ -220,10 +243,9 @@ func (u *Unwinder) signalStep(f *Frame, index int, mem Memory, ctx *RegisterFile
 	return ctx.PC, ctx.Regs[abi.SPRegister()], ctx.Regs[abi.FPRegister()], nil
 }
 
-// applyRow unwinds frame f by its row f.Row (see Step).
-func (u *Unwinder) applyRow(f *Frame, index int, regs *RegisterFile, mem Memory) (pc, sp, fp uint64, err error) {
+// applyRow unwinds frame f by its row (see Step).
+func (u *Unwinder) applyRow(f *Frame, row *Row, index int, regs *RegisterFile, mem Memory) (pc, sp, fp uint64, err error) {
 	top := f.exact(index)
-	row := &f.Row
 	if row.RA.Kind == RuleUndefined {
 		f.Outermost = true
 		return 0, 0, 0, nil

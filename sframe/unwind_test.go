@@ -490,13 +490,13 @@ func TestBacktraceErrors(t *testing.T) {
 	t.Run("CFA rule without a register", func(t *testing.T) {
 		tab := unwTable(t, ABIAMD64LE, mkFDE(0x1000, 0x10, std...))
 		f := Frame{PC: 0x1000, SP: 0x8000, Row: Row{CFA: ruleSaved(8), RA: ruleSaved(-8), FP: ruleSame}}
-		_, _, _, err := (&Unwinder{Table: tab}).applyRow(&f, 0, x86(0x1000, 0x8000), mapMem{})
+		_, _, _, err := (&Unwinder{Table: tab}).applyRow(&f, &f.Row, 0, x86(0x1000, 0x8000), mapMem{})
 		checkUnwindErr(t, err, ErrBadRule, 0, 0x1000)
 	})
 	t.Run("RA ruleSame on x86-64", func(t *testing.T) {
 		tab := unwTable(t, ABIAMD64LE, mkFDE(0x1000, 0x10, std...))
 		f := Frame{PC: 0x1000, SP: 0x8000, Row: Row{CFA: ruleCFA(RegAMD64SP, 8), RA: ruleSame, FP: ruleSame}}
-		_, _, _, err := (&Unwinder{Table: tab}).applyRow(&f, 0, x86(0x1000, 0x8000), mapMem{})
+		_, _, _, err := (&Unwinder{Table: tab}).applyRow(&f, &f.Row, 0, x86(0x1000, 0x8000), mapMem{})
 		checkUnwindErr(t, err, ErrBadRule, 0, 0x1000)
 	})
 	t.Run("no SP in the register file", func(t *testing.T) {
