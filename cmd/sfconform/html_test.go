@@ -15,7 +15,6 @@ import (
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/deviation"
-	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/internal/browser"
 	"github.com/sfconform/sfconform/internal/testenv"
@@ -28,20 +27,7 @@ import (
 // reproducer of a table whose second function's CFA is one word off.
 func failingCaseV2(t *testing.T, abi target.Target) string {
 	t.Helper()
-	_, prog, err := campaign.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fdes := prog.FDEs()
-	for i := range fdes {
-		if fdes[i].Start == prog.Funcs[1].Addr {
-			fdes[i].Rows[0].CFA.Offset += target.WordSize
-		}
-	}
-	bad, err := producer.BuiltinFrom(prog, 3, fdes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bad, _, prog := brokenTable(t, abi)
 	chk, err := harness.New(abi, harness.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
-	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
-	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/repro"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/toolchain"
@@ -24,20 +21,7 @@ import (
 // consumer's name.
 func execCase(t *testing.T, command string) (string, string) {
 	t.Helper()
-	_, prog, err := campaign.Produce(producer.Builtin{Version: 3}, target.X86_64, 21, gen.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fdes := prog.FDEs()
-	for i := range fdes {
-		if fdes[i].Start == prog.Funcs[1].Addr {
-			fdes[i].Rows[0].CFA.Offset += target.WordSize
-		}
-	}
-	bad, err := producer.BuiltinFrom(prog, 3, fdes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bad, _, prog := brokenTable(t, target.X86_64)
 	chk, err := harness.New(target.X86_64, harness.Options{})
 	if err != nil {
 		t.Fatal(err)

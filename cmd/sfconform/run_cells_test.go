@@ -9,9 +9,7 @@ import (
 
 	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
-	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
-	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -55,20 +53,7 @@ func TestRunSinkSavesOnTheWorkersChecker(t *testing.T) {
 	if c.Plan() == nil || c.Status != "clean" {
 		t.Fatalf("the cell did not run: %+v", c)
 	}
-	_, prog, err := campaign.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fdes := prog.FDEs()
-	for i := range fdes {
-		if fdes[i].Start == prog.Funcs[1].Addr {
-			fdes[i].Rows[0].CFA.Offset += target.WordSize
-		}
-	}
-	bad, err := producer.BuiltinFrom(prog, 3, fdes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bad, _, prog := brokenTable(t, abi)
 	stats := &harness.BacktraceStats{}
 	chk, err := harness.New(abi, harness.Options{Backtraces: stats})
 	if err != nil {
@@ -100,20 +85,7 @@ func TestRunSinkCountsUnsavedFailures(t *testing.T) {
 	t.Parallel()
 	abi := target.X86_64
 	c := campaign.NewCell(abi, "builtin-v3", "builtin")
-	_, prog, err := campaign.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fdes := prog.FDEs()
-	for i := range fdes {
-		if fdes[i].Start == prog.Funcs[1].Addr {
-			fdes[i].Rows[0].CFA.Offset += target.WordSize
-		}
-	}
-	bad, err := producer.BuiltinFrom(prog, 3, fdes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bad, _, prog := brokenTable(t, abi)
 	chk, err := harness.New(abi, harness.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -9,13 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/repro"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
-	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/harness"
 	"github.com/sfconform/sfconform/internal/testenv"
 	"github.com/sfconform/sfconform/producer"
@@ -76,20 +74,7 @@ func TestRunBadFlagsExitTwo(t *testing.T) {
 // one word off, and returns it with the image the fixed table gives.
 func failingCase(t *testing.T, abi target.Target) (string, *image.Image) {
 	t.Helper()
-	good, prog, err := campaign.Produce(producer.Builtin{Version: 3}, abi, 21, gen.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fdes := prog.FDEs()
-	for i := range fdes {
-		if fdes[i].Start == prog.Funcs[1].Addr {
-			fdes[i].Rows[0].CFA.Offset += target.WordSize
-		}
-	}
-	bad, err := producer.BuiltinFrom(prog, 3, fdes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bad, good, prog := brokenTable(t, abi)
 	chk, err := harness.New(abi, harness.Options{})
 	if err != nil {
 		t.Fatal(err)
