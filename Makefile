@@ -11,10 +11,20 @@ RUN_ARGS ?=
 # setup must finish before anything is built: the emulator links against
 # the Unicorn it installs.
 .NOTPARALLEL:
+
+.PHONY: binutils-src verify-fixes
 .PHONY: setup build run test test-matrix test-toolchains campaign matrix fixtures realcode check-matrix lint docker-test
 
 setup:
 	bash ci/setup.sh
+
+# GNU binutils built from sid's source package (gas, ld, objdump, readelf,
+# libsframe for x86-64, aarch64, s390x): producer gas-src, consumers
+# libsframe-src, objdump-src, readelf-src. Slow (tens of CPU minutes), cached
+# under $SFCONFORM_CACHE/toolchains/binutils-src-<version>; not part of
+# setup or test. Its tests skip without it unless SFCONFORM_REQUIRE_BINUTILS_SRC=1.
+binutils-src: setup
+	bash ci/binutils-src.sh
 
 build:
 	$(GO) build -o $(BIN)/sfconform ./cmd/sfconform
