@@ -26,6 +26,14 @@ setup:
 binutils-src: setup
 	bash ci/binutils-src.sh
 
+# The proposed patches (docs/findings/NNN-*.patch), each built into the
+# component it touches from binutils-src's source tree, with the finding's
+# input, its stored cases and a matrix slice replayed with and without it
+# (ci/verify-fixes.sh). VERIFY_ARGS: finding numbers, e.g. VERIFY_ARGS=029.
+VERIFY_ARGS ?=
+verify-fixes: binutils-src
+	bash ci/verify-fixes.sh $(VERIFY_ARGS)
+
 build:
 	$(GO) build -o $(BIN)/sfconform ./cmd/sfconform
 
