@@ -111,6 +111,18 @@ command -v dpkg-source >/dev/null || die "dpkg-source is missing (package dpkg-d
 for p in gcc make; do
 	command -v "$p" >/dev/null || die "$p is missing (apt-get install $p)"
 done
+# Unpacked by dpkg-source, the generated lexers and parsers are no newer
+# than their .l and .y files: make runs flex and bison (binutils/arlex.c), and flex runs m4.
+missing=()
+for p in flex bison m4; do
+	command -v "$p" >/dev/null || missing+=("$p")
+done
+if ((${#missing[@]} > 0)); then
+	((EUID == 0)) || die "${missing[*]} missing: apt-get install ${missing[*]} (as root)"
+	log "installing ${missing[*]} from the host's suite"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install ${missing[*]} failed"
+fi
 
 # fetch_source prints the version it unpacked into $CACHE/sources/binutils-VER.
 fetch_source() {
@@ -166,9 +178,15 @@ build_triple() {
 		return
 	fi
 	mkdir -p "$b"
+	# Wall and CPU time of configure and make (the CPU of the children
+	# this shell waited for: fields 16 and 17 of /proc/PID/stat).
+	local t0=$SECONDS c0 c1 tck
+	c0=$(awk '{ print $16 + $17 }' /proc/$$/stat)
 	local target=()
 	[[ $t == x86_64-linux-gnu ]] || target=(--target="$t")
+	local resumed=" (resumed)"
 	if [[ ! -f $b/Makefile ]]; then
+		resumed=""
 		log "$t: configure"
 		(cd "$b" && nice -n 19 "$SRC/configure" --build=x86_64-linux-gnu --host=x86_64-linux-gnu "${target[@]}" \
 			--prefix=/nonexistent --disable-gdb --disable-gdbserver --disable-sim --disable-werror --disable-nls \
@@ -177,15 +195,15 @@ build_triple() {
 			die "$t: configure failed: $(tail -n5 "$b/configure.log") (log $b/configure.log)"
 	fi
 	log "$t: make -j$JOBS (nice 19; log $b/make.log)"
-	local t0=$SECONDS c0 c1
-	c0=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
-	# The shell's children's CPU: times prints it after the build.
-	(cd "$b" && nice -n 19 make -j"$JOBS" MAKEINFO=true all-gas all-ld all-binutils all-libsframe >"$b/make.log" 2>&1) ||
+	# The tools by name: a tree configured before they were installed
+	# would run "missing m4", which flex cannot exec.
+	(cd "$b" && nice -n 19 make -j"$JOBS" MAKEINFO=true M4=m4 FLEX=flex LEX=flex BISON=bison YACC='bison -y' \
+		all-gas all-ld all-binutils all-libsframe >"$b/make.log" 2>&1) ||
 		die "$t: make failed: $(grep -m3 -E 'error|Error' "$b/make.log") (log $b/make.log)"
-	c1=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat)
-	local tck
+	c1=$(awk '{ print $16 + $17 }' /proc/$$/stat)
 	tck=$(getconf CLK_TCK)
-	printf '%s wall=%ds cpu=%ds\n' "$t" $((SECONDS - t0)) $(((c1 - c0) / tck)) >>"$DIR/build-times"
+	# A build resumed after an interruption counts only what this run did.
+	printf '%s wall=%ds cpu=%ds%s\n' "$t" $((SECONDS - t0)) $(((c1 - c0) / tck)) "$resumed" >>"$DIR/build-times"
 	for x in as:gas/as-new ld:ld/ld-new objdump:binutils/objdump readelf:binutils/readelf; do
 		[[ -x $b/${x#*:} ]] || die "$t: the build left no ${x#*:}"
 		ln -sf "$b/${x#*:}" "$DIR/bin/$t-${x%%:*}"

@@ -34,7 +34,7 @@ type NotProvisionedError struct {
 
 func (e *NotProvisionedError) Error() string {
 	if e.Step == SetupBinutilsSrc {
-		return fmt.Sprintf("%s: not built: run 'make binutils-src' (ci/binutils-src.sh, ci/setup.sh step %d)", e.What, e.Step)
+		return fmt.Sprintf("%s: not built: run 'make binutils-src' (ci/binutils-src.sh)", e.What)
 	}
 	if e.Step > 0 {
 		return fmt.Sprintf("%s: not provisioned: run 'make setup' (ci/setup.sh step %d provides it)", e.What, e.Step)
