@@ -12,7 +12,7 @@ RUN_ARGS ?=
 # the Unicorn it installs.
 .NOTPARALLEL:
 
-.PHONY: binutils-src verify-fixes
+.PHONY: binutils-src test-binutils-src verify-fixes
 .PHONY: setup build run test test-matrix test-toolchains campaign matrix fixtures realcode check-matrix lint docker-test
 
 setup:
@@ -25,6 +25,11 @@ setup:
 # setup or test. Its tests skip without it unless SFCONFORM_REQUIRE_BINUTILS_SRC=1.
 binutils-src: setup
 	bash ci/binutils-src.sh
+
+# The tests of the source build and its plug-ins, which skip without it in
+# make test: here its absence fails them.
+test-binutils-src: binutils-src
+	SFCONFORM_REQUIRE_BINUTILS_SRC=1 $(GO) test -count=1 -run 'SourceBuild|FromDir|FindLibsframe' ./toolchain ./producer ./consumer
 
 # The proposed patches (docs/findings/NNN-*.patch), each built into the
 # component it touches from binutils-src's source tree, with the finding's
