@@ -23,7 +23,9 @@
 #   $SFCONFORM_CACHE/stamps/binutils-src            version= and dir=
 #
 # Idempotent: a finished build (stamp present, every tool there) is left as
-# it is; an interrupted one resumes (make is incremental).
+# it is; an interrupted one resumes (make is incremental). It does not
+# follow sid: to build a newer source package, remove
+# $SFCONFORM_CACHE/stamps/binutils-src and run it again.
 #
 # The source version: sid's newest binutils source package the archive still
 # serves. sid's list can name a revision whose files are already gone from
