@@ -74,9 +74,9 @@ patched_tree() {
 	rm -rf "$tree"
 	mkdir -p "$WORK/$n"
 	cp -al "$SRC" "$tree"
-	for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patch"); do
+	while read -r f; do
 		cp --remove-destination "$SRC/$f" "$tree/$f"
-	done
+	done < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patch")
 	patch -d "$tree" -p1 --quiet --no-backup-if-mismatch <"$patch" >&2 || die "$patch does not apply to binutils $VER"
 	echo "$tree"
 }
