@@ -11,10 +11,33 @@ RUN_ARGS ?=
 # setup must finish before anything is built: the emulator links against
 # the Unicorn it installs.
 .NOTPARALLEL:
+
+.PHONY: binutils-src test-binutils-src verify-fixes
 .PHONY: setup build run test test-matrix test-toolchains campaign matrix fixtures realcode check-matrix lint docker-test
 
 setup:
 	bash ci/setup.sh
+
+# GNU binutils built from sid's source package (gas, ld, objdump, readelf,
+# libsframe for x86-64, aarch64, s390x): producer gas-src, consumers
+# libsframe-src, objdump-src, readelf-src. Slow (tens of CPU minutes), cached
+# under $SFCONFORM_CACHE/toolchains/binutils-src-<version>; not part of
+# setup or test. Its tests skip without it unless SFCONFORM_REQUIRE_BINUTILS_SRC=1.
+binutils-src: setup
+	bash ci/binutils-src.sh
+
+# The tests of the source build and its plug-ins, which skip without it in
+# make test: here its absence fails them.
+test-binutils-src: binutils-src
+	SFCONFORM_REQUIRE_BINUTILS_SRC=1 $(GO) test -count=1 -run 'SourceBuild|FromDir|FindLibsframe' ./toolchain ./producer ./consumer
+
+# The proposed patches (docs/findings/NNN-*.patch), each built into the
+# component it touches from binutils-src's source tree, with the finding's
+# input, its stored cases and a matrix slice replayed with and without it
+# (ci/verify-fixes.sh). VERIFY_ARGS: finding numbers, e.g. VERIFY_ARGS=029.
+VERIFY_ARGS ?=
+verify-fixes: binutils-src
+	bash ci/verify-fixes.sh $(VERIFY_ARGS)
 
 build:
 	$(GO) build -o $(BIN)/sfconform ./cmd/sfconform

@@ -36,6 +36,14 @@
 #      with $SFCONFORM_CACHE/stamps/src-<pkg> naming the directory
 #   9. a headless browser (the host suite's chromium), in which the tests
 #      render the HTML reports
+#   10. binutils from source, by `make binutils-src` (ci/binutils-src.sh),
+#      not by this script (it takes tens of CPU minutes): GNU binutils
+#      built from sid's binutils source package (apt-get source through
+#      step 7's private deb-src state): gas and ld for x86-64, aarch64 and
+#      s390x (producer gas-src), objdump and readelf (consumers objdump-src,
+#      readelf-src), libsframe and consumer/libsframe against it (consumer
+#      libsframe-src),
+#      into $SFCONFORM_CACHE/toolchains/binutils-src-<version>/
 #
 # A suite's toolchain, once provisioned, stays as it is: setup does not
 # follow sid. To take sid's current binutils, remove

@@ -56,13 +56,15 @@ func SourceHash(dir string) (string, error) {
 }
 
 // builtDir is where setup puts the consumer built from dir's sources:
-// $SFCONFORM_CACHE/consumers/DIR-HASH.
-func builtDir(dir string) (string, error) {
+// $SFCONFORM_CACHE/consumers/PREFIX-HASH, PREFIX being dir for the
+// consumers setup builds (libsframe-src for the one ci/binutils-src.sh
+// builds from the same sources).
+func builtDir(dir, prefix string) (string, error) {
 	h, err := SourceHash(dir)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(toolchain.CacheDir(), "consumers", dir+"-"+h), nil
+	return filepath.Join(toolchain.CacheDir(), "consumers", prefix+"-"+h), nil
 }
 
 // built is a C consumer setup has built: its binary and what
@@ -77,7 +79,13 @@ type built struct {
 // and reads its consumer.conf (the only place that file is read), or
 // returns a *toolchain.NotProvisionedError naming step.
 func builtBinary(consumer, dir, binary string, step int) (built, error) {
-	d, err := builtDir(dir)
+	return builtBinaryAt(consumer, dir, dir, binary, step)
+}
+
+// builtBinaryAt is builtBinary for a consumer built from dir's sources
+// into consumers/PREFIX-HASH.
+func builtBinaryAt(consumer, dir, prefix, binary string, step int) (built, error) {
+	d, err := builtDir(dir, prefix)
 	if err != nil {
 		return built{}, err
 	}

@@ -328,7 +328,8 @@ func (d *Dumper) load(img *image.Image) error {
 	}
 	// A directory per Load, gone before Load returns: a run killed
 	// between images leaves nothing behind.
-	dir, err := os.MkdirTemp("", "sfconform-"+d.name+"-")
+	// The tool's name, not the consumer's: objdump:DIR holds a path.
+	dir, err := os.MkdirTemp("", "sfconform-"+d.tool+"-")
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,6 @@
 package consumer
 
 import (
-	"fmt"
-
 	"github.com/sfconform/sfconform/toolchain"
 )
 
@@ -15,10 +13,10 @@ func init() {
 			"signal":           libsframeSignal,
 			"signal-empty-fde": libsframeSignal,
 		},
-		Summary: "GNU libsframe (sid's libsframe-dev, static) behind consumer/libsframe's walk",
+		Summary: "GNU libsframe (sid's libsframe-dev, static) behind consumer/libsframe's walk; libsframe:DIR, the libsframe of a binutils build of one's own",
 	}, func(name, arg string) (Consumer, error) {
 		if arg != "" {
-			return nil, fmt.Errorf("consumer libsframe takes no argument (got %q)", name)
+			return NewLibsframeDir(arg)
 		}
 		return NewLibsframe()
 	})

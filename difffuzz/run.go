@@ -3,6 +3,7 @@ package difffuzz
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/sfconform/sfconform/consumer"
@@ -57,11 +58,38 @@ type Runner struct {
 // when the consumer freed what the case left.
 const AfterSteps = -2
 
+// LibsframeEnv names the environment variable that replaces the
+// provisioned libsframe consumer with another libsframe (libsframe:DIR, a
+// build of one's own or a patched one: ci/verify-fixes.sh replays the
+// stored cases against it). Its disagreements keep the class names of
+// libsframe's.
+const LibsframeEnv = "SFCONFORM_DIFFFUZZ_LIBSFRAME"
+
+// renamed is a consumer answering under its registry kind's name
+// (libsframe:DIR as libsframe).
+type renamed struct {
+	consumer.Consumer
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
+
 // NewRunner starts nothing yet; it fails when the C consumers are not
 // built (a *toolchain.NotProvisionedError). withGlibc adds glibc.
 func NewRunner(withGlibc bool) (*Runner, error) {
 	r := &Runner{builtin: consumer.NewBuiltin()}
-	l, err := consumer.NewLibsframe()
+	var l consumer.Consumer
+	var err error
+	if name := os.Getenv(LibsframeEnv); name != "" {
+		l, err = consumer.New(name)
+		if a, ok := consumer.Lookup(name); ok && err == nil {
+			// Its answers are libsframe's: classes and kept cases
+			// name the consumer by its kind.
+			l = renamed{Consumer: l, name: a.Kind}
+		}
+	} else {
+		l, err = consumer.NewLibsframe()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -103,11 +103,13 @@ type StaticChecker struct {
 func (c *StaticChecker) Name() string { return "static" }
 
 // DumperNames lists the provisioned dumper consumers: the members of the
-// consumer families (consumer.RegisterFamily), the provisioned tools.
+// consumer families (consumer.RegisterFamily), the provisioned tools,
+// that wrap no library (the source build's family also holds a libsframe
+// consumer, which is not a dumper).
 func DumperNames() []string {
 	var out []string
 	for _, n := range consumer.Names() {
-		if consumer.InFamily(n) {
+		if a, _ := consumer.Lookup(n); consumer.InFamily(n) && a.Library == "" {
 			out = append(out, n)
 		}
 	}

@@ -111,6 +111,23 @@ func (t Target) ELFMachine() elf.Machine {
 	return elf.EM_NONE
 }
 
+// BFDName is the name GNU BFD gives the target's ELF files, as objdump
+// --help lists its "supported targets": elf64-x86-64, elf64-littleaarch64,
+// elf64-bigaarch64, elf64-s390.
+func (t Target) BFDName() string {
+	switch t {
+	case X86_64:
+		return "elf64-x86-64"
+	case AArch64:
+		return "elf64-littleaarch64"
+	case AArch64BE:
+		return "elf64-bigaarch64"
+	case S390X:
+		return "elf64-s390"
+	}
+	return ""
+}
+
 // ELFData is the EI_DATA byte of the target's ELF files.
 func (t Target) ELFData() elf.Data {
 	if t.ByteOrder().Uint16([]byte{0, 1}) == 1 {

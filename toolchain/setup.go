@@ -18,6 +18,9 @@ const (
 	SetupBinutils = 4  // GNU binutils of bookworm, trixie and sid under $SFCONFORM_CACHE/toolchains
 	SetupLLVM     = 5  // sid's llvm-mc and llvm-readobj under $SFCONFORM_CACHE/toolchains
 	SetupRealCode = 8  // csmith, cvise and the C code bases' source packages
+	// SetupBinutilsSrc is not run by 'make setup': 'make binutils-src'
+	// (ci/binutils-src.sh) builds binutils from sid's source package.
+	SetupBinutilsSrc = 10
 )
 
 // NotProvisionedError says that something setup provides is missing: What
@@ -30,6 +33,9 @@ type NotProvisionedError struct {
 }
 
 func (e *NotProvisionedError) Error() string {
+	if e.Step == SetupBinutilsSrc {
+		return fmt.Sprintf("%s: not built: run 'make binutils-src' (ci/binutils-src.sh)", e.What)
+	}
 	if e.Step > 0 {
 		return fmt.Sprintf("%s: not provisioned: run 'make setup' (ci/setup.sh step %d provides it)", e.What, e.Step)
 	}

@@ -312,7 +312,7 @@ func TestSetupStepsAreTestenvs(t *testing.T) {
 	for _, c := range []struct {
 		ours   int
 		theirs testenv.Step
-	}{{SetupHost, testenv.HostPackages}, {SetupBinutils, testenv.Binutils}, {SetupLLVM, testenv.LLVM}, {SetupRealCode, testenv.RealCode}} {
+	}{{SetupHost, testenv.HostPackages}, {SetupBinutils, testenv.Binutils}, {SetupLLVM, testenv.LLVM}, {SetupRealCode, testenv.RealCode}, {SetupBinutilsSrc, testenv.BinutilsSrc}} {
 		if c.ours != int(c.theirs) {
 			t.Errorf("toolchain's step %d is testenv's %d (%s)", c.ours, int(c.theirs), c.theirs)
 		}

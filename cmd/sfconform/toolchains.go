@@ -34,7 +34,8 @@ type toolchainJSON struct {
 
 func cmdToolchains(args []string, stdout, stderr io.Writer) int {
 	head := fmt.Sprintf("usage: sfconform toolchains [--json]\n\n"+
-		"Lists the GNU toolchains 'make setup' provisioned under %s ($%s),\n"+
+		"Lists the GNU toolchains 'make setup' provisioned under %s ($%s)\n"+
+		"(and gas-src, binutils built from source by 'make binutils-src'),\n"+
 		"one line per toolchain and target, with the SFrame version its assembler emits\n"+
 		"(0: it cannot emit SFrame for that target).\n", toolchain.CacheDir(), toolchain.CacheEnv)
 	fs := newFlagSet("toolchains", head, stderr)
@@ -47,6 +48,12 @@ func cmdToolchains(args []string, stdout, stderr io.Writer) int {
 		all = append(all, llvm...)
 	} else if len(all) > 0 && lerr != nil && !errors.Is(lerr, toolchain.ErrNotProvisioned) {
 		err = errors.Join(err, lerr)
+	}
+	// The source build ('make binutils-src'), when there: gas-src.
+	if b, serr := toolchain.FindSourceBuild(); serr == nil {
+		tcs, perr := b.Probed()
+		all = append(all, tcs...)
+		err = errors.Join(err, perr)
 	}
 	if len(all) == 0 {
 		fmt.Fprintf(stderr, "sfconform toolchains: %v\n", err)

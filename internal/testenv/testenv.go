@@ -33,7 +33,18 @@ const (
 	// Browser installs chromium, in which the tests render the HTML
 	// reports.
 	Browser Step = 9
+	// BinutilsSrc is GNU binutils built from sid's source package. 'make
+	// setup' does not run it (it takes tens of CPU minutes): 'make
+	// binutils-src' does, and SourceBuildRequiredEnv, not
+	// RequireSetupEnv, says whether its absence fails a test.
+	BinutilsSrc Step = 10
 )
+
+// SourceBuildRequiredEnv names the environment variable that turns a
+// missing source build of binutils (step BinutilsSrc, 'make binutils-src')
+// from a skip into a failure. RequireSetupEnv does not: 'make setup' does
+// not build it, so 'make test' passes without it.
+const SourceBuildRequiredEnv = "SFCONFORM_REQUIRE_BINUTILS_SRC"
 
 var stepText = map[Step]string{
 	HostPackages: "host packages: gcc, g++, make, python3 (the conformance kit's unwinder), binutils, the cross binutils for x86-64, aarch64, s390x and the gcc and g++ cross compilers for aarch64 and s390x",
@@ -43,6 +54,7 @@ var stepText = map[Step]string{
 	LLVM:         "sid's llvm-mc and llvm-readobj",
 	RealCode:     "the real-code campaign's inputs: csmith, cvise and the C code bases' source packages",
 	Browser:      "a headless browser, the host suite's chromium",
+	BinutilsSrc:  "GNU binutils built from sid's binutils source package by 'make binutils-src' (ci/binutils-src.sh)",
 }
 
 // String names the step as ci/setup.sh numbers it, with what it provides.
@@ -73,6 +85,10 @@ func SetupRequired() (bool, error) {
 func Missing(t testing.TB, step Step, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
+	if step == BinutilsSrc {
+		missingSourceBuild(t, msg)
+		return
+	}
 	required, err := SetupRequired()
 	switch {
 	case err != nil:
@@ -81,6 +97,20 @@ func Missing(t testing.TB, step Step, format string, args ...any) {
 		t.Fatalf("%s, although %s=1 says setup has run: run 'make setup' (%s)", msg, RequireSetupEnv, step)
 	default:
 		t.Skipf("%s: run 'make setup' (%s) for this test; skipping", msg, step)
+	}
+}
+
+// missingSourceBuild is Missing for the source build of binutils, which
+// 'make binutils-src' provides and SourceBuildRequiredEnv requires.
+func missingSourceBuild(t testing.TB, msg string) {
+	t.Helper()
+	switch v := os.Getenv(SourceBuildRequiredEnv); v {
+	case "", "0":
+		t.Skipf("%s: run 'make binutils-src' (%s) for this test; skipping", msg, BinutilsSrc)
+	case "1":
+		t.Fatalf("%s, although %s=1 says the source build is required: run 'make binutils-src' (%s)", msg, SourceBuildRequiredEnv, BinutilsSrc)
+	default:
+		t.Fatalf("%s; and %s=%q: want 1 (the source build is required) or unset", msg, SourceBuildRequiredEnv, v)
 	}
 }
 

@@ -62,6 +62,27 @@ func TestMissingRefusesAnUnknownSetting(t *testing.T) {
 	}
 }
 
+// The source build of binutils is not make setup's: its absence skips even
+// with SFCONFORM_REQUIRE_SETUP=1, naming make binutils-src, and fails with
+// SFCONFORM_REQUIRE_BINUTILS_SRC=1.
+func TestMissingSourceBuild(t *testing.T) {
+	t.Setenv(RequireSetupEnv, "1")
+	t.Setenv(SourceBuildRequiredEnv, "")
+	var r recorder
+	Missing(&r, BinutilsSrc, "gas-src is not built")
+	if r.failed != "" || !strings.Contains(r.skipped, "make binutils-src") || !strings.Contains(r.skipped, "gas-src is not built") {
+		t.Errorf("without %s: failed %q, skipped %q; want a skip naming make binutils-src", SourceBuildRequiredEnv, r.failed, r.skipped)
+	}
+	for _, v := range []string{"1", "yes"} {
+		t.Setenv(SourceBuildRequiredEnv, v)
+		r = recorder{}
+		Missing(&r, BinutilsSrc, "gas-src is not built")
+		if r.skipped != "" || !strings.Contains(r.failed, SourceBuildRequiredEnv) || !strings.Contains(r.failed, "gas-src is not built") {
+			t.Errorf("%s=%s: failed %q, skipped %q; want a failure naming the variable", SourceBuildRequiredEnv, v, r.failed, r.skipped)
+		}
+	}
+}
+
 func TestLookPath(t *testing.T) {
 	t.Setenv(RequireSetupEnv, "1")
 	var r recorder
@@ -102,6 +123,7 @@ func TestStepsAreSetupsOwn(t *testing.T) {
 	for step, word := range map[Step]string{
 		HostPackages: "host packages", Unicorn: "Unicorn 2.1", Ginkgo: "Ginkgo CLI",
 		Binutils: "GNU binutils", LLVM: "llvm-mc", RealCode: "real-code campaign", Browser: "headless browser",
+		BinutilsSrc: "make binutils-src",
 	} {
 		line := fmt.Sprintf("#   %d. ", int(step))
 		i := strings.Index(string(data), line)
