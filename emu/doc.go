@@ -146,9 +146,12 @@
 // Lenient.Inside (mapped or not), the unmapped-fetch hook and the
 // prefetch abort (AArch64) or program interruption (s390x) at an
 // unmapped target stop too; the Go side then pops or takes the return
-// address and resumes, as it does after a signal. The page mapping runs
-// in the unmapped-access hook (uc_mem_map, then the access is retried),
-// bounded by Lenient.MaxPages. s390x raises a program interruption
+// address and resumes, as it does after a signal. An unmapped read or
+// write stops the run too (EMU_STOP_MAP): the Go side maps the page and
+// resumes at the same instruction, which the code hook lets pass once
+// uncounted; mapping inside the hook made Unicorn 2.1 read a TLB it had
+// just freed, a SIGSEGV in one run of three on a static zlib build.
+// Mapping is bounded by Lenient.MaxPages. s390x raises a program interruption
 // without the address for an unmapped data access, so a lenient s390x
 // run maps its low 64 KiB (S390XWindow) up front instead. Machine.Served
 // counts what a run was served. A run without Lenient pays one test per

@@ -53,6 +53,8 @@ func (m *Machine) Execute(r *Run, onStep func(*Step) error) (steps int, err erro
 	st.mem_type = 0
 	st.fault_addr = 0
 	st.intno = 0
+	st.skip = 0
+	m.lastMap = [2]uint64{}
 	st.deliver = 0
 	if onStep != nil {
 		st.deliver = 1

@@ -58,6 +58,11 @@ static void emu_on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	emu_state *s = user;
 	(void)size;
 	s->pc = addr;
+	if (s->skip) {
+		s->skip = 0;
+		if (addr == s->skip_pc)
+			return;
+	}
 	if (s->sig_count && addr == s->sig_pc && --s->sig_count == 0) {
 		// Before the instruction: it is not counted, and runs again
 		// once the handler has returned.
@@ -95,8 +100,18 @@ static bool emu_on_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, i
 	(void)uc;
 	(void)value;
 	if (s->lenient && s->stop == EMU_STOP_NONE) {
-		if ((type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED) && emu_map_pages(s, addr, size))
-			return true; // retried on the new page
+		if ((type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED) &&
+		    s->npages < s->max_pages && s->npages < EMU_MAXPAGES) {
+			// Mapped outside the emulation, then retried
+			// (EMU_STOP_MAP): Unicorn 2.1 may free its TLB when
+			// memory is mapped inside this hook and then read
+			// the freed table (a SIGSEGV now and then).
+			s->stop = EMU_STOP_MAP;
+			s->mem_type = type;
+			s->fault_addr = addr;
+			s->fault_size = size;
+			return false;
+		}
 		if (type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT) {
 			s->stop = EMU_STOP_EXTERN;
 			s->fault_addr = addr;

@@ -19,6 +19,7 @@ enum {
 	EMU_STOP_INVALID = 5,  // an undecodable instruction
 	EMU_STOP_SIGNAL = 6,   // a signal is due before the instruction at pc
 	EMU_STOP_EXTERN = 7,   // lenient: an instruction fetched outside the image, at fault_addr
+	EMU_STOP_MAP = 8,      // lenient: an unmapped read or write at fault_addr, to map and retry
 };
 
 #define EMU_MAXINSIDE 8
@@ -66,6 +67,12 @@ typedef struct emu_state {
 	int max_pages, npages;
 	uint64_t pages[EMU_MAXPAGES];
 	uint8_t page_buf[EMU_PAGE];
+
+	// skip: the code hook lets the instruction at skip_pc pass once
+	// uncounted, the one retried after its page was mapped (it was
+	// counted and judged when it first started).
+	int skip;
+	uint64_t skip_pc;
 
 	int x86; // hook syscall and sysenter too
 	uc_hook code_hook, mem_hook, intr_hook, insn_hook, syscall_hook, sysenter_hook;

@@ -70,6 +70,19 @@ func (m *Machine) serve(r *Run) (uint64, bool, error) {
 		return 0, false, nil
 	}
 	switch {
+	case st.stop == C.EMU_STOP_MAP:
+		// The page the instruction at pc reads or writes, mapped here
+		// and not in the hook; the instruction runs again, not
+		// counted again. The same fault again at the same place
+		// (s390x names no data address) is the fault it is.
+		at := [2]uint64{uint64(st.pc), uint64(st.fault_addr)}
+		if at == m.lastMap || !bool(C.emu_map_pages(st, st.fault_addr, st.fault_size)) {
+			st.stop = C.EMU_STOP_MEM
+			return 0, false, nil
+		}
+		m.lastMap = at
+		st.skip, st.skip_pc = 1, st.pc
+		return uint64(st.pc), true, nil
 	case st.stop == C.EMU_STOP_EXTERN:
 		return m.returnFromExternal(r, uint64(st.fault_addr))
 	case st.stop == C.EMU_STOP_INTR && uint64(st.fault_addr) != uint64(st.pc) && !m.mapped(uint64(st.fault_addr)):

@@ -31,6 +31,9 @@ type Machine struct {
 	u   uc.Unicorn
 	h   *C.uc_engine
 	st  *C.emu_state // C memory: the hooks write it while Go reads it
+	// lastMap is the PC and address of the last page a lenient run mapped
+	// (serve): the same fault right after it is not mapped again.
+	lastMap [2]uint64
 	// slot is the Machine's index in slotTable, which is how the C hook
 	// finds it again (C may not hold Go pointers).
 	slot int
