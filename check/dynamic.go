@@ -107,7 +107,13 @@ func (c *checker) dynamic() {
 			}
 		}
 	}
+	w := &slotWatch{c: c, t: l.Target, delta: fo.delta, off: cons.BatchSize() > 1}
 	chk.SetAside(func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string {
+		// Once the run has destroyed a saved register (clobber.go),
+		// nothing after says anything about the section.
+		if c.cfi != nil && w.step(expected) {
+			return AsideClobbered
+		}
 		if k := aside(expected, r, j); k != "" {
 			return k
 		}
@@ -130,13 +136,13 @@ func (c *checker) dynamic() {
 			// statically only).
 			continue
 		}
-		c.runFunction(i, fo, chk, cons)
+		c.runFunction(i, fo, chk, &watched{Consumer: cons, w: w}, w)
 	}
 	c.flushGroups()
 }
 
 // runFunction runs function i once per variant and judges every step.
-func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons consumer.Consumer) {
+func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons consumer.Consumer, w *slotWatch) {
 	f, fr := c.funcs[i], &c.fr[i]
 	lo, hi := f.Addr+fo.delta, f.Addr+f.Size+fo.delta
 	seen := map[uint64]bool{}
@@ -149,7 +155,21 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 		img.Entry, img.Exit = fo.stub, exit
 		img.Paths = []map[int]uint64{arguments(c.l.Target, v)}
 		chk.SetLenient(&emu.Lenient{Inside: fo.inside, Fill: fill(v), MaxPages: maxPages})
+		w.reset()
 		res := chk.Trace(&img, cons)
+		executed := res.Executed
+		if cl := w.lost; cl != nil {
+			// The steps from the clobber on were set aside: not judged,
+			// not counted as executed.
+			if cl.step < len(executed) {
+				executed = executed[:cl.step]
+			}
+			if fr.Clobbered == 0 {
+				c.add(i, Finding{Kind: KindDynamic, Severity: SevNote, PC: hex(cl.pc - fo.delta), Offset: -1, FileOffset: -1,
+					Message: clobberNote(cl, fo.delta, v, f.Name)})
+			}
+			fr.Clobbered++
+		}
 		served := chk.Machine().Served()
 		for k, n := range map[string]int{"external calls": served.Externals, "system calls": served.Syscalls, "pages": served.Pages} {
 			if n == 0 {
@@ -160,7 +180,7 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 			}
 			fr.Served[k] += n
 		}
-		for _, pc := range res.Executed {
+		for _, pc := range executed {
 			if pc >= lo && pc < hi {
 				seen[pc] = true
 			}
@@ -469,7 +489,8 @@ func withStubSection(t target.Target, sec []byte, base, stub uint64, infos []Sec
 func arguments(t target.Target, v int) map[int]uint64 {
 	regs := t.ArgRegs()
 	scratch := uint64(emu.InitialSP + 1024)
-	out := map[int]uint64{}
+	// The caller's FP is one no slot holds by chance (clobber.go).
+	out := map[int]uint64{t.FP(): entryFP}
 	for k, r := range regs {
 		switch {
 		case v == 0:

@@ -56,6 +56,8 @@ func buildPrograms(t *testing.T, dir string, tc toolchain.Toolchain, cc, cxx str
 			driver, srcs = cxx, []string{"excpt.cc", "excpt2.cc"}
 		case "lost":
 			srcs = []string{"lost.c"}
+		case "clobber":
+			srcs = []string{"clobber.s"}
 		}
 		driver = testenv.LookPath(t, driver, testenv.HostPackages)
 		for _, kind := range kinds {
@@ -315,5 +317,68 @@ func TestNoReturn(t *testing.T) {
 		if r.Summary.Errors > 0 {
 			t.Errorf("%s: %d errors", p.name, r.Summary.Errors)
 		}
+	}
+}
+
+// TestClobberedSlot: a function that, on the check's synthetic inputs,
+// overwrites the FP it saved (clobber.s's clob, as zlib's inflate_table
+// does) is left out from that step on, counted, and not an error; a
+// function whose CFI names a wrong slot for its FP (wrongslot), which it
+// then writes, stays an error; and so does finding 030's rule that
+// outlives the pop of %rbp (frames.c's drap, a real gcc build).
+func TestClobberedSlot(t *testing.T) {
+	dir := t.TempDir()
+	tc := newest(t, target.X86_64, "2.47")
+	p := buildPrograms(t, dir, tc, "gcc", "g++", []string{"pie"}, "clobber")[0]
+	r, err := File(p.path, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns := map[string]FuncReport{}
+	for _, f := range r.Functions {
+		fns[f.Name] = f
+	}
+	for _, fn := range []string{"clob", "clob2"} {
+		if c := fns[fn]; c.Clobbered == 0 || c.Aside[AsideClobbered] == 0 || c.Verdicts["WRONG"] != 0 {
+			t.Errorf("%s: %d runs left out, set aside %v, verdicts %v: want the run of variant 0 left out, no WRONG step", fn, c.Clobbered, c.Aside, c.Verdicts)
+		}
+	}
+	for _, fn := range []string{"wrongslot", "stale"} {
+		if w := fns[fn]; w.Clobbered != 0 || w.Verdicts["WRONG"] == 0 {
+			t.Errorf("%s: %d runs left out, verdicts %v: want its wrong row WRONG, nothing left out", fn, w.Clobbered, w.Verdicts)
+		}
+	}
+	errs := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Severity == SevError {
+			errs[f.Func] = true
+		}
+	}
+	if errs["clob"] || errs["clob2"] || !errs["wrongslot"] || !errs["stale"] || ExitCode([]*Report{r}) != 1 || r.Summary.Clobbered == 0 {
+		t.Errorf("errors in %v (want wrongslot and stale, not clob or clob2), exit %d, %d runs left out", errs, ExitCode([]*Report{r}), r.Summary.Clobbered)
+	}
+
+	// 030: gcc's DRAP epilogue.
+	drap := filepath.Join(dir, "drap")
+	b := driverDir(t, dir, tc)
+	cmd := exec.Command(testenv.LookPath(t, "gcc", testenv.HostPackages), "-O2", "-fPIC", "-fasynchronous-unwind-tables", "-Wa,--gsframe", "-B"+b+"/", "-c", "-o", drap+".o", filepath.Join("testdata", "frames.c"))
+	if o, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", cmd, err, o)
+	}
+	r, err = File(drap+".o", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range r.Findings {
+		found = found || (f.Func == "drap" && f.Kind == KindDynamic && f.Severity == SevError)
+	}
+	for _, f := range r.Functions {
+		if f.Name == "drap" && f.Clobbered != 0 {
+			t.Errorf("drap: %d runs left out as clobbered", f.Clobbered)
+		}
+	}
+	if !found {
+		t.Errorf("finding 030 no longer found: no dynamic error in drap")
 	}
 }

@@ -306,6 +306,7 @@ func (c *checker) totals() {
 		s.NotCompared += f.NotCompared
 		s.Executed += f.Executed
 		s.Steps += f.Steps
+		s.Clobbered += f.Clobbered
 		for k, v := range f.Verdicts {
 			if s.Verdicts == nil {
 				s.Verdicts = map[string]int{}
