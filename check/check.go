@@ -215,7 +215,11 @@ type Report struct {
 	Gaps []Gap `json:"gaps,omitempty"`
 	// Bytes sorts every executable byte into a class: judged (in an
 	// FDE), a gap cause, or not code (gaps.go, ByteClass).
-	Bytes     []ByteClass  `json:"bytes,omitempty"`
+	Bytes []ByteClass `json:"bytes,omitempty"`
+	// Pads says how many C++ landing pads the dynamic check entered and
+	// how much code it ran with and without them (landing.go); nil when
+	// the file has none.
+	Pads      *PadReport   `json:"pads,omitempty"`
 	Functions []FuncReport `json:"functions,omitempty"`
 	Findings  []Finding    `json:"findings,omitempty"`
 

@@ -100,6 +100,7 @@ func (c *checker) dynamic() {
 		return
 	}
 	defer cons.Close()
+	c.executedPCs, c.savedCase = map[uint64]bool{}, map[int]bool{}
 	if l.Kind != "REL" && l.File.Entry != 0 {
 		for _, f := range c.funcs {
 			if l.File.Entry >= f.Addr && l.File.Entry < f.Addr+f.Size {
@@ -113,6 +114,9 @@ func (c *checker) dynamic() {
 		// nothing after says anything about the section.
 		if c.cfi != nil && w.step(expected) {
 			return AsideClobbered
+		}
+		if len(expected) > 0 && expected[0].PC >= fo.stub+trampOff && expected[0].PC < fo.stub+trampOff+maxTramps*trampSize {
+			return AsidePadEntry
 		}
 		if k := aside(expected, r, j); k != "" {
 			return k
@@ -138,6 +142,7 @@ func (c *checker) dynamic() {
 		}
 		c.runFunction(i, fo, chk, &watched{Consumer: cons, w: w}, w)
 	}
+	c.enterLandingPads(fo, chk, &watched{Consumer: cons, w: w}, w)
 	c.flushGroups()
 }
 
@@ -146,12 +151,28 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 	f, fr := c.funcs[i], &c.fr[i]
 	lo, hi := f.Addr+fo.delta, f.Addr+f.Size+fo.delta
 	seen := map[uint64]bool{}
-	saved := false
 	for v := 0; v < c.opts.Variants; v++ {
+		for _, pc := range c.runOnce(i, fo, chk, cons, w, v, nil) {
+			if pc >= lo && pc < hi {
+				seen[pc] = true
+			}
+		}
+	}
+	fr.Executed = len(seen)
+}
+
+// runOnce runs function i in variant v, with the code segments overlay
+// written over the file's (a landing pad's jump), judges every step and
+// files the failures; it returns the PCs executed and judged.
+func (c *checker) runOnce(i int, fo *foreign, chk *harness.Checker, cons consumer.Consumer, w *slotWatch, v int, overlay []image.Segment) []uint64 {
+	f, fr := c.funcs[i], &c.fr[i]
+	lo := f.Addr + fo.delta
+	{
 		img := *fo.img
 		code, exit := stubCode(c.l.Target, fo.stub, lo)
 		img.Segments = []image.Segment{{Addr: fo.stub, Code: code}, {Addr: fo.stub + externalOff, Code: externalCode(c.l.Target)},
 			{Addr: fo.stub + exitOff, Code: exitCode(c.l.Target)}}
+		img.Segments = append(img.Segments, overlay...)
 		img.Entry, img.Exit = fo.stub, exit
 		img.Paths = []map[int]uint64{arguments(c.l.Target, v)}
 		chk.SetLenient(&emu.Lenient{Inside: fo.inside, Fill: fill(v), MaxPages: maxPages})
@@ -181,8 +202,8 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 			fr.Served[k] += n
 		}
 		for _, pc := range executed {
-			if pc >= lo && pc < hi {
-				seen[pc] = true
+			if pc >= emu.CodeBase+imageBase {
+				c.executedPCs[pc] = true
 			}
 		}
 		fr.Steps += res.Steps
@@ -209,13 +230,13 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 			fr.FirstEnd = res.RunErr.Error()
 		}
 		if res.LoadErr != nil || len(res.Failures) == 0 {
-			continue
+			return executed
 		}
 		for _, fail := range res.Failures {
 			g := c.group(fail, fo.delta, i, v)
-			if g.count == 1 && !saved && c.opts.SaveDir != "" && g.f.Severity == SevError {
+			if g.count == 1 && !c.savedCase[i] && c.opts.SaveDir != "" && g.f.Severity == SevError {
 				g.f.Reproducer = saveCase(c.opts.SaveDir, &img, cons.Name(), res)
-				saved = true
+				c.savedCase[i] = true
 			}
 		}
 		if kept := len(res.Failures); kept >= c.opts.FailuresPerRun {
@@ -237,8 +258,8 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 				}
 			}
 		}
+		return executed
 	}
-	fr.Executed = len(seen)
 }
 
 // Classes of judged steps the dynamic check keeps out of the verdicts.
@@ -499,6 +520,10 @@ func arguments(t target.Target, v int) map[int]uint64 {
 			out[r] = scratch + uint64(k)*256
 		case v == 2:
 			out[r] = uint64(k + 1)
+		case v == padVariant:
+			out[r] = uint64(-1 - int64(k)) // negative: the error paths that throw
+		case v == padVariant+1:
+			out[r] = uint64(int64(int32(-0x80000000 + k)))
 		case (v+k)%2 == 0:
 			out[r] = scratch + uint64(k)*64
 		default:

@@ -1,13 +1,16 @@
 package check
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/cfi"
 	"github.com/sfconform/sfconform/internal/testenv"
+	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/toolchain"
 )
@@ -381,4 +384,132 @@ func TestClobberedSlot(t *testing.T) {
 	if !found {
 		t.Errorf("finding 030 no longer found: no dynamic error in drap")
 	}
+}
+
+// TestLandingPads: every landing pad of the C++ program (its LSDAs'
+// call-site tables) is entered by a run, as the personality routine
+// enters it, and judged: no error, and the runs execute more of the file
+// than the runs without them.
+func TestLandingPads(t *testing.T) {
+	dir := t.TempDir()
+	for _, pt := range programTargets {
+		tc := newest(t, pt.t, "2.47")
+		for _, p := range buildPrograms(t, dir, tc, pt.cc, pt.cxx, []string{"pie"}, "excpt") {
+			r, err := File(p.path, Options{Dynamic: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr := r.Pads
+			if pr == nil {
+				t.Errorf("%s: no landing pads", p.name)
+				continue
+			}
+			if pr.Pads == 0 || pr.Entered != pr.Pads || pr.WithPads <= pr.Executed {
+				t.Errorf("%s: landing pads %+v: want every one entered, and more code executed", p.name, pr)
+			}
+			if r.Summary.Errors > 0 || r.Summary.Aside[AsidePadEntry] == 0 {
+				t.Errorf("%s: %d errors, set aside %v", p.name, r.Summary.Errors, r.Summary.Aside)
+			}
+			t.Logf("%s: %d landing pads entered; %d instructions executed without them, %d with", p.name, pr.Entered, pr.Executed, pr.WithPads)
+			if pt.t == target.X86_64 {
+				brokenPad(t, p.path, filepath.Join(dir, "broken-pad"))
+			}
+		}
+	}
+}
+
+// brokenPad moves the SFrame row that holds at a landing pad in main.cold
+// (code only an exception reaches) by 8: the dynamic check must judge it
+// WRONG there.
+func brokenPad(t *testing.T, exe, out string) {
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	var cold elf.Symbol
+	for _, s := range syms {
+		if s.Name == "main.cold" {
+			cold = s
+		}
+	}
+	eh := f.Section(".eh_frame")
+	ehData, _ := eh.Data()
+	tab, err := cfi.Parse(ehData, eh.Addr, f.ByteOrder, true)
+	if err != nil || cold.Size == 0 {
+		t.Fatalf("main.cold %+v, .eh_frame: %v", cold, err)
+	}
+	pad := uint64(0)
+	for _, fde := range tab.FDEs {
+		if fde.LSDA == 0 {
+			continue
+		}
+		gx := f.Section(".gcc_except_table")
+		d, _ := gx.Data()
+		l, err := cfi.ParseLSDA(d, gx.Addr, fde.LSDA, fde.Start, f.ByteOrder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cs := range l.CallSites {
+			if cs.LandingPad >= cold.Value && cs.LandingPad < cold.Value+cold.Size && pad == 0 {
+				pad = cs.LandingPad
+			}
+		}
+	}
+	if pad == 0 {
+		t.Fatalf("no landing pad in main.cold")
+	}
+	sec := f.Section(sframe.SectionName)
+	data, _ := sec.Data()
+	st, err := sframe.Decode(data, sec.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := st.Sections[0]
+	fdes, err := s.FDEs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for i := range fdes {
+		fd := &fdes[i]
+		if pad < fd.Start || pad >= fd.Start+uint64(fd.Size) {
+			continue
+		}
+		for k := len(fd.Rows) - 1; k >= 0; k-- {
+			if fd.Start+uint64(fd.Rows[k].Start) <= pad {
+				fd.Rows[k].CFA.Offset += 8
+				moved = true
+				break
+			}
+		}
+	}
+	if !moved {
+		t.Fatalf("no SFrame row at the landing pad 0x%x", pad)
+	}
+	fp, ra := sframe.DefaultFixedOffsets(s.Header.ABI)
+	enc, err := sframe.Encode(fdes, sframe.EncodeOptions{Version: s.Header.Version, ABI: s.Header.ABI, Base: sec.Addr, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})
+	if err != nil || len(enc) > len(data) {
+		t.Fatalf("re-encoding: %v (%d bytes, was %d)", err, len(enc), len(data))
+	}
+	enc = append(enc, make([]byte, len(data)-len(enc))...) // sframe's encoding may be tighter than gas's
+	file, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(file[sec.Offset:], enc)
+	if err := os.WriteFile(out, file, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := File(out, Options{Dynamic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range r.Findings {
+		if x.Kind == KindDynamic && x.Severity == SevError && strings.Contains(x.Message, "main.cold") {
+			return
+		}
+	}
+	t.Errorf("the row at landing pad 0x%x in main.cold moved: no dynamic error names main.cold (%d errors)", pad, r.Summary.Errors)
 }

@@ -36,6 +36,10 @@ type checker struct {
 	groups     map[groupKey]*failGroup
 	groupOrder []*failGroup
 	ungrouped  int
+	// The dynamic check's executed PCs (moved), over all functions and
+	// runs; the functions whose failure was saved as a reproducer.
+	executedPCs map[uint64]bool
+	savedCase   map[int]bool
 }
 
 func (c *checker) sframeOffset(off int) (int, int64) {
