@@ -328,6 +328,8 @@ func (c *checker) enterLandingPads(fo *foreign, chk *harness.Checker, cons consu
 			pr.Entered++
 		case p.why != "":
 			pr.notEntered(p.why)
+		case !p.runnable(c, fo):
+			pr.notEntered("its calls are in functions the dynamic check does not run (no SFrame FDE, or never returns)")
 		default:
 			pr.notEntered("no run reached a call that leads to it")
 		}
@@ -339,4 +341,15 @@ func (pr *PadReport) notEntered(why string) {
 		pr.NotEntered = map[string]int{}
 	}
 	pr.NotEntered[why]++
+}
+
+// runnable reports whether one of p's calls is in a function the dynamic
+// check runs.
+func (p *landingPad) runnable(c *checker, fo *foreign) bool {
+	for _, fn := range p.fn {
+		if c.fr[fn].HasFDE && !fo.patched[c.funcs[fn].Addr+fo.delta] {
+			return true
+		}
+	}
+	return false
 }
