@@ -71,12 +71,12 @@ type activation struct {
 
 // clobber is where a run's watch saw a saved register overwritten.
 type clobber struct {
-	step        int // steps judged before it in the run
-	pc          uint64
-	reg         string
-	addr, cfa   uint64
-	was, now    uint64
-	frame, insn int
+	step      int // steps judged before it in the run
+	pc        uint64
+	reg       string
+	addr, cfa uint64
+	was, now  uint64
+	frame     int // the frame whose slot it was (0: the running function)
 }
 
 // slotWatch watches one run at a time. The consumer wrapper hands it each
