@@ -59,6 +59,41 @@ type foreign struct {
 	// never return, whose first instruction jumps to the exit stand-in
 	// in every run (they are not run themselves).
 	patched map[uint64]bool
+	// inMemory is the code as the last landing-pad run left it in the
+	// emulator (the image with that run's jumps), lastJumps those jumps:
+	// the next run restores them and writes its own, a few bytes, where
+	// running the unchanged image would rewrite all of it and drop every
+	// translation (overlaid).
+	inMemory  []byte
+	lastJumps []image.Segment
+}
+
+// overlaid is the code and segments of a run with overlay (nil: none)
+// written over the image: the code as the emulator holds it already, the
+// last run's jumps restored, this run's written.
+func (fo *foreign) overlaid(segs, overlay []image.Segment) ([]byte, []image.Segment) {
+	orig := fo.img.Code
+	if fo.inMemory == nil {
+		fo.inMemory = append([]byte(nil), orig...)
+	}
+	code := fo.inMemory
+	for _, j := range fo.lastJumps {
+		off := j.Addr - fo.img.CodeAddr
+		segs = append(segs, image.Segment{Addr: j.Addr, Code: orig[off : off+uint64(len(j.Code))]})
+	}
+	// What the emulator holds after this run: fresh, since the image
+	// given to this run must stay as it was while the run uses it.
+	next := append([]byte(nil), orig...)
+	fo.lastJumps = fo.lastJumps[:0:0]
+	for _, o := range overlay {
+		segs = append(segs, o)
+		if o.Addr >= fo.img.CodeAddr && o.Addr-fo.img.CodeAddr+uint64(len(o.Code)) <= uint64(len(orig)) {
+			copy(next[o.Addr-fo.img.CodeAddr:], o.Code)
+			fo.lastJumps = append(fo.lastJumps, o)
+		}
+	}
+	fo.inMemory = next
+	return code, segs
 }
 
 // maxPages bounds the pages a run maps on demand (1 MiB).
@@ -172,7 +207,9 @@ func (c *checker) runOnce(i int, fo *foreign, chk *harness.Checker, cons consume
 		code, exit := stubCode(c.l.Target, fo.stub, lo)
 		img.Segments = []image.Segment{{Addr: fo.stub, Code: code}, {Addr: fo.stub + externalOff, Code: externalCode(c.l.Target)},
 			{Addr: fo.stub + exitOff, Code: exitCode(c.l.Target)}}
-		img.Segments = append(img.Segments, overlay...)
+		if overlay != nil || fo.inMemory != nil {
+			img.Code, img.Segments = fo.overlaid(img.Segments, overlay)
+		}
 		img.Entry, img.Exit = fo.stub, exit
 		img.Paths = []map[int]uint64{arguments(c.l.Target, v)}
 		chk.SetLenient(&emu.Lenient{Inside: fo.inside, Fill: fill(v), MaxPages: maxPages})
