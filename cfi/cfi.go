@@ -31,14 +31,17 @@ func (e *FormatError) Unwrap() error { return e.Err }
 
 // CIE is a common information entry.
 type CIE struct {
-	Offset        int
-	Version       uint8
-	Augmentation  string
-	CodeAlign     uint64
-	DataAlign     int64
-	RAReg         uint64
-	FDEEncoding   byte // DW_EH_PE_* of FDE addresses (.eh_frame); absptr otherwise
-	Signal        bool // "S": the FDE's function is a signal trampoline
+	Offset       int
+	Version      uint8
+	Augmentation string
+	CodeAlign    uint64
+	DataAlign    int64
+	RAReg        uint64
+	FDEEncoding  byte // DW_EH_PE_* of FDE addresses (.eh_frame); absptr otherwise
+	Signal       bool // "S": the FDE's function is a signal trampoline
+	// LSDAEncoding is the DW_EH_PE_* of the FDEs' LSDA pointers ("L");
+	// 0xff (omit) when the CIE has none.
+	LSDAEncoding  byte
 	AddrSize      int
 	Initial       []byte
 	initialOffset int
@@ -51,6 +54,10 @@ type FDE struct {
 	Start, End   uint64
 	Instructions []byte
 	instrOffset  int
+	// LSDA is the address of the function's language-specific data area
+	// (.gcc_except_table: its C++ call-site table), from the FDE's
+	// augmentation data; 0 when it has none.
+	LSDA uint64
 }
 
 // Table is a parsed CFI section.
@@ -149,7 +156,18 @@ func (t *Table) entry(data []byte, addr uint64, off int, cies map[int]*CIE) (nex
 	f.Start, f.End = start, start+size
 	if len(cie.Augmentation) > 0 && cie.Augmentation[0] == 'z' {
 		n := c.uleb()
-		c.skip(int(n))
+		augEnd := c.off + int(n)
+		if c.err == nil && cie.LSDAEncoding != peOmit && n > 0 {
+			if f.LSDA = c.pointer(cie.LSDAEncoding, addr); c.err != nil {
+				return 0, c.fail(c.err, "FDE LSDA pointer")
+			}
+			if c.off > augEnd {
+				return 0, &FormatError{c.off, fmt.Sprintf("FDE LSDA pointer runs past the %d bytes of augmentation data", n), ErrTruncated}
+			}
+			c.off = augEnd
+		} else {
+			c.skip(int(n))
+		}
 	}
 	if c.err != nil {
 		return 0, c.fail(ErrTruncated, "FDE augmentation data")
@@ -161,7 +179,7 @@ func (t *Table) entry(data []byte, addr uint64, off int, cies map[int]*CIE) (nex
 }
 
 func (t *Table) cie(c *cursor, addr uint64, off int) (*CIE, error) {
-	cie := &CIE{Offset: off, AddrSize: 8}
+	cie := &CIE{Offset: off, AddrSize: 8, LSDAEncoding: peOmit}
 	cie.Version = c.u8()
 	if cie.Version != 1 && cie.Version != 3 && cie.Version != 4 {
 		return nil, &FormatError{c.off - 1, fmt.Sprintf("CIE version %d", cie.Version), ErrBadCIE}
@@ -204,7 +222,7 @@ func (t *Table) cie(c *cursor, addr uint64, off int) (*CIE, error) {
 			case 'R':
 				cie.FDEEncoding = c.u8()
 			case 'L':
-				c.u8() // LSDA encoding: the FDE's augmentation data is skipped whole
+				cie.LSDAEncoding = c.u8()
 			case 'P':
 				c.pointer(c.u8(), addr)
 			case 'S':

@@ -143,6 +143,9 @@ type FuncReport struct {
 	// is right; a wrong one among them stays WRONG).
 	Aside map[string]int `json:"aside,omitempty"`
 	Ends  map[string]int `json:"ends,omitempty"`
+	// Clobbered counts the runs left out from the step at which the
+	// function overwrote a register it had saved (clobber.go).
+	Clobbered int `json:"clobbered,omitempty"`
 	// Served: what the lenient emulation served over all runs ("external
 	// calls" returned from at once, "system calls" skipped, "pages"
 	// mapped on demand).
@@ -172,6 +175,9 @@ type Summary struct {
 	Steps         int            `json:"steps"`
 	Verdicts      map[string]int `json:"verdicts,omitempty"`
 	Aside         map[string]int `json:"aside,omitempty"`
+	// Clobbered counts the dynamic runs left out from a step at which the
+	// program overwrote a register it had saved (synthetic inputs).
+	Clobbered int `json:"clobbered,omitempty"`
 	// ByKind counts every finding by kind, also those beyond MaxFindings.
 	ByKind map[string]int `json:"by_kind"`
 	// LeftOut counts, by kind, the findings beyond MaxFindings that
@@ -209,7 +215,11 @@ type Report struct {
 	Gaps []Gap `json:"gaps,omitempty"`
 	// Bytes sorts every executable byte into a class: judged (in an
 	// FDE), a gap cause, or not code (gaps.go, ByteClass).
-	Bytes     []ByteClass  `json:"bytes,omitempty"`
+	Bytes []ByteClass `json:"bytes,omitempty"`
+	// Pads says how many C++ landing pads the dynamic check entered and
+	// how much code it ran with and without them (landing.go); nil when
+	// the file has none.
+	Pads      *PadReport   `json:"pads,omitempty"`
 	Functions []FuncReport `json:"functions,omitempty"`
 	Findings  []Finding    `json:"findings,omitempty"`
 

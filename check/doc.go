@@ -42,6 +42,12 @@
 // stubs' FDEs: errors. In the dynamic check a call to a function that
 // never returns (NoReturn) ends the run at an exit stand-in, and failing
 // steps are grouped by function, SFrame row, verdict and field (groups.go).
+// A run in which the program, on the synthetic inputs, overwrites a
+// register it saved where the CFI says is left out from there
+// (clobber.go, AsideClobbered): counted, a note, never an error. C++
+// landing pads (the LSDAs' call-site tables, cfi.ParseLSDA) are entered by
+// runs that turn a call into a jump to its pad, as the personality routine
+// resumes there (landing.go, Report.Pads).
 //
 // Function starts come from .symtab, else .dynsym, else (a fully stripped
 // file) the CFI's FDE starts; never from .sframe. Report.FuncSource says

@@ -60,6 +60,41 @@ type foreign struct {
 	// never return, whose first instruction jumps to the exit stand-in
 	// in every run (they are not run themselves).
 	patched map[uint64]bool
+	// inMemory is the code as the last landing-pad run left it in the
+	// emulator (the image with that run's jumps), lastJumps those jumps:
+	// the next run restores them and writes its own, a few bytes, where
+	// running the unchanged image would rewrite all of it and drop every
+	// translation (overlaid).
+	inMemory  []byte
+	lastJumps []image.Segment
+}
+
+// overlaid is the code and segments of a run with overlay (nil: none)
+// written over the image: the code as the emulator holds it already, the
+// last run's jumps restored, this run's written.
+func (fo *foreign) overlaid(segs, overlay []image.Segment) ([]byte, []image.Segment) {
+	orig := fo.img.Code
+	if fo.inMemory == nil {
+		fo.inMemory = append([]byte(nil), orig...)
+	}
+	code := fo.inMemory
+	for _, j := range fo.lastJumps {
+		off := j.Addr - fo.img.CodeAddr
+		segs = append(segs, image.Segment{Addr: j.Addr, Code: orig[off : off+uint64(len(j.Code))]})
+	}
+	// What the emulator holds after this run: fresh, since the image
+	// given to this run must stay as it was while the run uses it.
+	next := append([]byte(nil), orig...)
+	fo.lastJumps = fo.lastJumps[:0:0]
+	for _, o := range overlay {
+		segs = append(segs, o)
+		if o.Addr >= fo.img.CodeAddr && o.Addr-fo.img.CodeAddr+uint64(len(o.Code)) <= uint64(len(orig)) {
+			copy(next[o.Addr-fo.img.CodeAddr:], o.Code)
+			fo.lastJumps = append(fo.lastJumps, o)
+		}
+	}
+	fo.inMemory = next
+	return code, segs
 }
 
 // maxPages bounds the pages a run maps on demand (1 MiB).
@@ -101,6 +136,7 @@ func (c *checker) dynamic() {
 		return
 	}
 	defer cons.Close()
+	c.executedPCs, c.savedCase = map[uint64]bool{}, map[int]bool{}
 	if l.Kind != "REL" && l.File.Entry != 0 {
 		for _, f := range c.funcs {
 			if l.File.Entry >= f.Addr && l.File.Entry < f.Addr+f.Size {
@@ -108,7 +144,16 @@ func (c *checker) dynamic() {
 			}
 		}
 	}
+	w := &slotWatch{c: c, t: l.Target, delta: fo.delta, off: cons.BatchSize() > 1}
 	chk.SetAside(func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string {
+		// Once the run has destroyed a saved register (clobber.go),
+		// nothing after says anything about the section.
+		if c.cfi != nil && w.step(expected) {
+			return AsideClobbered
+		}
+		if len(expected) > 0 && expected[0].PC >= fo.stub+trampOff && expected[0].PC < fo.stub+trampOff+maxTramps*trampSize {
+			return AsidePadEntry
+		}
 		if k := aside(expected, r, j); k != "" {
 			return k
 		}
@@ -131,26 +176,59 @@ func (c *checker) dynamic() {
 			// statically only).
 			continue
 		}
-		c.runFunction(i, fo, chk, cons)
+		c.runFunction(i, fo, chk, &watched{Consumer: cons, w: w}, w)
 	}
+	c.enterLandingPads(fo, chk, &watched{Consumer: cons, w: w}, w)
 	c.flushGroups()
 }
 
 // runFunction runs function i once per variant and judges every step.
-func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons consumer.Consumer) {
+func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons consumer.Consumer, w *slotWatch) {
 	f, fr := c.funcs[i], &c.fr[i]
 	lo, hi := f.Addr+fo.delta, f.Addr+f.Size+fo.delta
 	seen := map[uint64]bool{}
-	saved := false
 	for v := 0; v < c.opts.Variants; v++ {
+		for _, pc := range c.runOnce(i, fo, chk, cons, w, v, nil) {
+			if pc >= lo && pc < hi {
+				seen[pc] = true
+			}
+		}
+	}
+	fr.Executed = len(seen)
+}
+
+// runOnce runs function i in variant v, with the code segments overlay
+// written over the file's (a landing pad's jump), judges every step and
+// files the failures; it returns the PCs executed and judged.
+func (c *checker) runOnce(i int, fo *foreign, chk *harness.Checker, cons consumer.Consumer, w *slotWatch, v int, overlay []image.Segment) []uint64 {
+	f, fr := c.funcs[i], &c.fr[i]
+	lo := f.Addr + fo.delta
+	{
 		img := *fo.img
 		code, exit := stubCode(c.l.Target, fo.stub, lo)
 		img.Segments = []image.Segment{{Addr: fo.stub, Code: code}, {Addr: fo.stub + externalOff, Code: externalCode(c.l.Target)},
 			{Addr: fo.stub + exitOff, Code: exitCode(c.l.Target)}}
+		if overlay != nil || fo.inMemory != nil {
+			img.Code, img.Segments = fo.overlaid(img.Segments, overlay)
+		}
 		img.Entry, img.Exit = fo.stub, exit
 		img.Paths = []map[int]uint64{arguments(c.l.Target, v)}
 		chk.SetLenient(&emu.Lenient{Inside: fo.inside, Fill: fill(v), MaxPages: maxPages})
+		w.reset()
 		res := chk.Trace(&img, cons)
+		executed := res.Executed
+		if cl := w.lost; cl != nil {
+			// The steps from the clobber on were set aside: not judged,
+			// not counted as executed.
+			if cl.step < len(executed) {
+				executed = executed[:cl.step]
+			}
+			if fr.Clobbered == 0 {
+				c.add(i, Finding{Kind: KindDynamic, Severity: SevNote, PC: hex(cl.pc - fo.delta), Offset: -1, FileOffset: -1,
+					Message: clobberNote(cl, fo.delta, v, f.Name)})
+			}
+			fr.Clobbered++
+		}
 		served := chk.Machine().Served()
 		for k, n := range map[string]int{"external calls": served.Externals, "system calls": served.Syscalls, "pages": served.Pages} {
 			if n == 0 {
@@ -161,9 +239,9 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 			}
 			fr.Served[k] += n
 		}
-		for _, pc := range res.Executed {
-			if pc >= lo && pc < hi {
-				seen[pc] = true
+		for _, pc := range executed {
+			if pc >= emu.CodeBase+imageBase {
+				c.executedPCs[pc] = true
 			}
 		}
 		fr.Steps += res.Steps
@@ -190,13 +268,13 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 			fr.FirstEnd = res.RunErr.Error()
 		}
 		if res.LoadErr != nil || len(res.Failures) == 0 {
-			continue
+			return executed
 		}
 		for _, fail := range res.Failures {
 			g := c.group(fail, fo.delta, i, v)
-			if g.count == 1 && !saved && c.opts.SaveDir != "" && g.f.Severity == SevError {
+			if g.count == 1 && !c.savedCase[i] && c.opts.SaveDir != "" && g.f.Severity == SevError {
 				g.f.Reproducer = saveCase(c.opts.SaveDir, &img, cons.Name(), res)
-				saved = true
+				c.savedCase[i] = true
 			}
 		}
 		if kept := len(res.Failures); kept >= c.opts.FailuresPerRun {
@@ -218,8 +296,8 @@ func (c *checker) runFunction(i int, fo *foreign, chk *harness.Checker, cons con
 				}
 			}
 		}
+		return executed
 	}
-	fr.Executed = len(seen)
 }
 
 // Classes of judged steps the dynamic check keeps out of the verdicts.
@@ -470,7 +548,8 @@ func withStubSection(t target.Target, sec []byte, base, stub uint64, infos []Sec
 func arguments(t target.Target, v int) map[int]uint64 {
 	regs := t.ArgRegs()
 	scratch := uint64(emu.InitialSP + 1024)
-	out := map[int]uint64{}
+	// The caller's FP is one no slot holds by chance (clobber.go).
+	out := map[int]uint64{t.FP(): entryFP}
 	for k, r := range regs {
 		switch {
 		case v == 0:
@@ -479,6 +558,10 @@ func arguments(t target.Target, v int) map[int]uint64 {
 			out[r] = scratch + uint64(k)*256
 		case v == 2:
 			out[r] = uint64(k + 1)
+		case v == padVariant:
+			out[r] = uint64(-1 - int64(k)) // negative: the error paths that throw
+		case v == padVariant+1:
+			out[r] = uint64(int64(int32(-0x80000000 + k)))
 		case (v+k)%2 == 0:
 			out[r] = scratch + uint64(k)*64
 		default:

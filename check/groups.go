@@ -7,7 +7,6 @@ import (
 	"github.com/sfconform/sfconform/cfi"
 	"github.com/sfconform/sfconform/emu"
 	"github.com/sfconform/sfconform/harness"
-	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/verdict"
 )
 
@@ -43,15 +42,7 @@ func (c *checker) cfiTextAt(pc uint64, version int) string {
 	if fde == nil {
 		return "no CFI FDE"
 	}
-	if c.cfiRows == nil {
-		c.cfiRows = map[*cfi.FDE][]cfi.Row{}
-	}
-	rows, ok := c.cfiRows[fde]
-	if !ok {
-		rows, _ = fde.Rows(c.track(), c.l.Target == target.AArch64 || c.l.Target == target.AArch64BE, c.l.File.ByteOrder)
-		c.cfiRows[fde] = rows
-	}
-	row, ok := cfi.At(rows, pc)
+	row, ok := cfi.At(c.cfiRowsOf(fde), pc)
 	if !ok {
 		return "no CFI row"
 	}

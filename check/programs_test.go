@@ -1,13 +1,16 @@
 package check
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sfconform/sfconform/cfi"
 	"github.com/sfconform/sfconform/internal/testenv"
+	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/toolchain"
 )
@@ -56,6 +59,8 @@ func buildPrograms(t *testing.T, dir string, tc toolchain.Toolchain, cc, cxx str
 			driver, srcs = cxx, []string{"excpt.cc", "excpt2.cc"}
 		case "lost":
 			srcs = []string{"lost.c"}
+		case "clobber":
+			srcs = []string{"clobber.s"}
 		}
 		driver = testenv.LookPath(t, driver, testenv.HostPackages)
 		for _, kind := range kinds {
@@ -316,4 +321,195 @@ func TestNoReturn(t *testing.T) {
 			t.Errorf("%s: %d errors", p.name, r.Summary.Errors)
 		}
 	}
+}
+
+// TestClobberedSlot: a function that, on the check's synthetic inputs,
+// overwrites the FP it saved (clobber.s's clob, as zlib's inflate_table
+// does) is left out from that step on, counted, and not an error; a
+// function whose CFI names a wrong slot for its FP (wrongslot), which it
+// then writes, stays an error; and so does finding 030's rule that
+// outlives the pop of %rbp (frames.c's drap, a real gcc build).
+func TestClobberedSlot(t *testing.T) {
+	dir := t.TempDir()
+	tc := newest(t, target.X86_64, "2.47")
+	p := buildPrograms(t, dir, tc, "gcc", "g++", []string{"pie"}, "clobber")[0]
+	r, err := File(p.path, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns := map[string]FuncReport{}
+	for _, f := range r.Functions {
+		fns[f.Name] = f
+	}
+	for _, fn := range []string{"clob", "clob2"} {
+		if c := fns[fn]; c.Clobbered == 0 || c.Aside[AsideClobbered] == 0 || c.Verdicts["WRONG"] != 0 {
+			t.Errorf("%s: %d runs left out, set aside %v, verdicts %v: want the run of variant 0 left out, no WRONG step", fn, c.Clobbered, c.Aside, c.Verdicts)
+		}
+	}
+	for _, fn := range []string{"wrongslot", "stale"} {
+		if w := fns[fn]; w.Clobbered != 0 || w.Verdicts["WRONG"] == 0 {
+			t.Errorf("%s: %d runs left out, verdicts %v: want its wrong row WRONG, nothing left out", fn, w.Clobbered, w.Verdicts)
+		}
+	}
+	errs := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Severity == SevError {
+			errs[f.Func] = true
+		}
+	}
+	if errs["clob"] || errs["clob2"] || !errs["wrongslot"] || !errs["stale"] || ExitCode([]*Report{r}) != 1 || r.Summary.Clobbered == 0 {
+		t.Errorf("errors in %v (want wrongslot and stale, not clob or clob2), exit %d, %d runs left out", errs, ExitCode([]*Report{r}), r.Summary.Clobbered)
+	}
+
+	// 030: gcc's DRAP epilogue.
+	drap := filepath.Join(dir, "drap")
+	b := driverDir(t, dir, tc)
+	cmd := exec.Command(testenv.LookPath(t, "gcc", testenv.HostPackages), "-O2", "-fPIC", "-fasynchronous-unwind-tables", "-Wa,--gsframe", "-B"+b+"/", "-c", "-o", drap+".o", filepath.Join("testdata", "frames.c"))
+	if o, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", cmd, err, o)
+	}
+	r, err = File(drap+".o", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range r.Findings {
+		found = found || (f.Func == "drap" && f.Kind == KindDynamic && f.Severity == SevError)
+	}
+	for _, f := range r.Functions {
+		if f.Name == "drap" && f.Clobbered != 0 {
+			t.Errorf("drap: %d runs left out as clobbered", f.Clobbered)
+		}
+	}
+	if !found {
+		t.Errorf("finding 030 no longer found: no dynamic error in drap")
+	}
+}
+
+// TestLandingPads: every landing pad of the C++ program (its LSDAs'
+// call-site tables) is entered by a run, as the personality routine
+// enters it, and judged: no error, and the runs execute more of the file
+// than the runs without them.
+func TestLandingPads(t *testing.T) {
+	dir := t.TempDir()
+	for _, pt := range programTargets {
+		tc := newest(t, pt.t, "2.47")
+		for _, p := range buildPrograms(t, dir, tc, pt.cc, pt.cxx, []string{"pie"}, "excpt") {
+			r, err := File(p.path, Options{Dynamic: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr := r.Pads
+			if pr == nil {
+				t.Errorf("%s: no landing pads", p.name)
+				continue
+			}
+			if pr.Pads == 0 || pr.Entered != pr.Pads || pr.WithPads <= pr.Executed {
+				t.Errorf("%s: landing pads %+v: want every one entered, and more code executed", p.name, pr)
+			}
+			if r.Summary.Errors > 0 || r.Summary.Aside[AsidePadEntry] == 0 {
+				t.Errorf("%s: %d errors, set aside %v", p.name, r.Summary.Errors, r.Summary.Aside)
+			}
+			t.Logf("%s: %d landing pads entered; %d instructions executed without them, %d with", p.name, pr.Entered, pr.Executed, pr.WithPads)
+			if pt.t == target.X86_64 {
+				brokenPad(t, p.path, filepath.Join(dir, "broken-pad"))
+			}
+		}
+	}
+}
+
+// brokenPad moves the SFrame row that holds at a landing pad in main.cold
+// (code only an exception reaches) by 8: the dynamic check must judge it
+// WRONG there.
+func brokenPad(t *testing.T, exe, out string) {
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	var cold elf.Symbol
+	for _, s := range syms {
+		if s.Name == "main.cold" {
+			cold = s
+		}
+	}
+	eh := f.Section(".eh_frame")
+	ehData, _ := eh.Data()
+	tab, err := cfi.Parse(ehData, eh.Addr, f.ByteOrder, true)
+	if err != nil || cold.Size == 0 {
+		t.Fatalf("main.cold %+v, .eh_frame: %v", cold, err)
+	}
+	pad := uint64(0)
+	for _, fde := range tab.FDEs {
+		if fde.LSDA == 0 {
+			continue
+		}
+		gx := f.Section(".gcc_except_table")
+		d, _ := gx.Data()
+		l, err := cfi.ParseLSDA(d, gx.Addr, fde.LSDA, fde.Start, f.ByteOrder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cs := range l.CallSites {
+			if cs.LandingPad >= cold.Value && cs.LandingPad < cold.Value+cold.Size && pad == 0 {
+				pad = cs.LandingPad
+			}
+		}
+	}
+	if pad == 0 {
+		t.Fatalf("no landing pad in main.cold")
+	}
+	sec := f.Section(sframe.SectionName)
+	data, _ := sec.Data()
+	st, err := sframe.Decode(data, sec.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := st.Sections[0]
+	fdes, err := s.FDEs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for i := range fdes {
+		fd := &fdes[i]
+		if pad < fd.Start || pad >= fd.Start+uint64(fd.Size) {
+			continue
+		}
+		for k := len(fd.Rows) - 1; k >= 0; k-- {
+			if fd.Start+uint64(fd.Rows[k].Start) <= pad {
+				fd.Rows[k].CFA.Offset += 8
+				moved = true
+				break
+			}
+		}
+	}
+	if !moved {
+		t.Fatalf("no SFrame row at the landing pad 0x%x", pad)
+	}
+	fp, ra := sframe.DefaultFixedOffsets(s.Header.ABI)
+	enc, err := sframe.Encode(fdes, sframe.EncodeOptions{Version: s.Header.Version, ABI: s.Header.ABI, Base: sec.Addr, PCRel: true, CFAFixedFP: fp, CFAFixedRA: ra})
+	if err != nil || len(enc) > len(data) {
+		t.Fatalf("re-encoding: %v (%d bytes, was %d)", err, len(enc), len(data))
+	}
+	enc = append(enc, make([]byte, len(data)-len(enc))...) // sframe's encoding may be tighter than gas's
+	file, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(file[sec.Offset:], enc)
+	if err := os.WriteFile(out, file, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := File(out, Options{Dynamic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range r.Findings {
+		if x.Kind == KindDynamic && x.Severity == SevError && strings.Contains(x.Message, "main.cold") {
+			return
+		}
+	}
+	t.Errorf("the row at landing pad 0x%x in main.cold moved: no dynamic error names main.cold (%d errors)", pad, r.Summary.Errors)
 }

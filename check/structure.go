@@ -36,6 +36,10 @@ type checker struct {
 	groups     map[groupKey]*failGroup
 	groupOrder []*failGroup
 	ungrouped  int
+	// The dynamic check's executed PCs (moved), over all functions and
+	// runs; the functions whose failure was saved as a reproducer.
+	executedPCs map[uint64]bool
+	savedCase   map[int]bool
 }
 
 func (c *checker) sframeOffset(off int) (int, int64) {
@@ -306,6 +310,7 @@ func (c *checker) totals() {
 		s.NotCompared += f.NotCompared
 		s.Executed += f.Executed
 		s.Steps += f.Steps
+		s.Clobbered += f.Clobbered
 		for k, v := range f.Verdicts {
 			if s.Verdicts == nil {
 				s.Verdicts = map[string]int{}

@@ -136,6 +136,16 @@ func printCheck(w io.Writer, r *check.Report, all bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	if s.Clobbered > 0 {
+		fmt.Fprintf(w, "  dynamic: %d runs left out from the step the program overwrote a register it had saved (synthetic input)\n", s.Clobbered)
+	}
+	if p := r.Pads; p != nil {
+		fmt.Fprintf(w, "  landing pads: %d of %d entered and judged", p.Entered, p.Pads)
+		if len(p.NotEntered) > 0 {
+			fmt.Fprintf(w, " (not entered: %v)", p.NotEntered)
+		}
+		fmt.Fprintf(w, "; distinct instructions executed: %d without them, %d with\n", p.Executed, p.WithPads)
+	}
 	if s.Ungrouped > 0 {
 		fmt.Fprintf(w, "  dynamic: %d more failing steps beyond the ones kept per run (--failures-per-run), counted in the verdicts but not grouped\n", s.Ungrouped)
 	}
