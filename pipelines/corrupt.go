@@ -18,7 +18,7 @@ import (
 func Corrupt(path, dir string) (string, string, error) {
 	f, err := elf.Open(path)
 	if err != nil {
-		return "", "", err
+		return "", "", fmt.Errorf("%s: %v", path, err)
 	}
 	defer f.Close()
 	if f.Type == elf.ET_REL {

@@ -56,6 +56,9 @@ type Row struct {
 	// Control is the negative control's outcome for the row it was run
 	// on: "red (N errors: kinds)", or "GREEN" when check missed it.
 	Control string `json:"control,omitempty"`
+	// Known names the write-up that explains a finding: a file of
+	// docs/findings, or a sentence for behaviour by design.
+	Known string `json:"known,omitempty"`
 	// Commands rebuild the output (without sfconform).
 	Commands []string `json:"commands,omitempty"`
 }
@@ -203,6 +206,11 @@ func Run(cfg Config) (*Result, error) {
 			}
 		}
 	}
+	for i := range res.Rows {
+		if res.Rows[i].Status == Finding {
+			res.Rows[i].Known = known(res.Rows[i], seriesOf(res.Rows[i].Toolchain))
+		}
+	}
 	for v := range vers {
 		if v != "" {
 			res.Versions = append(res.Versions, v)
@@ -335,10 +343,45 @@ func (b *build) run(name string, args ...string) (cmdline, stderr string, err er
 	cmd.Stdout, cmd.Stderr = &eb, &eb
 	err = cmd.Run()
 	cmdline = b.shell(name, args)
+	out := b.clean(eb.String())
 	if err != nil {
-		err = fmt.Errorf("%s: %v\n%s", cmdline, err, eb.String())
+		err = fmt.Errorf("%s (%s: %v)", errorLine(out), cmdline, err)
 	}
-	return cmdline, eb.String(), err
+	return cmdline, out, err
+}
+
+// clean makes a tool's messages readable in a table: paths in the work
+// directory relative to it, and a program's own path ("/var/cache/.../
+// x86_64-linux-gnu-ld: " or the dynamic loader it runs under) cut to its
+// name.
+func (b *build) clean(s string) string {
+	s = strings.ReplaceAll(s, b.cfg.Dir+"/", "")
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if first, rest, ok := strings.Cut(l, ": "); ok && strings.HasPrefix(first, "/") && !strings.Contains(first, " ") {
+			name := filepath.Base(first)
+			if strings.HasPrefix(name, "ld-linux") {
+				name = "ld"
+			}
+			l = name + ": " + rest
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// errorLine is the line of a tool's output that says what went wrong:
+// the first naming an error, an assertion or a fatal condition, else the
+// first.
+func errorLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, l := range lines {
+		ll := strings.ToLower(l)
+		if strings.Contains(ll, "error") || strings.Contains(ll, "assert") || strings.Contains(ll, "fatal") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return strings.TrimSpace(lines[0])
 }
 
 func (b *build) shell(name string, args []string) string {
@@ -466,19 +509,24 @@ func (b *build) control(path string) string {
 }
 
 // Control copies path with one FDE's start moved onto the next
-// function's (an FDE pointing at foreign code) and checks the copy
-// statically: "red (...)" when check reports it, "GREEN ..." when not.
+// function's (an FDE pointing at foreign code) and checks the copy and
+// the original statically: "red (...)" when check reports more errors in
+// the copy than in the original, "GREEN ..." when not.
 func Control(path, dir string) string {
 	bad, what, err := Corrupt(path, dir)
 	if err != nil {
 		return "GREEN: could not corrupt: " + err.Error()
 	}
+	base := 0
+	if r, err := check.File(path, check.Options{Static: true}); err == nil {
+		base = r.Summary.Errors
+	}
 	r, err := check.File(bad, check.Options{Static: true})
 	if err != nil {
 		return fmt.Sprintf("red (%s: unusable: %v)", what, err)
 	}
-	if r.Summary.Errors == 0 {
-		return "GREEN: " + what + ": no error"
+	if r.Summary.Errors <= base {
+		return fmt.Sprintf("GREEN: %s: %d errors, as many as the original's %d", what, r.Summary.Errors, base)
 	}
 	kinds := map[string]bool{}
 	for _, f := range r.Findings {
@@ -491,5 +539,9 @@ func Control(path, dir string) string {
 		ks = append(ks, k)
 	}
 	sort.Strings(ks)
-	return fmt.Sprintf("red (%s: %d errors: %s)", what, r.Summary.Errors, strings.Join(ks, " "))
+	more := ""
+	if base > 0 {
+		more = fmt.Sprintf(", the original %d", base)
+	}
+	return fmt.Sprintf("red (%s: %d errors%s: %s)", what, r.Summary.Errors, more, strings.Join(ks, " "))
 }

@@ -25,8 +25,14 @@ func (r *Result) Markdown(w io.Writer, command string) error {
 	for _, row := range r.Rows {
 		counts[row.Status]++
 	}
-	fmt.Fprintf(&b, "%d rows: %d clean, %d finding, %d not possible; %d negative controls, %d stayed green.\n\n",
-		len(r.Rows), counts[Clean], counts[Finding], counts[NotPossible], r.controls(), r.ControlsFailed())
+	explained := 0
+	for _, row := range r.Rows {
+		if row.Status == Finding && row.Known != "" {
+			explained++
+		}
+	}
+	fmt.Fprintf(&b, "%d rows: %d clean, %d finding (%d of them written up or by design), %d not possible; %d negative controls, %d stayed green.\n\n",
+		len(r.Rows), counts[Clean], counts[Finding], explained, counts[NotPossible], r.controls(), r.ControlsFailed())
 	fmt.Fprintf(&b, "## Tool versions\n\n")
 	for _, v := range r.Versions {
 		fmt.Fprintf(&b, "- %s\n", v)
@@ -44,12 +50,13 @@ func (r *Result) Markdown(w io.Writer, command string) error {
 		fmt.Fprintf(&b, "\n## %s\n\n", sc)
 		fmt.Fprintf(&b, "| target | toolchain | case | status | detail | judged | control |\n|---|---|---|---|---|---|---|\n")
 		for _, row := range rows {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d / %d | %s |\n", row.Target, row.Toolchain, cell(row.Case), bold(row.Status),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d / %d | %s |\n", row.Target, row.Toolchain, cell(row.Case), status(row),
 				cell(row.Detail), row.Compared, row.Steps, cell(row.Control))
 		}
 	}
-	fmt.Fprintf(&b, "\n## Commands\n\nEach output rebuilt without sfconform (paths relative to the work directory; `-B DIR/` holds the\n")
-	fmt.Fprintf(&b, "series' `as` and `ld`; `strip` and `objcopy` are the series' own):\n\n")
+	fmt.Fprintf(&b, "\n## Commands\n\nEach output rebuilt without sfconform: paths are relative to the work directory, the sources are in\n")
+	fmt.Fprintf(&b, "`check/testdata/programs`, `-B DIR/` holds the series' `as` and `ld` (symbolic links to `sfconform toolchains`' paths),\n")
+	fmt.Fprintf(&b, "and `strip` and `objcopy` are the series' own, run as its `as` is:\n\n")
 	seen := map[string]bool{}
 	for _, row := range r.Rows {
 		if len(row.Commands) == 0 {
@@ -74,6 +81,16 @@ func (r *Result) controls() int {
 		}
 	}
 	return n
+}
+
+func status(r Row) string {
+	switch {
+	case r.Known == "":
+		return bold(r.Status)
+	case strings.HasSuffix(r.Known, ".md"):
+		return fmt.Sprintf("%s ([%s](findings/%s))", bold(r.Status), r.Known[:3], r.Known)
+	}
+	return fmt.Sprintf("%s (known: %s)", bold(r.Status), r.Known)
 }
 
 func bold(s Status) string {

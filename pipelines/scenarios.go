@@ -322,7 +322,10 @@ func (b *build) ldR() []Row {
 		c, err := b.compile(p.cxx, final, []string{"-pie"}, r2)
 		cmds = append(cmds, c)
 		if err != nil {
-			rows = append(rows, b.fail(LDR, p.name+": final link", cmds, err))
+			// ld refusing its own -r output is a result, not a build problem.
+			rw := b.fail(LDR, p.name+": final link of the ld -r output (PIE)", cmds, err)
+			rw.Status, rw.Detail = Finding, strings.Replace(rw.Detail, "build failed", "the final link failed", 1)
+			rows = append(rows, rw)
 			continue
 		}
 		r, err := b.judge(final)
@@ -468,7 +471,7 @@ func runMixed(cfg Config, tg target.Target, cc [2]string, tcs []toolchain.Toolch
 				if err != nil {
 					r := lb.fail(Mixed, cs, cmds, err)
 					r.Toolchain, r.Status = name, Finding
-					r.Detail = "ld refused: " + oneLine(stderr)
+					r.Detail = "ld refused the link: " + errorLine(stderr)
 					rows = append(rows, r)
 					continue
 				}
@@ -483,8 +486,36 @@ func runMixed(cfg Config, tg target.Target, cc [2]string, tcs []toolchain.Toolch
 					}
 					what += " " + strings.Join(vs, " + ")
 					if len(vs) == 0 {
-						what += " without .sframe"
+						what += " without SFrame"
 					}
+					// Both inputs carried SFrame: every function of theirs
+					// that made it into the output must have its FDE.
+					has := map[string]bool{}
+					for _, f := range r.Functions {
+						has[f.Name] = f.HasFDE
+					}
+					var kept []string
+					for i, o := range []string{o1, o2} {
+						syms, serr := funcSyms(o)
+						if serr != nil {
+							continue
+						}
+						n, k := 0, 0
+						for fn := range syms {
+							if with, ok := has[fn]; ok {
+								n++
+								if with {
+									k++
+								}
+							}
+						}
+						ver := []int{a.SFrameVersion, c.SFrameVersion}[i]
+						kept = append(kept, fmt.Sprintf("%s (v%d): %d of %d functions with an FDE", []string{"excpt.o", "excpt2.o"}[i], ver, k, n))
+						if k < n {
+							rw.Status = Finding
+						}
+					}
+					what += "; " + strings.Join(kept, ", ")
 				}
 				if w := strings.TrimSpace(stderr); w != "" {
 					what += "; ld said: " + oneLine(w)
@@ -492,7 +523,7 @@ func runMixed(cfg Config, tg target.Target, cc [2]string, tcs []toolchain.Toolch
 					what += "; ld said nothing"
 				}
 				rw.Detail = strings.TrimPrefix(rw.Detail+"; "+what, "; ")
-				if !controlled && rw.Status == Clean {
+				if _, data := sframeOf(out); !controlled && len(data) > 0 {
 					rw.Control, controlled = lb.control(out), true
 				}
 				rows = append(rows, rw)

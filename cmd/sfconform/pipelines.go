@@ -15,14 +15,17 @@ func init() {
 }
 
 func cmdPipelines(args []string, stdout, stderr io.Writer) int {
-	head := "usage: sfconform pipelines [--out docs/pipelines.md] [--targets LIST] [--series LIST] [--scenarios LIST]\n\n" +
+	head := "usage: sfconform pipelines [--out docs/pipelines.md] [--targets LIST] [--series LIST] [--scenarios LIST]\n" +
+		"                           [--static-only] [--dir DIR] [-q]\n\n" +
 		"Builds check's test programs (check/testdata/programs) with gcc/g++ -Wa,--gsframe and every provisioned\n" +
 		"binutils series that writes SFrame for the target, through post-link tools (strip, strip --strip-debug,\n" +
 		"objcopy --only-keep-debug + --add-gnu-debuglink), -ffunction-sections -Wl,--gc-sections, ld -r chains,\n" +
 		"C++ COMDAT deduplication and links of objects from different gas series, and judges every output with\n" +
 		"check. Each scenario runs a negative control (an output with one FDE moved onto the next function) that\n" +
 		"must be reported. Writes a Markdown table (a row per case x toolchain x target). Exit 1 when a negative\n" +
-		"control stayed green; findings are results, not failures.\n"
+		"control stayed green; findings are results, not failures.\n\n" +
+		"Targets: x86-64, aarch64, s390x (those with a gcc; aarch64_be has none). --static-only: no emulation of the\n" +
+		"linked programs. --dir keeps the builds; -q: no progress on stderr.\n"
 	fs := newFlagSet("pipelines", head, stderr)
 	out := fs.String("out", "", "write the Markdown report here (default: stdout)")
 	targets := fs.String("targets", "x86-64,aarch64,s390x", "targets, comma-separated")

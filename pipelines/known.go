@@ -1,0 +1,55 @@
+package pipelines
+
+import (
+	"strings"
+
+	"github.com/sfconform/sfconform/toolchain"
+)
+
+// knownFinding is a result that is written up: the rows it explains (the
+// scenario, a case prefix, the ld series, the target, a substring of the
+// detail) and the write-up.
+type knownFinding struct {
+	scenario, cs string
+	series       []string // "" matches every series
+	target       string   // "" matches every target
+	detail       string
+	Finding      string // docs/findings file, or a sentence for behaviour by design
+}
+
+var knownFindings = []knownFinding{
+	{PostLink, "hello: strip", []string{"2.44", "2.47"}, "x86-64", "static", "037-ld-x86-plt-got-cfa-16.md"},
+	{PostLink, "excpt: strip", []string{"2.44", "2.47"}, "x86-64", "static", "037-ld-x86-plt-got-cfa-16.md"},
+	{GCSections, "hello.c", []string{"2.47"}, "x86-64", "lost their FDE: .plt", "038-ld-gc-sections-drops-plt-sframe.md"},
+	{GCSections, "hello.c", []string{"2.40", "2.44"}, "", "no .sframe section", "038-ld-gc-sections-drops-plt-sframe.md"},
+	{LDR, "excpt: ld -r (the first)", []string{"2.40", "2.44"}, "", "", "033-ld-r-sframe-zero-padded.md"},
+	{LDR, "excpt: final link", []string{"2.40", "2.44"}, "", "assertion fail", "033-ld-r-sframe-zero-padded.md"}, // ld asserts in elf-sframe.c on the relocations 033 describes
+	{Mixed, "", []string{"2.47"}, "", "unexpected SFrame section type; section ignored", "ld 2.47 reads SFrame v3 input only (by design) and drops the rest with a warning"},
+}
+
+// known returns the write-up explaining a finding row, or "".
+func known(r Row, series string) string {
+	for _, k := range knownFindings {
+		if k.scenario == r.Scenario && strings.HasPrefix(r.Case, k.cs) && (k.target == "" || k.target == r.Target) &&
+			(len(k.series) == 0 || contains(k.series, series)) && strings.Contains(r.Detail, k.detail) {
+			return k.Finding
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// seriesOf is the binutils series of a row's toolchain ("gas-2.47",
+// "ld gas-2.47").
+func seriesOf(tc string) string {
+	tc = strings.TrimPrefix(tc, "ld ")
+	return toolchain.Series(strings.TrimPrefix(tc, "gas-"))
+}
