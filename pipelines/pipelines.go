@@ -207,6 +207,7 @@ func Run(cfg Config) (*Result, error) {
 		}
 	}
 	for i := range res.Rows {
+		res.Rows[i].Detail = strings.ReplaceAll(res.Rows[i].Detail, cfg.Dir+"/", "")
 		if res.Rows[i].Status == Finding {
 			res.Rows[i].Known = known(res.Rows[i], seriesOf(res.Rows[i].Toolchain))
 		}
@@ -372,16 +373,25 @@ func (b *build) clean(s string) string {
 
 // errorLine is the line of a tool's output that says what went wrong:
 // the first naming an error, an assertion or a fatal condition, else the
-// first.
+// first; the compiler driver's summary ("collect2: error: ld returned 1
+// exit status") only when there is nothing else.
 func errorLine(out string) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "collect2:") {
+			lines = append(lines, l)
+		}
+	}
 	for _, l := range lines {
 		ll := strings.ToLower(l)
 		if strings.Contains(ll, "error") || strings.Contains(ll, "assert") || strings.Contains(ll, "fatal") {
-			return strings.TrimSpace(l)
+			return l
 		}
 	}
-	return strings.TrimSpace(lines[0])
+	if len(lines) > 0 {
+		return lines[0]
+	}
+	return strings.TrimSpace(out)
 }
 
 func (b *build) shell(name string, args []string) string {
