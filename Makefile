@@ -13,7 +13,7 @@ RUN_ARGS ?=
 .NOTPARALLEL:
 
 .PHONY: binutils-src test-binutils-src verify-fixes
-.PHONY: setup build run test test-matrix test-toolchains campaign matrix fixtures realcode check-matrix lint docker-test
+.PHONY: setup build run test test-matrix test-toolchains campaign matrix fixtures realcode pipelines check-matrix lint docker-test
 
 setup:
 	bash ci/setup.sh
@@ -86,6 +86,12 @@ CSMITH_ARGS ?= --seeds 1-20 --opts O0,O2,O3 --consumer builtin,libsframe
 realcode: setup build
 	$(BIN)/sfconform realcode $(REALCODE_ARGS)
 	$(BIN)/sfconform csmith -q $(CSMITH_ARGS)
+
+# docs/pipelines.md regenerated: check's test programs through post-link
+# tools, --gc-sections, ld -r chains, C++ COMDAT and mixed SFrame versions,
+# with every provisioned gas/ld series, each output checked (pipelines/).
+pipelines: setup build
+	$(BIN)/sfconform pipelines -q --out docs/pipelines.md
 
 # The GitHub workflows (.github/workflows), linted by actionlint (pinned by
 # go.mod's tool directive, fetched by setup), which runs shellcheck on their

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sfconform/sfconform/internal/outfile"
+	"github.com/sfconform/sfconform/pipelines"
+	"github.com/sfconform/sfconform/target"
+)
+
+func init() {
+	register("pipelines", "build real C/C++ through strip, gc-sections, ld -r, COMDAT and mixed SFrame versions; check every output", cmdPipelines)
+}
+
+func cmdPipelines(args []string, stdout, stderr io.Writer) int {
+	head := "usage: sfconform pipelines [--out docs/pipelines.md] [--targets LIST] [--series LIST] [--scenarios LIST]\n" +
+		"                           [--static-only] [--dir DIR] [-q]\n\n" +
+		"Builds check's test programs (check/testdata/programs) with gcc/g++ -Wa,--gsframe and every provisioned\n" +
+		"binutils series that writes SFrame for the target, through post-link tools (strip, strip --strip-debug,\n" +
+		"objcopy --only-keep-debug + --add-gnu-debuglink), -ffunction-sections -Wl,--gc-sections, ld -r chains,\n" +
+		"C++ COMDAT deduplication and links of objects from different gas series, and judges every output with\n" +
+		"check. Each scenario runs a negative control (an output with one FDE moved onto the next function) that\n" +
+		"must be reported. Writes a Markdown table (a row per case x toolchain x target). Exit 1 when a negative\n" +
+		"control stayed green; findings are results, not failures.\n\n" +
+		"Targets: x86-64, aarch64, s390x (those with a gcc; aarch64_be has none). --static-only: no emulation of the\n" +
+		"linked programs. --dir keeps the builds; -q: no progress on stderr.\n"
+	fs := newFlagSet("pipelines", head, stderr)
+	out := fs.String("out", "", "write the Markdown report here (default: stdout)")
+	targets := fs.String("targets", "x86-64,aarch64,s390x", "targets, comma-separated")
+	series := fs.String("series", "", "binutils series, comma-separated (default: every provisioned one)")
+	scenarios := fs.String("scenarios", "", "scenarios by number 1-5, comma-separated (1 post-link, 2 gc-sections, 3 ld -r, 4 COMDAT, 5 mixed; default: all)")
+	static := fs.Bool("static-only", false, "no dynamic check (emulation) of the linked programs")
+	dir := fs.String("dir", "", "keep the builds in this directory (default: a temporary one, removed)")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
+		return parseExit(err)
+	}
+	cfg := pipelines.Config{Dynamic: !*static, Dir: *dir}
+	for _, n := range splitFlag(*targets) {
+		tg, err := target.Parse(n)
+		if err != nil {
+			fmt.Fprintf(stderr, "sfconform pipelines: %v\n", err)
+			return exitSetup
+		}
+		cfg.Targets = append(cfg.Targets, tg)
+	}
+	cfg.Series = splitFlag(*series)
+	for _, n := range splitFlag(*scenarios) {
+		var i int
+		if _, err := fmt.Sscanf(n, "%d", &i); err != nil || i < 1 || i > len(pipelines.Scenarios) {
+			fmt.Fprintf(stderr, "sfconform pipelines: scenario %q: want a number from 1 to %d\n", n, len(pipelines.Scenarios))
+			return exitSetup
+		}
+		cfg.Scenarios = append(cfg.Scenarios, pipelines.Scenarios[i-1])
+	}
+	if !*quiet {
+		cfg.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "pipelines: "+format+"\n", a...) }
+	}
+	res, err := pipelines.Run(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "sfconform pipelines: %v\n", err)
+		return exitSetup
+	}
+	command := "sfconform pipelines " + strings.Join(args, " ")
+	if *out == "" {
+		if err := res.Markdown(stdout, strings.TrimSpace(command)); err != nil {
+			return exitSetup
+		}
+	} else if err := writeMarkdown(*out, res, strings.TrimSpace(command)); err != nil {
+		fmt.Fprintf(stderr, "sfconform pipelines: %v\n", err)
+		return exitSetup
+	}
+	if n := res.ControlsFailed(); n > 0 {
+		fmt.Fprintf(stderr, "sfconform pipelines: %d negative controls stayed green: check missed a corrupted section\n", n)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func writeMarkdown(path string, res *pipelines.Result, command string) error {
+	var b strings.Builder
+	if err := res.Markdown(&b, command); err != nil {
+		return err
+	}
+	return outfile.Write(path, []byte(b.String()))
+}

@@ -1,0 +1,48 @@
+// Package pipelines builds real C and C++ programs (check's committed
+// test programs, check/testdata/programs) through the linker features and
+// post-link tools a distribution's builds use, with every provisioned GNU
+// as/ld series that writes SFrame for the target, and judges each output's
+// .sframe with package check (statically against the file's DWARF CFI;
+// dynamically by emulation for the linked programs). It is what
+// `sfconform pipelines` runs and docs/pipelines.md shows.
+//
+// What is checked comes from the SFrame specification
+// (https://sourceware.org/binutils/docs/sframe-spec.html: one FDE per
+// function, its start an address of the file's code, FDEs sorted and not
+// overlapping, the section found through PT_GNU_SFRAME) and from what GNU
+// ld's manual says of the options used (--gc-sections: unused input
+// sections are removed; -r: the output can be linked again), with the
+// linker merging the inputs' .sframe sections into one and adding its own
+// FDEs for the code it makes (PLT):
+//
+//   - post-link: strip, strip --strip-debug and the
+//     objcopy --only-keep-debug / --add-gnu-debuglink pair must keep the
+//     allocated .sframe byte for byte, and the result must still be true
+//     for its code (judged again; a file without .symtab statically only,
+//     since check then takes function starts from .eh_frame, the PLT's
+//     among them);
+//   - gc-sections: with -ffunction-sections -Wl,--gc-sections the FDEs of
+//     the collected functions must go (the output's FDE count drops by
+//     exactly the collected functions that had one), and every function
+//     or linker stub that stays keeps the FDE it had without the option;
+//   - ld -r chains: ld -r twice, then a final link (as kernel modules are
+//     made): each step's output is judged;
+//   - C++ COMDAT: inline functions and template instances defined in
+//     several objects are deduplicated by the linker; no FDE may survive
+//     for a discarded copy or point at foreign code;
+//   - mixed SFrame versions: objects from two gas series in one link, in
+//     both orders, with each ld: what ld does (merges, converts, drops
+//     with or without a word: each input's functions with an FDE are
+//     counted, since check cannot tell an input that carried SFrame from
+//     one that did not) and whether the result is right.
+//
+// Every scenario has a negative control: one of its linked outputs with
+// one FDE's start moved onto the next function (an FDE pointing at
+// foreign code, what a stale FDE of a discarded or moved function looks
+// like) must be reported by check; a control that stays green makes the
+// run fail, so a judgement that cannot fail is seen.
+//
+// Not built yet: large code models and far code, LTO, eu-strip, dwz,
+// BOLT, lld, llvm-mc objects in the mixed links, and generated programs
+// (judged by run) besides the real ones.
+package pipelines
