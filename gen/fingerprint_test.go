@@ -21,23 +21,28 @@ import (
 // change meant to alter generation updates them, and says why in its
 // commit message.
 var pinnedGeneration = map[string]string{
-	"aarch64/v0":    "eb94d7fb21d6eb21fcdc919e99e63d495d0e762fad0707fab5d8499891ec69c6",
-	"aarch64/v2":    "c0146a5998216d62c8b624be10cf95b9f9ac90112c13650f9dde2bf25402167f",
-	"aarch64/v3":    "781019e15b60d157425edb8e495a483ebc5ca8bcbfbe64ddae26e50eae632d41",
-	"aarch64_be/v0": "9531214dfd7971c00e51fd4299f5bacc35b97898e34ae0b73e7315b3c4288c03",
-	"aarch64_be/v2": "83f8ac1cd562599a0e4fd1203a155d173ad85a95cc2a671f2df5adbf4b838739",
-	"aarch64_be/v3": "a949bd3e079888c8c45fe9208bc74135850f7ad915d8e8a4d80f81f98125a19c",
-	"s390x/v0":      "389bd71689cb97f7248328565cdb69783d1e6dd5e519dcae4ac8b4defb779156",
-	"s390x/v2":      "04c2e82880b4c6208f8d49629a8291f938a3ffb79fcdf9d1663cb62cb3c4476e",
-	"s390x/v3":      "c1c741276dd3a61539fac2356523b0506a9f228b2a93213d6516dfcea1bdc18e",
-	"x86-64/v0":     "a68b883a4948d98eda2aeb10100ad8602f184b0d256cd17330eee7917c299c61",
-	"x86-64/v2":     "445dc2be4314400bea30694e09db405ae4fd11b1959a356f2c4fe123e73ab152",
-	"x86-64/v3":     "db381322fd84f106f951e86ae0038a2db2260e31d32df5023563aa0a24712340",
+	"aarch64/v0":    "c2c94048790ed6af34db67e1d9bb5f1a48e754d9368309735af0de7c5dc32207",
+	"aarch64/v2":    "7ad2f400c036f13c87ba094c35a20df571535f891c4a94d73969436d446641ee",
+	"aarch64/v3":    "16d1e0b28f23358418d553757895825b5f67867ca960be21d3627108a199794c",
+	"aarch64_be/v0": "ed1e5a01ece5d2e2a2fc4b9cd734ef4ffa79cb8e6e1c49948cf8d8ee06301db6",
+	"aarch64_be/v2": "70c564e9c2b2c061f80343938ab02f68288576953a4f816440a01bfcf34523cc",
+	"aarch64_be/v3": "eb0d16cb682a90adbc313d7e1c2fdbe9cb15d372eae5613b9437e79045a48d38",
+	"s390x/v0":      "7502b7ef7633d67ad45488e710b44c8068146a30f2cf5bb0a4fdb6618aefb644",
+	"s390x/v2":      "480ce52dd671b68e932fb79d841f4fbdda2f72c900b6debf392ed09a2ed2f787",
+	"s390x/v3":      "758b4ff625a88f9157d96c74f3a53442e40892562651635870b4816e0ec12c96",
+	"x86-64/v0":     "0d24a4347eb5cef0a42325d57a0d9e1c30309767861a4757ee4be7ac0891c000",
+	"x86-64/v2":     "3739fb756e16ed8181341cbec30a9189f030db4581484b91ffdb9e36d8c28222",
+	"x86-64/v3":     "586c879f2de45a7ce6f407f225fbf2ba2e22f3a859af201057a503065886c6e4",
 }
 
 // fingerprintSeeds are the seeds of every program set: the default mix gets
-// them all, each pattern alone the first few.
+// them all, each pattern alone the first few. They are made without idle
+// functions (gen.Options.Idle -1), which idleSeeds pin: seed 10 gets
+// hundreds, 20 thousands and 500 ten thousand (gen.IdleCount), each with
+// one reduction that drops some.
 var fingerprintSeeds = []int64{0, 1, 2, 3, 7, 42, 1000, -5, 1 << 40, 123456789}
+
+var idleSeeds = []int64{10, 20, 500}
 
 const singlePatternSeeds = 4
 
@@ -57,7 +62,7 @@ func fingerprint(h hash.Hash, p *gen.Program, v int) {
 	fmt.Fprintf(h, "args %v %v %v\n", p.ArgRegs, p.Args, p.ArgSets)
 	fmt.Fprintf(h, "symbols %+v\nstacks %+v\nsignals %+v\nruleregs %v\n", p.Symbols(), p.Stacks(), p.Signals(), p.RuleRegs())
 	for _, f := range p.Funcs {
-		fmt.Fprintf(h, "func %s %s %#x %d %q %q far=%v empty=%v kind=%q\n", f.Name, f.Pattern, f.Addr, f.Size, f.PartOf, f.StubBlock, f.Far, f.EmptyFDE, f.Kind)
+		fmt.Fprintf(h, "func %s %s %#x %d %q %q far=%v empty=%v kind=%q idle=%v\n", f.Name, f.Pattern, f.Addr, f.Size, f.PartOf, f.StubBlock, f.Far, f.EmptyFDE, f.Kind, f.Idle)
 		for _, in := range f.Insns {
 			fmt.Fprintf(h, "%d %x %q %#v %v %d\n", in.Off, in.Bytes, in.Text, in.Row, in.Call, in.Pad)
 		}
@@ -119,12 +124,30 @@ func fingerprintPrograms(t *testing.T, abi target.Target, v int) (string, int) {
 		}
 	}
 	for _, seed := range fingerprintSeeds {
-		gen1(seed, gen.Options{SFrameVersion: v}, true)
+		gen1(seed, gen.Options{SFrameVersion: v, Idle: -1}, true)
 	}
-	gen1(fingerprintSeeds[0], gen.Options{SFrameVersion: v, Funcs: 24, MaxDepth: 6, Paths: 6}, false)
+	gen1(fingerprintSeeds[0], gen.Options{SFrameVersion: v, Funcs: 24, MaxDepth: 6, Paths: 6, Idle: -1}, false)
 	for _, name := range gen.Patterns(abi) {
 		for _, seed := range fingerprintSeeds[:singlePatternSeeds] {
-			gen1(seed, gen.Options{SFrameVersion: v, Patterns: []string{name}}, seed == fingerprintSeeds[0])
+			gen1(seed, gen.Options{SFrameVersion: v, Patterns: []string{name}, Idle: -1}, seed == fingerprintSeeds[0])
+		}
+	}
+	for _, seed := range idleSeeds {
+		p, err := gen.Generate(abi, seed, gen.Options{SFrameVersion: v})
+		fmt.Fprintf(h, "generate %s %d idle: %v\n", abi.Name(), seed, err)
+		if err != nil {
+			continue
+		}
+		if p.IdleFuncs() != gen.IdleCount(seed) || p.IdleFuncs() < 100 {
+			t.Errorf("%s seed %d: %d idle functions, IdleCount says %d", abi.Name(), seed, p.IdleFuncs(), gen.IdleCount(seed))
+		}
+		fingerprint(h, p, v)
+		n++
+		q, err := p.Reduce(gen.Reduction{Op: gen.ReduceIdle, N: p.IdleFuncs() / 2})
+		fmt.Fprintf(h, "reduce idle: %v\n", err)
+		if err == nil {
+			fingerprint(h, q, v)
+			n++
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), n
