@@ -15,6 +15,12 @@ func init() {
 			"signal":           libsframeSignal,
 			"signal-empty-fde": libsframeSignal,
 		},
+		// libsframe skips an auxiliary header by its length. Not claimed:
+		// unsorted (its lookup searches the index as sorted) and v2
+		// starts relative to the section (with them, the walk finds no
+		// FDE at the entry stub in every such program: not yet
+		// investigated).
+		Layouts: []string{"aux-header", "fre-padding"},
 		Summary: "GNU libsframe (sid's libsframe-dev, static) behind consumer/libsframe's walk",
 	}, func(name, arg string) (Consumer, error) {
 		if arg != "" {

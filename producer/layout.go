@@ -1,0 +1,122 @@
+package producer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/sfconform/sfconform/sframe"
+)
+
+// Section layouts: the shapes of a section, beyond its rows, that the
+// builtin producer varies from program to program when asked (Layouts), so
+// that a consumer meets the header variety the format allows:
+//
+//	aux-header        an auxiliary header of 1 to 64 bytes after the fixed
+//	                  header (fdeoff and freoff count from its end)
+//	unsorted          the FDE index in no particular order, FDE_SORTED clear
+//	section-relative  v2 function starts relative to the section, the
+//	                  PCREL flag clear (as binutils 2.41-2.44 wrote them)
+//	fre-padding       1 to 7 zero bytes after the last FRE, as a linker's
+//	                  alignment leaves
+//
+// A version's strict rules can forbid a shape (version 3, the Linux
+// unwinder's: no auxiliary header, sorted FDEs, PC-relative starts);
+// LayoutShapes says which, and why.
+const (
+	LayoutAuxHeader       = "aux-header"
+	LayoutUnsorted        = "unsorted"
+	LayoutSectionRelative = "section-relative"
+	LayoutPadding         = "fre-padding"
+)
+
+// LayoutNames lists every layout shape, in a fixed order.
+var LayoutNames = []string{LayoutAuxHeader, LayoutUnsorted, LayoutSectionRelative, LayoutPadding}
+
+// LayoutShape says whether SFrame version v can carry a layout shape: Why
+// is "" when it can, else the reason it cannot.
+type LayoutShape struct {
+	Name string
+	Why  string
+}
+
+// LayoutShapes lists every shape with what version v says of it.
+func LayoutShapes(v int) []LayoutShape {
+	out := make([]LayoutShape, len(LayoutNames))
+	for i, n := range LayoutNames {
+		out[i] = LayoutShape{Name: n}
+		switch {
+		case v >= 3 && n == LayoutAuxHeader:
+			out[i].Why = "SFrame v3's strict rules (the Linux unwinder's) forbid an auxiliary header"
+		case v >= 3 && n == LayoutUnsorted:
+			out[i].Why = "SFrame v3's strict rules (the Linux unwinder's) require sorted FDEs"
+		case v >= 3 && n == LayoutSectionRelative:
+			out[i].Why = "SFrame v3 function starts are always PC-relative"
+		}
+	}
+	return out
+}
+
+// Layouts is a set of layout shapes (bit i: LayoutNames[i]).
+type Layouts uint8
+
+// LayoutSet makes the set of the shapes named; an unknown name is an
+// error.
+func LayoutSet(names ...string) (Layouts, error) {
+	var s Layouts
+	for _, n := range names {
+		i := slices.Index(LayoutNames, n)
+		if i < 0 {
+			return 0, fmt.Errorf("no section layout %q (have %v)", n, LayoutNames)
+		}
+		s |= 1 << i
+	}
+	return s, nil
+}
+
+// Has reports whether the set holds the shape named.
+func (s Layouts) Has(name string) bool {
+	i := slices.Index(LayoutNames, name)
+	return i >= 0 && s&(1<<i) != 0
+}
+
+// Names lists the set's shapes in LayoutNames order.
+func (s Layouts) Names() []string {
+	var out []string
+	for i, n := range LayoutNames {
+		if s&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// layoutFor picks the shapes of the program of seed among s, from the
+// seed alone: each shape in s about 1 program in 4, at different seeds,
+// padding 1 in 3. It changes opt and fdes (a copy) and returns the
+// padding to append.
+func (s Layouts) apply(seed int64, opt *sframe.EncodeOptions, fdes []sframe.FDE) (padding int) {
+	if s == 0 {
+		return 0
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x6a09_e667_f3bc_c908))
+	k := uint64(seed) % 8
+	if s.Has(LayoutAuxHeader) && (k == 1 || k == 6) {
+		aux := make([]byte, 1+rng.IntN(64))
+		for i := range aux {
+			aux[i] = byte(rng.Uint32())
+		}
+		opt.AuxHeader = aux
+	}
+	if s.Has(LayoutUnsorted) && (k == 2 || k == 6) {
+		opt.Unsorted = true
+		rng.Shuffle(len(fdes), func(a, b int) { fdes[a], fdes[b] = fdes[b], fdes[a] })
+	}
+	if s.Has(LayoutSectionRelative) && (k == 3 || k == 7) {
+		opt.PCRel = false
+	}
+	if s.Has(LayoutPadding) && uint64(seed)%3 == 0 {
+		padding = 1 + rng.IntN(7)
+	}
+	return padding
+}
