@@ -7,6 +7,7 @@ import (
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
 )
 
@@ -79,3 +80,55 @@ type namedConsumer struct {
 func (n namedConsumer) Name() string { return n.name }
 
 func named(name string) consumer.Consumer { return namedConsumer{name: name} }
+
+// TestDefaultCellsCoverSectionShapes checks that the default run's cells
+// (builtin-v2 and builtin-v3 with the builtin consumer, every target) meet
+// every section shape their version and consumer allow within the first
+// seeds and one seed of 500 (a run of 500 programs has one): sections of
+// every size bucket, 1- and 2-byte FRE starts, and every layout the plan
+// says it produces. A zero fails. Concatenated sections are the one shape
+// no producer of sfconform's writes yet.
+func TestDefaultCellsCoverSectionShapes(t *testing.T) {
+	t.Parallel()
+	seeds := []int64{500}
+	for s := int64(1); s <= 40; s++ {
+		seeds = append(seeds, s)
+	}
+	for _, abi := range target.All {
+		for _, v := range []sframe.Version{2, 3} {
+			p, err := NewPlan(producer.Builtin{Version: v}, abi, nil, consumer.NewBuiltin())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"fdes:1-63", "fdes:64-999", "fdes:1000-9999", "fdes:10000+", "fre-start:1B", "fre-start:2B"}
+			for _, l := range p.Mix.Layouts {
+				if l.Produced {
+					want = append(want, l.Name)
+				} else if l.Why == "" {
+					t.Errorf("%s v%d: %s not produced, and no reason", abi.Name(), v, l.Name)
+				}
+			}
+			got := map[string]int{}
+			for _, b := range ProduceBatch(p.Producer, abi, seeds, p.Mix.Options(1)) {
+				if b.Err != nil {
+					t.Fatal(b.Err)
+				}
+				names, err := producer.SectionShapes(b.Img.SFrame, b.Img.SFrameAddr)
+				if err != nil {
+					t.Fatalf("%s v%d seed %d: %v", abi.Name(), v, b.Seed, err)
+				}
+				for _, n := range names {
+					got[n]++
+				}
+			}
+			for _, n := range want {
+				if got[n] == 0 {
+					t.Errorf("%s builtin-v%d: no section with shape %s in %d programs (%v)", abi.Name(), v, n, len(seeds), got)
+				}
+			}
+			if got[producer.ShapeConcatenated] != 0 {
+				t.Errorf("%s v%d: concatenated sections: say so in the cell's layouts", abi.Name(), v)
+			}
+		}
+	}
+}

@@ -120,3 +120,77 @@ func (s Layouts) apply(seed int64, opt *sframe.EncodeOptions, fdes []sframe.FDE)
 	}
 	return padding
 }
+
+// Section shapes SectionShapes names, besides the layouts: how many
+// functions a section holds, the FRE start sizes its FDEs use, and
+// several sections one after the other (as ld concatenates inputs it
+// cannot merge; no producer of sfconform's writes that yet).
+const (
+	ShapeConcatenated = "concatenated"
+)
+
+// SectionShapeNames lists every shape SectionShapes can name, in a fixed
+// order, so that a report shows the ones no section had as zeros.
+var SectionShapeNames = append([]string{
+	"fdes:1-63", "fdes:64-999", "fdes:1000-9999", "fdes:10000+",
+	"fre-start:1B", "fre-start:2B", "fre-start:4B",
+	ShapeConcatenated,
+}, LayoutNames...)
+
+// SectionShapes names the shapes of the SFrame data sec, the section at
+// addr: its functions per section bucket ("fdes:64-999"), the FRE start
+// sizes of its FDEs ("fre-start:2B"), and the layouts it has (LayoutNames)
+// or "concatenated" for more than one section.
+func SectionShapes(sec []byte, addr uint64) ([]string, error) {
+	tab, err := sframe.Decode(sec, addr)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	end := 0
+	for _, s := range tab.Sections {
+		h := s.Header
+		switch n := h.NumFDEs; {
+		case n >= 10000:
+			add("fdes:10000+")
+		case n >= 1000:
+			add("fdes:1000-9999")
+		case n >= 64:
+			add("fdes:64-999")
+		case n >= 1:
+			add("fdes:1-63")
+		}
+		for i := 0; i < int(h.NumFDEs); i++ {
+			switch s.Func(i).FREType {
+			case sframe.FREAddr1:
+				add("fre-start:1B")
+			case sframe.FREAddr2:
+				add("fre-start:2B")
+			case sframe.FREAddr4:
+				add("fre-start:4B")
+			}
+		}
+		if len(h.AuxHeader) > 0 {
+			add(LayoutAuxHeader)
+		}
+		if h.Flags&sframe.FlagFDESorted == 0 {
+			add(LayoutUnsorted)
+		}
+		if h.Version == sframe.Version2 && h.Flags&sframe.FlagFuncStartPCRel == 0 {
+			add(LayoutSectionRelative)
+		}
+		end = s.Offset + s.Size
+	}
+	if len(tab.Sections) > 1 {
+		add(ShapeConcatenated)
+	}
+	if end < len(sec) {
+		add(LayoutPadding)
+	}
+	return out, nil
+}
