@@ -137,7 +137,9 @@ func (p *Program) place(base, farBase uint64) map[string]uint64 {
 			pc = &far
 		}
 		f.Addr = *pc
-		addrs[f.Name] = *pc
+		if !f.Idle { // nothing branches to an idle function
+			addrs[f.Name] = *pc
+		}
 		off := uint32(0)
 		for _, o := range f.ops {
 			o.off = off
