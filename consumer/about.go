@@ -29,7 +29,8 @@ type About struct {
 	// not do by design, as opposed to what it does wrong.
 	Limits map[string]string
 	// Layouts are the section layout shapes (producer.LayoutNames:
-	// "aux-header", "unsorted", "section-relative", "fre-padding") the
+	// "aux-header", "unsorted", "section-relative", "fre-padding",
+	// "concatenated") the
 	// consumer declares it reads: a producer that varies a section's
 	// layout gives it those, and only those. None: the plain layout only.
 	Layouts []string

@@ -107,8 +107,8 @@ func builtinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE, layouts La
 			typed[i].Type = sframe.ChooseFDEType(&typed[i], opt)
 		}
 	}
-	padding := layouts.apply(p.Seed, &opt, typed)
-	sec, err := sframe.Encode(typed, opt)
+	padding, split := layouts.apply(p.Seed, &opt, typed)
+	sec, err := encodeLayout(typed, opt, split, padding)
 	if err != nil {
 		var ee *sframe.EncodeError
 		if errors.As(err, &ee) && ee.Func {
@@ -118,6 +118,6 @@ func builtinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE, layouts La
 		}
 		return nil, fmt.Errorf("builtin producer: %s seed %d, SFrame v%d: %w", p.Target.Name(), p.Seed, v, err)
 	}
-	img.SFrame = append(sec, make([]byte, padding)...)
+	img.SFrame = sec
 	return img, nil
 }

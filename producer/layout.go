@@ -19,6 +19,9 @@ import (
 //	                  PCREL flag clear (as binutils 2.41-2.44 wrote them)
 //	fre-padding       1 to 7 zero bytes after the last FRE, as a linker's
 //	                  alignment leaves
+//	concatenated      two sections one after the other, each with its own
+//	                  header and half the functions, the second aligned to
+//	                  8 bytes: what ld writes for inputs it cannot merge
 //
 // A version's strict rules can forbid a shape (version 3, the Linux
 // unwinder's: no auxiliary header, sorted FDEs, PC-relative starts);
@@ -28,10 +31,11 @@ const (
 	LayoutUnsorted        = "unsorted"
 	LayoutSectionRelative = "section-relative"
 	LayoutPadding         = "fre-padding"
+	LayoutConcatenated    = "concatenated"
 )
 
 // LayoutNames lists every layout shape, in a fixed order.
-var LayoutNames = []string{LayoutAuxHeader, LayoutUnsorted, LayoutSectionRelative, LayoutPadding}
+var LayoutNames = []string{LayoutAuxHeader, LayoutUnsorted, LayoutSectionRelative, LayoutPadding, LayoutConcatenated}
 
 // LayoutShape says whether SFrame version v can carry a layout shape: Why
 // is "" when it can, else the reason it cannot.
@@ -91,13 +95,14 @@ func (s Layouts) Names() []string {
 	return out
 }
 
-// layoutFor picks the shapes of the program of seed among s, from the
-// seed alone: each shape in s about 1 program in 4, at different seeds,
+// apply picks the shapes of the program of seed among s, from the seed
+// alone: each shape in s about 1 program in 4, at different seeds,
 // padding 1 in 3. It changes opt and fdes (a copy) and returns the
-// padding to append.
-func (s Layouts) apply(seed int64, opt *sframe.EncodeOptions, fdes []sframe.FDE) (padding int) {
+// padding to append and, for concatenated sections, how many of fdes go
+// into the first section (0: one section).
+func (s Layouts) apply(seed int64, opt *sframe.EncodeOptions, fdes []sframe.FDE) (padding, split int) {
 	if s == 0 {
-		return 0
+		return 0, 0
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6a09_e667_f3bc_c908))
 	k := uint64(seed) % 8
@@ -118,29 +123,61 @@ func (s Layouts) apply(seed int64, opt *sframe.EncodeOptions, fdes []sframe.FDE)
 	if s.Has(LayoutPadding) && uint64(seed)%3 == 0 {
 		padding = 1 + rng.IntN(7)
 	}
-	return padding
+	if s.Has(LayoutConcatenated) && (k == 5 || k == 0) && len(fdes) >= 2 {
+		// Each section keeps a row: the Linux unwinder's rules refuse a
+		// section without FREs.
+		split = 1 + rng.IntN(len(fdes)-1)
+		hasRows := func(fs []sframe.FDE) bool {
+			return slices.ContainsFunc(fs, func(f sframe.FDE) bool { return len(f.Rows) > 0 })
+		}
+		for split < len(fdes) && !hasRows(fdes[:split]) {
+			split++
+		}
+		for split > 0 && !hasRows(fdes[split:]) {
+			split--
+		}
+		if split == len(fdes) || !hasRows(fdes[:split]) {
+			split = 0
+		}
+	}
+	return padding, split
 }
 
-// Section shapes SectionShapes names, besides the layouts: how many
-// functions a section holds, the FRE start sizes its FDEs use, and
-// several sections one after the other (as ld concatenates inputs it
-// cannot merge; no producer of sfconform's writes that yet).
-const (
-	ShapeConcatenated = "concatenated"
-)
+// encodeLayout encodes fdes with opt, as two sections when split > 0 (the
+// first split FDEs, then the rest, the second section's header 8-byte
+// aligned after zero padding), then padding zero bytes.
+func encodeLayout(fdes []sframe.FDE, opt sframe.EncodeOptions, split, padding int) ([]byte, error) {
+	if split == 0 {
+		sec, err := sframe.Encode(fdes, opt)
+		if err != nil {
+			return nil, err
+		}
+		return append(sec, make([]byte, padding)...), nil
+	}
+	first, err := sframe.Encode(fdes[:split], opt)
+	if err != nil {
+		return nil, err
+	}
+	first = append(first, make([]byte, (8-len(first)%8)%8)...)
+	opt.Base += uint64(len(first))
+	second, err := sframe.Encode(fdes[split:], opt)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(first, second...), make([]byte, padding)...), nil
+}
 
 // SectionShapeNames lists every shape SectionShapes can name, in a fixed
 // order, so that a report shows the ones no section had as zeros.
 var SectionShapeNames = append([]string{
 	"fdes:1-63", "fdes:64-999", "fdes:1000-9999", "fdes:10000+",
 	"fre-start:1B", "fre-start:2B", "fre-start:4B",
-	ShapeConcatenated,
 }, LayoutNames...)
 
 // SectionShapes names the shapes of the SFrame data sec, the section at
 // addr: its functions per section bucket ("fdes:64-999"), the FRE start
-// sizes of its FDEs ("fre-start:2B"), and the layouts it has (LayoutNames)
-// or "concatenated" for more than one section.
+// sizes of its FDEs ("fre-start:2B"), and the layouts it has (LayoutNames;
+// "concatenated" for more than one section).
 func SectionShapes(sec []byte, addr uint64) ([]string, error) {
 	tab, err := sframe.Decode(sec, addr)
 	if err != nil {
@@ -187,7 +224,7 @@ func SectionShapes(sec []byte, addr uint64) ([]string, error) {
 		end = s.Offset + s.Size
 	}
 	if len(tab.Sections) > 1 {
-		add(ShapeConcatenated)
+		add(LayoutConcatenated)
 	}
 	if end < len(sec) {
 		add(LayoutPadding)

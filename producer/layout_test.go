@@ -10,32 +10,44 @@ import (
 )
 
 // TestLayoutsShapeSections checks that the builtin producer with every
-// layout shape writes each at the seeds that pick it, and that such a
-// version 2 section still decodes to the same functions and breaks no
+// layout shape its version allows writes each at the seeds that pick it, and that such a
+// section still decodes to the same functions and breaks no
 // rule: an auxiliary header of the length the header says, FDE_SORTED
 // clear with the index out of order, the PCREL flag clear, zero bytes
-// after the last FRE.
+// after the last FRE, two sections.
 func TestLayoutsShapeSections(t *testing.T) {
 	t.Parallel()
-	all, err := LayoutSet(LayoutNames...)
-	if err != nil {
-		t.Fatal(err)
+	for _, v := range []sframe.Version{2, 3} {
+		var allowed []string
+		for _, sh := range LayoutShapes(int(v)) {
+			if sh.Why == "" {
+				allowed = append(allowed, sh.Name)
+			}
+		}
+		all, err := LayoutSet(allowed...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLayouts(t, v, all)
 	}
+}
+
+func checkLayouts(t *testing.T, v sframe.Version, all Layouts) {
 	seen := map[string]int{}
 	for _, abi := range target.All {
 		for seed := int64(0); seed < 24; seed++ {
-			p, err := gen.Generate(abi, seed, gen.Options{SFrameVersion: 2, Idle: 70})
+			p, err := gen.Generate(abi, seed, gen.Options{SFrameVersion: int(v), Idle: 70})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := p.Layout(0x10000000); err != nil {
 				t.Fatal(err)
 			}
-			img, err := Builtin{Version: 2, Layouts: all}.Produce(p)
+			img, err := Builtin{Version: v, Layouts: all}.Produce(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			plain, err := Builtin{Version: 2}.Produce(p)
+			plain, err := Builtin{Version: v}.Produce(p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,12 +68,19 @@ func TestLayoutsShapeSections(t *testing.T) {
 			if h.Flags&sframe.FlagFuncStartPCRel == 0 {
 				seen[LayoutSectionRelative]++
 			}
-			extra := len(img.SFrame) - len(plain.SFrame) - len(h.AuxHeader)
+			if len(tab.Sections) > 1 {
+				seen[LayoutConcatenated]++
+				if n := len(tab.Sections); n != 2 || tab.Sections[1].Offset%8 != 0 {
+					t.Errorf("%s seed %d: %d sections, the second at offset %d", abi.Name(), seed, n, tab.Sections[n-1].Offset)
+				}
+			}
+			last := tab.Sections[len(tab.Sections)-1]
+			extra := len(img.SFrame) - last.Offset - last.Size
 			if extra > 0 {
 				seen[LayoutPadding]++
 			}
 			if extra < 0 || extra > 7 {
-				t.Errorf("%s seed %d: %d bytes more than the plain section and its auxiliary header", abi.Name(), seed, extra)
+				t.Errorf("%s seed %d: %d bytes after the last section", abi.Name(), seed, extra)
 			}
 			// The same functions, found at the same PCs.
 			want, _ := sframe.Decode(plain.SFrame, plain.SFrameAddr)
@@ -74,19 +93,19 @@ func TestLayoutsShapeSections(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range LayoutNames {
+	for _, n := range all.Names() {
 		if seen[n] == 0 {
-			t.Errorf("no section with layout %s", n)
+			t.Errorf("v%d: no section with layout %s", v, n)
 		}
 	}
-	t.Logf("sections per shape: %v", seen)
+	t.Logf("v%d sections per shape: %v", v, seen)
 }
 
-// TestLayoutShapesV3 checks that version 3 allows only the padding: its
-// strict rules forbid the other shapes.
+// TestLayoutShapesV3 checks that version 3 allows only the padding and
+// concatenated sections: its strict rules forbid the other shapes.
 func TestLayoutShapesV3(t *testing.T) {
 	for _, sh := range LayoutShapes(3) {
-		if (sh.Why == "") != (sh.Name == LayoutPadding) {
+		if (sh.Why == "") != (sh.Name == LayoutPadding || sh.Name == LayoutConcatenated) {
 			t.Errorf("v3 %s: %q", sh.Name, sh.Why)
 		}
 	}
