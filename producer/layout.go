@@ -123,7 +123,7 @@ func (s Layouts) apply(seed int64, opt *sframe.EncodeOptions, fdes []sframe.FDE)
 	if s.Has(LayoutPadding) && uint64(seed)%3 == 0 {
 		padding = 1 + rng.IntN(7)
 	}
-	if s.Has(LayoutConcatenated) && (k == 5 || k == 0) && len(fdes) >= 2 {
+	if s.Has(LayoutConcatenated) && (k == 5 || k == 0) && len(fdes) >= 2 && len(fdes) < maxConcatenated {
 		// Each section keeps a row: the Linux unwinder's rules refuse a
 		// section without FREs.
 		split = 1 + rng.IntN(len(fdes)-1)
@@ -142,6 +142,10 @@ func (s Layouts) apply(seed int64, opt *sframe.EncodeOptions, fdes []sframe.FDE)
 	}
 	return padding, split
 }
+
+// maxConcatenated: a table of this many functions or more stays one
+// section, so that large tables (gen's idle functions) keep their size.
+const maxConcatenated = 1000
 
 // encodeLayout encodes fdes with opt, as two sections when split > 0 (the
 // first split FDEs, then the rest, the second section's header 8-byte

@@ -110,7 +110,7 @@ func pct(a, b int) string {
 
 func printCoverage(w io.Writer, t target.Target, prod string, c *gen.Coverage, shapes map[string]int, layoutNote string) {
 	fmt.Fprintf(w, "%s (%s mix, %d programs, %d executed instructions)\n", t.Name(), prod, c.Programs, c.Steps)
-	fmt.Fprintf(w, "  section shapes (sections with each; %s):\n", layoutNote)
+	fmt.Fprintf(w, "  section shapes (programs whose section has each; %s):\n", layoutNote)
 	for _, k := range producer.SectionShapeNames {
 		fmt.Fprintf(w, "    %-24s %d\n", k, shapes[k])
 	}
