@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
@@ -33,6 +34,72 @@ type Mix struct {
 	// Limited are the patterns of the mix the producer's tools cannot make
 	// as the pattern asks, and why (producer.Limited).
 	Limited map[string]string
+	// Layouts says, for every section layout shape (producer.LayoutNames),
+	// whether the cell's programs get it and, if not, why (setLayouts).
+	Layouts []LayoutStatus
+}
+
+// LayoutStatus is what a cell does with one section layout shape.
+type LayoutStatus struct {
+	Name     string `json:"name"`
+	Produced bool   `json:"produced"`      // some of the cell's sections have it, and are judged
+	Why      string `json:"why,omitempty"` // why none has it
+}
+
+func (l LayoutStatus) String() string {
+	if l.Produced {
+		return l.Name + ": produced and judged"
+	}
+	return l.Name + ": not produced (" + l.Why + ")"
+}
+
+// setLayouts decides the section layout shapes of the plan's programs for
+// the consumers that judge them: the builtin producer gives a shape its
+// SFrame version allows (producer.LayoutShapes) when every consumer
+// declares it reads it (consumer.About.Layouts); the plan's producer is
+// then the builtin one with those shapes. A shape a version's strict rules
+// forbid is not produced: its sections would be INVALID, and a cell
+// cannot yet count that as expected. A toolchain writes its own layout.
+func (p *Plan) setLayouts(conses []consumer.Consumer) {
+	b, builtin := p.Producer.(producer.Builtin)
+	var set []string
+	p.Mix.Layouts = nil
+	for _, sh := range producer.LayoutShapes(p.Version) {
+		st := LayoutStatus{Name: sh.Name, Why: sh.Why}
+		switch {
+		case !builtin:
+			st.Why = "the toolchain decides its section's layout"
+		case st.Why != "":
+		case len(conses) == 0:
+			st.Why = "no consumer to judge it"
+		default:
+			for _, c := range conses {
+				if !slices.Contains(consumer.LayoutsRead(c.Name()), sh.Name) {
+					st.Why = fmt.Sprintf("consumer %s does not declare it reads it", c.Name())
+					break
+				}
+			}
+			st.Produced = st.Why == ""
+		}
+		if st.Produced {
+			set = append(set, sh.Name)
+		}
+		p.Mix.Layouts = append(p.Mix.Layouts, st)
+	}
+	if builtin {
+		b.Layouts, _ = producer.LayoutSet(set...)
+		p.Producer = b
+	}
+}
+
+// LayoutNote is one line saying what the cell does with each section
+// layout shape.
+func (m Mix) LayoutNote() string {
+	parts := make([]string, len(m.Layouts))
+	for i, l := range m.Layouts {
+		parts[i] = l.String()
+	}
+	return "section layouts: " + strings.Join(parts, "; ")
 }
 
 // NewMix decides the patterns prod, which writes SFrame version v on t,

@@ -57,6 +57,7 @@ func NewPlan(prod producer.Producer, t target.Target, asked []string, conses ...
 		}
 		return plan, err
 	}
+	plan.setLayouts(conses)
 	return plan, nil
 }
 

@@ -196,6 +196,16 @@ func (w *Worker) RunCells(cfg Config, cells []*Cell, sink Sink) {
 	if len(lives) == 0 {
 		return
 	}
+	// The programs are made once for every cell: with the section layouts
+	// all their consumers read.
+	conses := make([]consumer.Consumer, len(lives))
+	for i, l := range lives {
+		conses[i] = l.cons
+	}
+	plan.setLayouts(conses)
+	for _, l := range lives {
+		sink.Note(l.c, plan.Mix.LayoutNote())
+	}
 	chk, err := w.checkers.Get(plan.Target)
 	if err != nil {
 		for _, l := range lives {

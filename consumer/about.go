@@ -28,6 +28,12 @@ type About struct {
 	// cannot be judged on, each with the reason: what its unwinder does
 	// not do by design, as opposed to what it does wrong.
 	Limits map[string]string
+	// Layouts are the section layout shapes (producer.LayoutNames:
+	// "aux-header", "unsorted", "section-relative", "fre-padding",
+	// "concatenated") the
+	// consumer declares it reads: a producer that varies a section's
+	// layout gives it those, and only those. None: the plain layout only.
+	Layouts []string
 	// NeedsArg says the kind is usable only as "kind:argument" (exec).
 	NeedsArg bool
 	// Summary is one line for 'sfconform run --list'.
@@ -87,6 +93,13 @@ func Describe() []About {
 func PatternLimit(name, pattern string) string {
 	a, _ := Lookup(name)
 	return a.Limits[pattern]
+}
+
+// LayoutsRead is the section layout shapes the consumer called name
+// declares it reads (About.Layouts).
+func LayoutsRead(name string) []string {
+	a, _ := Lookup(name)
+	return a.Layouts
 }
 
 // Runnable lists every consumer name that needs no argument, with the

@@ -14,7 +14,8 @@ import (
 )
 
 func init() {
-	Register(About{Kind: "builtin", Setup: toolchain.NoSetup, Summary: "sfconform's own unwinder (package sframe): v1-v3, every target"}, func(name, arg string) (Consumer, error) {
+	Register(About{Kind: "builtin", Setup: toolchain.NoSetup,
+		Layouts: []string{"aux-header", "unsorted", "section-relative", "fre-padding", "concatenated"}, Summary: "sfconform's own unwinder (package sframe): v1-v3, every target"}, func(name, arg string) (Consumer, error) {
 		if arg != "" {
 			return nil, fmt.Errorf("consumer builtin takes no argument (got %q)", name)
 		}

@@ -13,6 +13,16 @@ func init() {
 			"signal":           libsframeSignal,
 			"signal-empty-fde": libsframeSignal,
 		},
+		// Declared: padding after the last FRE. Not declared, each with
+		// what a run showed: an auxiliary header (on the big-endian
+		// targets, the host's foreign byte order, sframe_decode refuses
+		// the section: "Buffer does not contain SFrame data"; read right
+		// in host order), v2 starts relative to the section (no FDE found
+		// at the entry stub in every such program), unsorted (its lookup
+		// searches the index as sorted) and concatenated sections (it
+		// decodes one). Those are to be written up before they are
+		// declared.
+		Layouts: []string{"fre-padding"},
 		Summary: "GNU libsframe (sid's libsframe-dev, static) behind consumer/libsframe's walk; libsframe:DIR, the libsframe of a binutils build of one's own",
 	}, func(name, arg string) (Consumer, error) {
 		if arg != "" {

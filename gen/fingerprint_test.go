@@ -21,23 +21,28 @@ import (
 // change meant to alter generation updates them, and says why in its
 // commit message.
 var pinnedGeneration = map[string]string{
-	"aarch64/v0":    "eb94d7fb21d6eb21fcdc919e99e63d495d0e762fad0707fab5d8499891ec69c6",
-	"aarch64/v2":    "c0146a5998216d62c8b624be10cf95b9f9ac90112c13650f9dde2bf25402167f",
-	"aarch64/v3":    "781019e15b60d157425edb8e495a483ebc5ca8bcbfbe64ddae26e50eae632d41",
-	"aarch64_be/v0": "9531214dfd7971c00e51fd4299f5bacc35b97898e34ae0b73e7315b3c4288c03",
-	"aarch64_be/v2": "83f8ac1cd562599a0e4fd1203a155d173ad85a95cc2a671f2df5adbf4b838739",
-	"aarch64_be/v3": "a949bd3e079888c8c45fe9208bc74135850f7ad915d8e8a4d80f81f98125a19c",
-	"s390x/v0":      "389bd71689cb97f7248328565cdb69783d1e6dd5e519dcae4ac8b4defb779156",
-	"s390x/v2":      "04c2e82880b4c6208f8d49629a8291f938a3ffb79fcdf9d1663cb62cb3c4476e",
-	"s390x/v3":      "c1c741276dd3a61539fac2356523b0506a9f228b2a93213d6516dfcea1bdc18e",
-	"x86-64/v0":     "a68b883a4948d98eda2aeb10100ad8602f184b0d256cd17330eee7917c299c61",
-	"x86-64/v2":     "445dc2be4314400bea30694e09db405ae4fd11b1959a356f2c4fe123e73ab152",
-	"x86-64/v3":     "db381322fd84f106f951e86ae0038a2db2260e31d32df5023563aa0a24712340",
+	"aarch64/v0":    "cb64c69fca180bac8e900b24127ada5df59eb2bb75331e726d09ef6ffdba8a8f",
+	"aarch64/v2":    "03b7c196e86f704138fc39276bffc882a6006b01380b0ff239df888af5901d7b",
+	"aarch64/v3":    "ffa0200b8a3eff9b9dedb997c0e5fa23f81c92e5fb42961abb1d82f20602e0d4",
+	"aarch64_be/v0": "5ef307e0d1e0c1174e75d3f93cb44e8683e32f3d9d6c5d2719dabe821b4e7632",
+	"aarch64_be/v2": "00e6ea81b81e962a2ecc2e5df6adb6d6054510147224cc5e4d0210d7e89de0f9",
+	"aarch64_be/v3": "2d56c3317b8300ee7dbd1e6f421e167ad5955022b8d029f1d29a4118cffd2b2e",
+	"s390x/v0":      "c3bfecaf098acaa231f220a258e869a22a4d9c4c31892797804924f4bc2cd0b8",
+	"s390x/v2":      "d380b420b9a03be956a7196a15e68b862a28d83291ad5c7d769941d5c2f6a1ce",
+	"s390x/v3":      "85d2e0466c9942813f290a8b14fb0a36c459e4b8e5732734f32331cb79d91c5e",
+	"x86-64/v0":     "07ac3aa87ea9c4e2f7b3f164bbdbeeff46d34ac04c5e3590238ef04689978ba2",
+	"x86-64/v2":     "25ef81e4ed162f6f82c450c29f917e739f3266a9c276682ed234c47de44b2f71",
+	"x86-64/v3":     "5e9de0839697efdf22a0c6039fbd2e19176af3d291df80927bd587cce354baa6",
 }
 
 // fingerprintSeeds are the seeds of every program set: the default mix gets
-// them all, each pattern alone the first few.
+// them all, each pattern alone the first few. They are made without idle
+// functions (gen.Options.Idle -1), which idleSeeds pin: seed 10 gets
+// hundreds, 20 thousands and 500 ten thousand (gen.IdleCount), each with
+// one reduction that drops some.
 var fingerprintSeeds = []int64{0, 1, 2, 3, 7, 42, 1000, -5, 1 << 40, 123456789}
+
+var idleSeeds = []int64{10, 20, 500}
 
 const singlePatternSeeds = 4
 
@@ -57,7 +62,7 @@ func fingerprint(h hash.Hash, p *gen.Program, v int) {
 	fmt.Fprintf(h, "args %v %v %v\n", p.ArgRegs, p.Args, p.ArgSets)
 	fmt.Fprintf(h, "symbols %+v\nstacks %+v\nsignals %+v\nruleregs %v\n", p.Symbols(), p.Stacks(), p.Signals(), p.RuleRegs())
 	for _, f := range p.Funcs {
-		fmt.Fprintf(h, "func %s %s %#x %d %q %q far=%v empty=%v kind=%q\n", f.Name, f.Pattern, f.Addr, f.Size, f.PartOf, f.StubBlock, f.Far, f.EmptyFDE, f.Kind)
+		fmt.Fprintf(h, "func %s %s %#x %d %q %q far=%v empty=%v kind=%q idle=%v\n", f.Name, f.Pattern, f.Addr, f.Size, f.PartOf, f.StubBlock, f.Far, f.EmptyFDE, f.Kind, f.Idle)
 		for _, in := range f.Insns {
 			fmt.Fprintf(h, "%d %x %q %#v %v %d\n", in.Off, in.Bytes, in.Text, in.Row, in.Call, in.Pad)
 		}
@@ -119,12 +124,30 @@ func fingerprintPrograms(t *testing.T, abi target.Target, v int) (string, int) {
 		}
 	}
 	for _, seed := range fingerprintSeeds {
-		gen1(seed, gen.Options{SFrameVersion: v}, true)
+		gen1(seed, gen.Options{SFrameVersion: v, Idle: -1}, true)
 	}
-	gen1(fingerprintSeeds[0], gen.Options{SFrameVersion: v, Funcs: 24, MaxDepth: 6, Paths: 6}, false)
+	gen1(fingerprintSeeds[0], gen.Options{SFrameVersion: v, Funcs: 24, MaxDepth: 6, Paths: 6, Idle: -1}, false)
 	for _, name := range gen.Patterns(abi) {
 		for _, seed := range fingerprintSeeds[:singlePatternSeeds] {
-			gen1(seed, gen.Options{SFrameVersion: v, Patterns: []string{name}}, seed == fingerprintSeeds[0])
+			gen1(seed, gen.Options{SFrameVersion: v, Patterns: []string{name}, Idle: -1}, seed == fingerprintSeeds[0])
+		}
+	}
+	for _, seed := range idleSeeds {
+		p, err := gen.Generate(abi, seed, gen.Options{SFrameVersion: v})
+		fmt.Fprintf(h, "generate %s %d idle: %v\n", abi.Name(), seed, err)
+		if err != nil {
+			continue
+		}
+		if p.IdleFuncs() != gen.IdleCount(seed) || p.IdleFuncs() < 100 {
+			t.Errorf("%s seed %d: %d idle functions, IdleCount says %d", abi.Name(), seed, p.IdleFuncs(), gen.IdleCount(seed))
+		}
+		fingerprint(h, p, v)
+		n++
+		q, err := p.Reduce(gen.Reduction{Op: gen.ReduceIdle, N: p.IdleFuncs() / 2})
+		fmt.Fprintf(h, "reduce idle: %v\n", err)
+		if err == nil {
+			fingerprint(h, q, v)
+			n++
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), n

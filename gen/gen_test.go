@@ -149,7 +149,7 @@ func plannedFuncs(t *testing.T, p *gen.Program) int {
 			if owner < 0 || p.Funcs[owner].PartOf != "" {
 				t.Fatalf("%s seed %d: %s is a part of %q, no function of its own", p.Target.Name(), p.Seed, f.Name, f.PartOf)
 			}
-		case f.Pattern == "noreturn", f.Kind == image.KindSignalRestorer:
+		case f.Pattern == "noreturn", f.Kind == image.KindSignalRestorer, f.Idle:
 		case f.StubBlock != "" && p.Funcs[i].StubBlock == f.StubBlock:
 		default:
 			n++

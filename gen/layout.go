@@ -65,7 +65,25 @@ func (p *Program) LayoutAt(base, farBase uint64) error {
 	p.Base = base
 	p.Code = p.Code[:0]
 	p.FarBase, p.FarCode = 0, p.FarCode[:0]
+	// Idle functions share their bodies' ops (idle.go), and so their
+	// laid-out instructions and rows: a large table lays out each body
+	// once.
+	type laidOut struct {
+		insns []Insn
+		rows  []sframe.Row
+	}
+	idle := map[*op]laidOut{}
 	for _, f := range p.Funcs {
+		if f.Idle {
+			if l, ok := idle[f.ops[0]]; ok {
+				f.Insns, f.Rows = l.insns, l.rows
+				for _, in := range l.insns {
+					p.Code = append(p.Code, in.Bytes...)
+				}
+				continue
+			}
+			f.Insns, f.Rows = nil, nil // shared: never appended to in place
+		}
 		f.Insns = f.Insns[:0]
 		f.Rows = f.Rows[:0]
 		if f.Far && p.FarBase == 0 {
@@ -99,6 +117,10 @@ func (p *Program) LayoutAt(base, farBase uint64) error {
 				p.Code = append(p.Code, bytes...)
 			}
 		}
+		if f.Idle {
+			f.Insns, f.Rows = slices.Clip(f.Insns), slices.Clip(f.Rows)
+			idle[f.ops[0]] = laidOut{f.Insns, f.Rows}
+		}
 	}
 	p.Entry = p.Funcs[0].Addr
 	return nil
@@ -115,7 +137,9 @@ func (p *Program) place(base, farBase uint64) map[string]uint64 {
 			pc = &far
 		}
 		f.Addr = *pc
-		addrs[f.Name] = *pc
+		if !f.Idle { // nothing branches to an idle function
+			addrs[f.Name] = *pc
+		}
 		off := uint32(0)
 		for _, o := range f.ops {
 			o.off = off

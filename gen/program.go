@@ -32,6 +32,10 @@ type Options struct {
 	// the first); default DefaultPaths. Each takes its own branches and
 	// early returns through the same code.
 	Paths int
+	// Idle is how many idle functions (never executed, idle.go) the
+	// program gets besides the ones it runs: 0 the seed's count
+	// (IdleCount), below 0 none.
+	Idle int
 }
 
 // DefaultPaths is how many argument vectors a program gets by default: the
@@ -109,6 +113,9 @@ type Func struct {
 	EmptyFDEPattern string
 	// Kind is the image symbol kind: a signal handler or trampoline.
 	Kind string
+	// Idle: one of the functions that never run and make the section a
+	// large table (idle.go); Pattern is empty.
+	Idle bool
 
 	ops  []*op
 	plan *plan // the plan it was built from; nil for the entry stub and the trampoline
@@ -249,7 +256,10 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 	}()
 	// Each function is built from the generator's state as it was when
 	// its turn came, which shrink.go keeps to rebuild it alone.
-	p.origin = &origin{opt: opt, plans: plans, argSets: slices.Clone(p.ArgSets), keep: allPaths(paths), stubRNG: pcgState(src)}
+	p.origin = &origin{opt: opt, plans: plans, argSets: slices.Clone(p.ArgSets), keep: allPaths(paths), stubRNG: pcgState(src), idle: opt.Idle}
+	if opt.Idle == 0 {
+		p.origin.idle = IdleCount(seed)
+	}
 	p.buildFuncs(t, plans, rng, func(f *plan) *rand.Rand { f.rng = pcgState(src); return rng }, paths)
 	p.origin.far = p.far
 	if err := p.Layout(DefaultBase); err != nil {
@@ -305,6 +315,10 @@ func (p *Program) buildFuncs(t *isa, plans []*plan, stubRNG *rand.Rand, rngOf fu
 	}
 	p.Funcs = append(p.Funcs, atEnd...)
 	addSignals(t, p, plans, paths)
+	if n := p.origin.idle; n > 0 {
+		_, rng := idleCount(p.Seed)
+		p.addIdle(t, n, rng)
+	}
 }
 
 // selectPatterns returns the catalog entries named (nil: all), in catalog

@@ -39,6 +39,7 @@ const (
 	ReduceFillers   = "fillers"    // keep N of Func's filler instructions
 	ReduceStubBlock = "drop-stubs" // keep only stub N of Func's PLT stubs
 	ReducePlain     = "plain"      // build Func with fp-frame, the plainest pattern that calls
+	ReduceIdle      = "idle"       // keep N idle functions (placed anew)
 )
 
 // Reduction is one change to a program's plan. It names functions, so a
@@ -67,6 +68,8 @@ func (r Reduction) String() string {
 		return fmt.Sprintf("keep stub %d of %s only", r.N, r.Func)
 	case ReducePlain:
 		return "build " + r.Func + " as a plain fp-frame function"
+	case ReduceIdle:
+		return fmt.Sprintf("keep %d idle functions", r.N)
 	}
 	return fmt.Sprintf("%s %s %s %d", r.Op, r.Func, r.Callee, r.N)
 }
@@ -80,6 +83,7 @@ type origin struct {
 	keep    []int // the paths kept: indexes into argSets
 	applied []Reduction
 	far     map[string]bool // the far functions, dropped ones included
+	idle    int             // idle functions (idle.go)
 }
 
 func pcgState(src *rand.PCG) []byte {
@@ -150,6 +154,12 @@ func (p *Program) Reductions() []Reduction {
 		return nil
 	}
 	var out []Reduction
+	if n := p.origin.idle; n > 0 {
+		out = append(out, Reduction{Op: ReduceIdle, N: 0})
+		if n > 1 {
+			out = append(out, Reduction{Op: ReduceIdle, N: n / 2})
+		}
+	}
 	plans := p.origin.plans
 	for _, f := range plans[1:] {
 		out = append(out, Reduction{Op: ReduceFunc, Func: f.name})
@@ -213,8 +223,9 @@ func (p *Program) Reduce(r Reduction) (q *Program, err error) {
 		}
 		return nil
 	}
+	idle := o.idle
 	f := byName(r.Func)
-	if r.Op != ReducePath && f == nil {
+	if r.Op != ReducePath && r.Op != ReduceIdle && f == nil {
 		return nil, fmt.Errorf("%w: %s: no function %q", ErrNotReducible, r, r.Func)
 	}
 	switch r.Op {
@@ -273,6 +284,11 @@ func (p *Program) Reduce(r Reduction) (q *Program, err error) {
 				}
 			}
 		}
+	case ReduceIdle:
+		if r.N < 0 || r.N >= idle {
+			return nil, fmt.Errorf("%w: %s: it has %d", ErrNotReducible, r, idle)
+		}
+		idle = r.N
 	case ReducePlain:
 		if !plainable(f) {
 			return nil, fmt.Errorf("%w: %s: a %s function", ErrNotReducible, r, f.pat.name)
@@ -288,7 +304,7 @@ func (p *Program) Reduce(r Reduction) (q *Program, err error) {
 
 	q = &Program{Target: p.Target, Seed: p.Seed, t: p.t, ArgRegs: slices.Clone(p.ArgRegs), far: o.far}
 	q.origin = &origin{opt: o.opt, plans: plans, stubRNG: o.stubRNG, argSets: o.argSets, keep: keep, far: o.far,
-		applied: append(slices.Clone(o.applied), r)}
+		applied: append(slices.Clone(o.applied), r), idle: idle}
 	defer func() {
 		if e := recover(); e != nil {
 			q, err = nil, fmt.Errorf("gen: %s seed %d, %s: %v", p.Target.Name(), p.Seed, r, e)

@@ -33,8 +33,12 @@ const sectionAlign = 8
 
 // Builtin encodes the generator's own rows with the sframe package, as
 // SFrame Version (2 or 3) in the target's byte order, with PC-relative
-// function starts and sorted FDEs.
-type Builtin struct{ Version sframe.Version }
+// function starts and sorted FDEs; with Layouts, some programs' sections
+// (chosen by seed) take those shapes instead (layout.go).
+type Builtin struct {
+	Version sframe.Version
+	Layouts Layouts
+}
 
 func (b Builtin) Name() string { return fmt.Sprintf("builtin-v%d", b.Version) }
 
@@ -53,12 +57,16 @@ func (b Builtin) SFrameVersion(t target.Target) (int, error) {
 
 // Produce encodes the program's rows. The Program must be laid out.
 func (b Builtin) Produce(p *gen.Program) (*image.Image, error) {
-	return BuiltinFrom(p, b.Version, p.FDEs())
+	return builtinFrom(p, b.Version, p.FDEs(), b.Layouts)
 }
 
 // BuiltinFrom is the builtin producer with the FDEs given, e.g. with a
 // fault injected.
 func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Image, error) {
+	return builtinFrom(p, v, fdes, 0)
+}
+
+func builtinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE, layouts Layouts) (*image.Image, error) {
 	if len(p.Code) == 0 {
 		return nil, fmt.Errorf("builtin producer: program (seed %d) is not laid out", p.Seed)
 	}
@@ -99,7 +107,8 @@ func BuiltinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE) (*image.Im
 			typed[i].Type = sframe.ChooseFDEType(&typed[i], opt)
 		}
 	}
-	sec, err := sframe.Encode(typed, opt)
+	padding, split := layouts.apply(p.Seed, &opt, typed)
+	sec, err := encodeLayout(typed, opt, split, padding)
 	if err != nil {
 		var ee *sframe.EncodeError
 		if errors.As(err, &ee) && ee.Func {

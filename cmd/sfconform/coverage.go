@@ -18,10 +18,15 @@ func init() {
 	register("coverage", "what the default program mix executes: functions, rows, rule kinds, per target", cmdCoverage)
 }
 
-const coverageUsage = `usage: sfconform coverage [--programs N] [--paths N] [--producer NAME] [--targets LIST] [--seed S]
+const coverageUsage = `usage: sfconform coverage [--programs N] [--paths N] [--producer LIST] [--targets LIST] [--seed S]
 
-Generates the default mix of programs the producer's SFrame version can
-express, runs every path of each, and reports per target the share of
+Generates the default mix of programs each producer's SFrame version can
+express, as a run's cell with the builtin consumer makes them, runs every
+path of each, and reports per target and producer the section shapes the
+cell's sections had (functions per section, FRE start sizes, auxiliary
+header, unsorted, section-relative starts, padding after the last FRE,
+concatenated sections; a zero is a shape the cell never met, and the
+cell's note says why a layout was not produced), the share of
 functions, instructions and rows executed, how many executed instructions
 had each kind of unwind rule or needed each SFrame field size (PCMASK FDE,
 2- and 4-byte FRE starts; data words of 1, 2 or 4 bytes as sframe.Encode
@@ -35,7 +40,7 @@ counts.
 func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("coverage", coverageUsage, stderr)
 	programs := fs.Int("programs", 1000, "programs per target")
-	prodName := fs.String("producer", "builtin-v3", "producer whose SFrame version selects the patterns")
+	prodNames := fs.String("producer", "builtin-v2,builtin-v3", "comma-separated producers, each one cell per target")
 	targets := fs.String("targets", "all", "comma-separated targets: "+targetNames()+", or all")
 	var seedArg seedFlag
 	fs.Var(&seedArg, "seed", "first seed, an integer (default 1)")
@@ -53,10 +58,6 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	prod, err := producer.New(*prodName)
-	if err != nil {
-		return fail(err)
-	}
 	pool := harness.NewPool(harness.Options{})
 	defer pool.Close()
 	cons := consumer.NewBuiltin()
@@ -65,22 +66,40 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
-		cov := gen.NewCoverage()
-		if v, err := prod.SFrameVersion(t); err == nil {
-			cov.Version = v
-		}
-		for i := 0; i < *programs; i++ {
-			img, prog, err := campaign.Produce(prod, t, *seed+int64(i), gen.Options{Paths: *paths})
+		for _, prodName := range strings.Split(*prodNames, ",") {
+			prod, err := producer.New(strings.TrimSpace(prodName))
 			if err != nil {
 				return fail(err)
 			}
-			res := chk.Trace(img, cons)
-			if res.RunErr != nil {
-				return fail(fmt.Errorf("%s seed %d: %w", t.Name(), *seed+int64(i), res.RunErr))
+			plan, err := campaign.NewPlan(prod, t, nil, cons)
+			if err != nil {
+				fmt.Fprintf(stdout, "%s (%s): %v\n\n", t.Name(), prod.Name(), err)
+				continue
 			}
-			cov.Add(prog, res.Executed)
+			cov := gen.NewCoverage()
+			cov.Version = plan.Version
+			shapes := map[string]int{}
+			for i := 0; i < *programs; i++ {
+				s := *seed + int64(i)
+				img, prog, err := campaign.Produce(plan.Producer, t, s, plan.Mix.Options(*paths))
+				if err != nil {
+					return fail(err)
+				}
+				names, err := producer.SectionShapes(img.SFrame, img.SFrameAddr)
+				if err != nil {
+					return fail(fmt.Errorf("%s seed %d: %w", t.Name(), s, err))
+				}
+				for _, n := range names {
+					shapes[n]++
+				}
+				res := chk.Trace(img, cons)
+				if res.RunErr != nil {
+					return fail(fmt.Errorf("%s seed %d: %w", t.Name(), s, res.RunErr))
+				}
+				cov.Add(prog, res.Executed)
+			}
+			printCoverage(stdout, t, prod.Name(), cov, shapes, plan.Mix.LayoutNote())
 		}
-		printCoverage(stdout, t, *prodName, cov)
 	}
 	return exitOK
 }
@@ -92,10 +111,17 @@ func pct(a, b int) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
 }
 
-func printCoverage(w io.Writer, t target.Target, prod string, c *gen.Coverage) {
+func printCoverage(w io.Writer, t target.Target, prod string, c *gen.Coverage, shapes map[string]int, layoutNote string) {
 	fmt.Fprintf(w, "%s (%s mix, %d programs, %d executed instructions)\n", t.Name(), prod, c.Programs, c.Steps)
+	fmt.Fprintf(w, "  section shapes (programs whose section has each; %s):\n", layoutNote)
+	for _, k := range producer.SectionShapeNames {
+		fmt.Fprintf(w, "    %-24s %d\n", k, shapes[k])
+	}
 	fmt.Fprintf(w, "  functions executed     %s (%d of %d)\n", pct(c.FuncsRun, c.Funcs), c.FuncsRun, c.Funcs)
 	fmt.Fprintf(w, "  instructions executed  %s (%d of %d)\n", pct(c.InsnsRun, c.Insns), c.InsnsRun, c.Insns)
+	if c.Idle > 0 {
+		fmt.Fprintf(w, "  idle functions         %d (never run: large tables; not counted above)\n", c.Idle)
+	}
 	if c.Padding > 0 {
 		fmt.Fprintf(w, "  padding never run      %d instructions\n", c.Padding)
 	}

@@ -1,0 +1,130 @@
+package campaign
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/producer"
+	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
+)
+
+// TestPlanLayouts checks that a cell says of every section layout shape
+// what it does: the builtin producer's version 2 gives the builtin
+// consumer every shape, version 3 only what its strict rules allow, and a
+// shape a consumer does not declare is not produced, with the reason.
+func TestPlanLayouts(t *testing.T) {
+	t.Parallel()
+	status := func(p *Plan) map[string]LayoutStatus {
+		out := map[string]LayoutStatus{}
+		for _, l := range p.Mix.Layouts {
+			out[l.Name] = l
+		}
+		if len(out) != len(producer.LayoutNames) {
+			t.Fatalf("%d layout statuses for %d shapes: %+v", len(out), len(producer.LayoutNames), p.Mix.Layouts)
+		}
+		return out
+	}
+	p, err := NewPlan(producer.Builtin{Version: 2}, target.X86_64, nil, consumer.NewBuiltin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, l := range status(p) {
+		if !l.Produced || !p.Producer.(producer.Builtin).Layouts.Has(n) {
+			t.Errorf("v2 x builtin: %s", l)
+		}
+	}
+	p, err = NewPlan(producer.Builtin{Version: 3}, target.X86_64, nil, consumer.NewBuiltin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, l := range status(p) {
+		if l.Produced != (n == producer.LayoutPadding || n == producer.LayoutConcatenated) || !l.Produced && l.Why == "" {
+			t.Errorf("v3 x builtin: %s", l)
+		}
+	}
+	if s := p.Mix.LayoutNote(); !strings.Contains(s, "aux-header: not produced (SFrame v3") {
+		t.Errorf("note %q", s)
+	}
+	// Two consumers: what both read.
+	p.Version = 2
+	p.Producer = producer.Builtin{Version: 2}
+	p.setLayouts([]consumer.Consumer{consumer.NewBuiltin(), named("libsframe")})
+	got := p.Producer.(producer.Builtin).Layouts.Names()
+	if want := consumer.LayoutsRead("libsframe"); !slices.Equal(got, want) {
+		t.Errorf("builtin and libsframe: %v, libsframe declares %v", got, want)
+	}
+	if l := status(p)[producer.LayoutUnsorted]; l.Produced || !strings.Contains(l.Why, "libsframe") {
+		t.Errorf("builtin and libsframe: %s", l)
+	}
+}
+
+// TestConsumersDeclareKnownLayouts: every layout a consumer declares is a
+// shape a producer knows.
+func TestConsumersDeclareKnownLayouts(t *testing.T) {
+	for _, a := range consumer.Describe() {
+		if _, err := producer.LayoutSet(a.Layouts...); err != nil {
+			t.Errorf("consumer %s: %v", a.Kind, err)
+		}
+	}
+}
+
+// named is a consumer that is only a name, for what the registry says of it.
+type namedConsumer struct {
+	consumer.Consumer
+	name string
+}
+
+func (n namedConsumer) Name() string { return n.name }
+
+func named(name string) consumer.Consumer { return namedConsumer{name: name} }
+
+// TestDefaultCellsCoverSectionShapes checks that the default run's cells
+// (builtin-v2 and builtin-v3 with the builtin consumer, every target) meet
+// every section shape their version and consumer allow within the first
+// seeds and one seed of 500 (a run of 500 programs has one): sections of
+// every size bucket, 1- and 2-byte FRE starts, and every layout the plan
+// says it produces. A zero fails.
+func TestDefaultCellsCoverSectionShapes(t *testing.T) {
+	t.Parallel()
+	seeds := []int64{500}
+	for s := int64(1); s <= 40; s++ {
+		seeds = append(seeds, s)
+	}
+	for _, abi := range target.All {
+		for _, v := range []sframe.Version{2, 3} {
+			p, err := NewPlan(producer.Builtin{Version: v}, abi, nil, consumer.NewBuiltin())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"fdes:1-63", "fdes:64-999", "fdes:1000-9999", "fdes:10000+", "fre-start:1B", "fre-start:2B"}
+			for _, l := range p.Mix.Layouts {
+				if l.Produced {
+					want = append(want, l.Name)
+				} else if l.Why == "" {
+					t.Errorf("%s v%d: %s not produced, and no reason", abi.Name(), v, l.Name)
+				}
+			}
+			got := map[string]int{}
+			for _, b := range ProduceBatch(p.Producer, abi, seeds, p.Mix.Options(1)) {
+				if b.Err != nil {
+					t.Fatal(b.Err)
+				}
+				names, err := producer.SectionShapes(b.Img.SFrame, b.Img.SFrameAddr)
+				if err != nil {
+					t.Fatalf("%s v%d seed %d: %v", abi.Name(), v, b.Seed, err)
+				}
+				for _, n := range names {
+					got[n]++
+				}
+			}
+			for _, n := range want {
+				if got[n] == 0 {
+					t.Errorf("%s builtin-v%d: no section with shape %s in %d programs (%v)", abi.Name(), v, n, len(seeds), got)
+				}
+			}
+		}
+	}
+}
