@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/emu"
@@ -124,12 +125,15 @@ func (c *checker) dynamic() {
 		note(err.Error())
 		return
 	}
-	chk, err := harness.New(l.Target, harness.Options{Budget: c.opts.Budget, MaxFailures: c.opts.FailuresPerRun})
+	// The campaign engine's worker owns the emulator, as it does for
+	// every run of generated programs.
+	worker := campaign.NewWorker(harness.Options{Budget: c.opts.Budget, MaxFailures: c.opts.FailuresPerRun})
+	defer worker.Close()
+	chk, err := worker.Checker(l.Target)
 	if err != nil {
 		note(fmt.Sprintf("no emulator: %v", err))
 		return
 	}
-	defer chk.Close()
 	cons, err := consumer.New("builtin")
 	if err != nil {
 		note(err.Error())
