@@ -47,7 +47,7 @@ var DefaultSeedOptions = SeedOptions{Programs: 3, Steps: 24, Seed: 1}
 func Seeds(names []string, opt SeedOptions) ([]*Case, error) {
 	var out []*Case
 	var missing []error
-	pool := harness.NewPool(harness.Options{})
+	pool := campaign.NewWorker(harness.Options{})
 	defer pool.Close()
 	for _, name := range names {
 		prod, err := producer.New(name)
@@ -77,12 +77,12 @@ func Seeds(names []string, opt SeedOptions) ([]*Case, error) {
 }
 
 // seedsOf makes the cases of one producer and target.
-func seedsOf(pool *harness.Pool, prod producer.Producer, tg target.Target, v int, opt SeedOptions) ([]*Case, error) {
+func seedsOf(pool *campaign.Worker, prod producer.Producer, tg target.Target, v int, opt SeedOptions) ([]*Case, error) {
 	seeds := make([]int64, opt.Programs)
 	for i := range seeds {
 		seeds[i] = opt.Seed + int64(i)
 	}
-	checker, err := pool.Get(tg)
+	checker, err := pool.Checker(tg)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func SaveCases(dir string, rep *Report) (*Cases, error) {
 		return nil, err
 	}
 	cs := &Cases{ByEntry: map[*deviation.Entry]string{}, ByFailure: map[Cell]map[harness.Blame]string{}}
-	checkers := harness.NewPool(harness.Options{})
+	checkers := campaign.NewWorker(harness.Options{})
 	defer checkers.Close()
 	save := func(c Cell, b harness.Blame, s *Sample) (string, error) {
 		name := CaseName(c, b, s.Img == nil)
@@ -140,7 +140,7 @@ func SaveCases(dir string, rep *Report) (*Cases, error) {
 
 // alone makes a toolchain's sample again as a batch of one and returns
 // it when it still fails as b; otherwise s.
-func alone(c Cell, b harness.Blame, s *Sample, checkers *harness.Pool) *Sample {
+func alone(c Cell, b harness.Blame, s *Sample, checkers *campaign.Worker) *Sample {
 	if s.Img == nil || s.Img.Record == nil || s.Img.Record.Batch <= 1 {
 		return s
 	}
@@ -157,7 +157,7 @@ func alone(c Cell, b harness.Blame, s *Sample, checkers *harness.Pool) *Sample {
 		return s
 	}
 	defer cons.Close()
-	chk, err := checkers.Get(c.Target)
+	chk, err := checkers.Checker(c.Target)
 	if err != nil {
 		return s
 	}

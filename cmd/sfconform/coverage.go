@@ -58,11 +58,11 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	pool := harness.NewPool(harness.Options{})
+	pool := campaign.NewWorker(harness.Options{})
 	defer pool.Close()
 	cons := consumer.NewBuiltin()
 	for _, t := range ts {
-		chk, err := pool.Get(t)
+		chk, err := pool.Checker(t)
 		if err != nil {
 			return fail(err)
 		}
