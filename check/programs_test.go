@@ -513,3 +513,36 @@ func brokenPad(t *testing.T, exe, out string) {
 	}
 	t.Errorf("the row at landing pad 0x%x in main.cold moved: no dynamic error names main.cold (%d errors)", pad, r.Summary.Errors)
 }
+
+// A stripped file has no function symbols: function starts come from
+// .eh_frame, where the PLT and GCC's cold parts must still be what they
+// are (linker stubs entered through the PLT; code inside another
+// function's frame), not functions run from a call. The stripped hello
+// PIE then has one error, the .plt.got row ld 2.47 gets wrong (finding
+// 037), and none from the runs.
+func TestStrippedProgram(t *testing.T) {
+	dir := t.TempDir()
+	tc := newest(t, target.X86_64, "2.47")
+	p := buildPrograms(t, dir, tc, "gcc", "g++", []string{"pie"}, "hello")[0]
+	strip := testenv.LookPath(t, "strip", testenv.HostPackages)
+	stripped := p.path + "-stripped"
+	if o, err := exec.Command(strip, "-o", stripped, p.path).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, o)
+	}
+	r, err := File(stripped, Options{Static: true, Dynamic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FuncSource != ".eh_frame" {
+		t.Fatalf("function starts from %q, want .eh_frame (the file is stripped)", r.FuncSource)
+	}
+	var errs []string
+	for _, f := range r.Findings {
+		if f.Severity == SevError {
+			errs = append(errs, f.Kind+" "+f.Func+": "+f.Message)
+		}
+	}
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "static .plt.got") {
+		t.Errorf("%d errors, want the .plt.got row of finding 037 alone:\n%s", len(errs), strings.Join(errs, "\n"))
+	}
+}

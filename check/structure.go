@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -212,12 +213,17 @@ func (c *checker) functions() {
 	}
 	funcs := l.Funcs
 	if len(funcs) == 0 && c.cfi != nil {
+		plt := l.pltEntries()
 		for _, f := range c.cfi.FDEs {
-			if _, ok := l.regionOf(f.Start); ok {
-				funcs = append(funcs, symbol{Name: fmt.Sprintf("fde@0x%x", f.Start), Addr: f.Start, Size: f.End - f.Start})
+			if _, ok := l.regionOf(f.Start); !ok {
+				continue
 			}
+			if sec := l.sectionOf(f.Start); sec != nil && slices.ContainsFunc(plt, func(p symbol) bool { return p.Addr >= sec.Addr && p.Addr < sec.Addr+sec.Size }) {
+				continue // its entries are named below, as with symbols
+			}
+			funcs = append(funcs, fdeFunction(l, f))
 		}
-		funcs = dedupe(funcs)
+		funcs = dedupe(append(funcs, plt...))
 		l.FuncSource = l.CFIName
 	}
 	r.FuncSource = l.FuncSource
@@ -325,4 +331,28 @@ func (c *checker) totals() {
 		}
 	}
 	c.r.Functions = c.fr
+}
+
+// fdeFunction is the function an FDE describes in a file without function
+// symbols (a stripped file). What a symbol would say is read from the
+// file instead: code in a PLT section is a linker stub (named for its
+// section, entered through the PLT, never run as a function), and an FDE
+// whose first row is not the state at a call's arrival (CFA = SP plus
+// the target's entry offset) describes code reached inside another
+// function's frame, as GCC's f.cold parts are: a part, not an entry.
+func fdeFunction(l *loaded, f *cfi.FDE) symbol {
+	s := symbol{Name: fmt.Sprintf("fde@0x%x", f.Start), Addr: f.Start, Size: f.End - f.Start}
+	if sec := l.sectionOf(f.Start); sec != nil && strings.HasPrefix(sec.Name, ".plt") {
+		s.Name = fmt.Sprintf("%s@0x%x", sec.Name, f.Start)
+		return s
+	}
+	rows, err := f.Rows(nil, l.Target.IsAArch64(), l.File.ByteOrder)
+	if err != nil || len(rows) == 0 || rows[0].Loc != f.Start {
+		return s
+	}
+	c := rows[0].CFA
+	if c.Kind != cfi.RegOffset || c.Reg != uint64(l.Target.SP()) || c.Offset != l.Target.CFAAtEntry() {
+		s.PartOf = "(a function whose frame this FDE's first row continues)"
+	}
+	return s
 }
