@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -261,12 +262,20 @@ func (l *loaded) pltEntries() []symbol {
 		if s.Name != ".plt" {
 			first = entry // .plt.sec and .plt.got have no PLT0
 		}
+		if s.Name == ".plt.got" && l.Target == target.X86_64 && !bytes.HasPrefix(l.code(s.Addr, s.Addr+4), endbr64) {
+			// ld's x86-64 .plt.got entries are 8 bytes (jmp *GOT;
+			// xchg %ax,%ax), 16 only with IBT (endbr64 first).
+			first, entry = 8, 8
+		}
 		for off, size := uint64(0), first; off+size <= s.Size; off, size = off+size, entry {
 			out = append(out, symbol{Name: fmt.Sprintf("%s+%d", s.Name, off), Addr: s.Addr + off, Size: size})
 		}
 	}
 	return out
 }
+
+// endbr64 starts an x86-64 PLT entry built for IBT.
+var endbr64 = []byte{0xf3, 0x0f, 0x1e, 0xfa}
 
 // dedupe sorts symbols by address and keeps one per address (the sized
 // one, then the first name in table order).
