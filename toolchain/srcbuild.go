@@ -2,10 +2,8 @@ package toolchain
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // SourceBuildConf is the description ci/binutils-src.sh writes into the
@@ -55,25 +53,8 @@ func FindSourceBuild() (SourceBuild, error) {
 	}
 	b := SourceBuild{Dir: dir, Version: c.version, Package: c.pkg, Src: filepath.Join(dir, "src"),
 		Lib: filepath.Join(dir, "lib", "libsframe.a"), Include: filepath.Join(dir, "include")}
-	var errs []error
-	for _, triple := range c.triples {
-		targets := targetsOf(triple)
-		if targets == nil {
-			errs = append(errs, fmt.Errorf("%s: unknown triple %q", path, triple))
-			continue
-		}
-		bin := filepath.Join(dir, "bin", triple+"-")
-		for _, t := range targets {
-			t.Name, t.Version, t.Suite, t.Triple = "gas-src", c.version, c.suite, triple
-			t.AS, t.LD, t.Objdump, t.Readelf = bin+"as", bin+"ld", bin+"objdump", bin+"readelf"
-			t.Package, t.confName = c.pkg+" (built from source)", c.name
-			if missing := t.missingTools(); len(missing) > 0 {
-				errs = append(errs, NotProvisioned(SetupBinutilsSrc, "gas-src for %s: missing %s", t.Target.Name(), strings.Join(missing, ", ")))
-				continue
-			}
-			b.Toolchains = append(b.Toolchains, t)
-		}
-	}
+	ts, errs := c.toolchains(path, "gas-src", c.pkg+" (built from source)", SetupBinutilsSrc)
+	b.Toolchains = ts
 	for _, p := range []string{b.Lib, filepath.Join(b.Include, "sframe-api.h")} {
 		if _, err := os.Stat(p); err != nil {
 			errs = append(errs, NotProvisioned(SetupBinutilsSrc, "binutils built from source: no %s", p))

@@ -120,26 +120,8 @@ func load() ([]Toolchain, error) {
 			errs = append(errs, err)
 			continue
 		}
-		dir := filepath.Dir(path)
-		for _, triple := range c.triples {
-			targets := targetsOf(triple)
-			if targets == nil {
-				errs = append(errs, fmt.Errorf("%s: unknown triple %q", path, triple))
-				continue
-			}
-			bin := filepath.Join(dir, "bin", triple+"-")
-			for _, t := range targets {
-				t.Name, t.Version, t.Suite, t.Triple = "gas-"+Series(c.version), c.version, c.suite, triple
-				t.AS, t.LD, t.Objdump, t.Readelf = bin+"as", bin+"ld", bin+"objdump", bin+"readelf"
-				t.dir, t.Package, t.confName = dir, c.pkg, c.name
-				if missing := t.missingTools(); len(missing) > 0 {
-					errs = append(errs, NotProvisioned(SetupBinutils, "%s for %s: missing %s",
-						t.Name, t.Target.Name(), strings.Join(missing, ", ")))
-					continue
-				}
-				all = append(all, t)
-			}
-		}
+		ts, terrs := c.toolchains(path, "gas-"+Series(c.version), c.pkg, SetupBinutils)
+		all, errs = append(all, ts...), append(errs, terrs...)
 	}
 	slices.SortStableFunc(all, func(a, b Toolchain) int {
 		if c := CompareVersions(a.Version, b.Version); c != 0 {
@@ -236,4 +218,32 @@ func Names() ([]string, error) {
 		}
 	}
 	return out, err
+}
+
+// toolchains are the toolchains the conf file at path describes, one per
+// target its triples serve, called name with package pkg; a tool missing
+// from the directory is a NotProvisionedError naming setup step step.
+func (c conf) toolchains(path, name, pkg string, step int) ([]Toolchain, []error) {
+	var out []Toolchain
+	var errs []error
+	dir := filepath.Dir(path)
+	for _, triple := range c.triples {
+		targets := targetsOf(triple)
+		if targets == nil {
+			errs = append(errs, fmt.Errorf("%s: unknown triple %q", path, triple))
+			continue
+		}
+		bin := filepath.Join(dir, "bin", triple+"-")
+		for _, t := range targets {
+			t.Name, t.Version, t.Suite, t.Triple = name, c.version, c.suite, triple
+			t.AS, t.LD, t.Objdump, t.Readelf = bin+"as", bin+"ld", bin+"objdump", bin+"readelf"
+			t.dir, t.Package, t.confName = dir, pkg, c.name
+			if missing := t.missingTools(); len(missing) > 0 {
+				errs = append(errs, NotProvisioned(step, "%s for %s: missing %s", t.Name, t.Target.Name(), strings.Join(missing, ", ")))
+				continue
+			}
+			out = append(out, t)
+		}
+	}
+	return out, errs
 }
