@@ -41,7 +41,7 @@ func TestPlanLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for n, l := range status(p) {
-		if l.Produced != (n == producer.LayoutPadding || n == producer.LayoutConcatenated) || !l.Produced && l.Why == "" {
+		if l.Produced != (n == producer.LayoutPadding || n == producer.LayoutConcatenated || n == producer.LayoutModules) || !l.Produced && l.Why == "" {
 			t.Errorf("v3 x builtin: %s", l)
 		}
 	}
@@ -85,8 +85,9 @@ func named(name string) consumer.Consumer { return namedConsumer{name: name} }
 // (builtin-v2 and builtin-v3 with the builtin consumer, every target) meet
 // every section shape their version and consumer allow within the first
 // seeds and one seed of 500 (a run of 500 programs has one): sections of
-// every size bucket, 1- and 2-byte FRE starts, and every layout the plan
-// says it produces. A zero fails.
+// every size bucket, 1- and 2-byte FRE starts, images of one, two and
+// three or more modules, and every layout the plan says it produces. A
+// zero fails.
 func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 	t.Parallel()
 	seeds := []int64{500}
@@ -99,7 +100,8 @@ func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []string{"fdes:1-63", "fdes:64-999", "fdes:1000-9999", "fdes:10000+", "fre-start:1B", "fre-start:2B"}
+			want := []string{"fdes:1-63", "fdes:64-999", "fdes:1000-9999", "fdes:10000+", "fre-start:1B", "fre-start:2B",
+				"modules:1", "modules:2", "modules:3+"}
 			for _, l := range p.Mix.Layouts {
 				if l.Produced {
 					want = append(want, l.Name)
@@ -112,7 +114,7 @@ func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 				if b.Err != nil {
 					t.Fatal(b.Err)
 				}
-				names, err := producer.SectionShapes(b.Img.SFrame, b.Img.SFrameAddr)
+				names, err := producer.ImageShapes(b.Img)
 				if err != nil {
 					t.Fatalf("%s v%d seed %d: %v", abi.Name(), v, b.Seed, err)
 				}

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	Register(About{Kind: "builtin", Setup: toolchain.NoSetup,
-		Layouts: []string{"aux-header", "unsorted", "section-relative", "fre-padding", "concatenated"}, Summary: "sfconform's own unwinder (package sframe): v1-v3, every target"}, func(name, arg string) (Consumer, error) {
+		Layouts: []string{"aux-header", "unsorted", "section-relative", "fre-padding", "concatenated", "modules"}, Summary: "sfconform's own unwinder (package sframe): v1-v3, every target"}, func(name, arg string) (Consumer, error) {
 		if arg != "" {
 			return nil, fmt.Errorf("consumer builtin takes no argument (got %q)", name)
 		}
@@ -25,7 +25,8 @@ func init() {
 
 // Builtin is the sframe package's own decoder and unwinder.
 type Builtin struct {
-	table   *sframe.Table
+	table   *sframe.Table  // the one section's, or the first module's
+	modules sframe.Modules // a multi-module image's, else nil
 	loadErr error
 	u       sframe.Unwinder
 	rows    *sframe.RowCache
@@ -53,10 +54,18 @@ func (b *Builtin) Supports(t target.Target, v int) error {
 	return nil
 }
 
-// Table is the decoded section of the last Load, for reports.
+// Table is the decoded section of the last Load, for reports (of a
+// multi-module image: the first module's; Modules has them all).
 func (b *Builtin) Table() *sframe.Table { return b.table }
 
+// Modules are the modules of the last Load, nil for a one-section image.
+func (b *Builtin) Modules() sframe.Modules { return b.modules }
+
 func (b *Builtin) Load(img *image.Image) error {
+	if len(img.Modules) > 0 {
+		return b.loadModules(img)
+	}
+	b.modules = nil
 	t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
 	b.table, b.loadErr = t, err
 	if err != nil {
@@ -71,6 +80,36 @@ func (b *Builtin) Load(img *image.Image) error {
 		b.rows.Reset(t)
 	}
 	b.u = sframe.Unwinder{Table: t, Rows: b.rows}
+	return nil
+}
+
+// loadModules decodes every module's section: a PC is looked up in the
+// table of the module whose code range holds it (sframe.Modules), as the
+// dynamic linker's _dl_find_object finds the object of a PC.
+func (b *Builtin) loadModules(img *image.Image) error {
+	b.table, b.modules = nil, nil
+	if err := img.CheckModules(); err != nil {
+		b.loadErr = err
+		return fmt.Errorf("builtin: %w", err)
+	}
+	ms := make(sframe.Modules, len(img.Modules))
+	for i, m := range img.Modules {
+		t, err := sframe.Decode(m.SFrame, m.SFrameAddr)
+		if err == nil && i > 0 && t.ABI != ms[0].Table.ABI {
+			err = fmt.Errorf("ABI %s, module %s's is %s", t.ABI, img.Modules[0].Name, ms[0].Table.ABI)
+		}
+		if err != nil {
+			b.loadErr = err
+			return fmt.Errorf("builtin: decoding module %s's section: %w", m.Name, err)
+		}
+		ms[i] = sframe.Module{Start: m.Start, End: m.End, Table: t}
+	}
+	b.table, b.modules, b.loadErr = ms[0].Table, ms, nil
+	if b.rows == nil {
+		b.rows = sframe.NewRowCache(nil)
+	}
+	b.rows.ResetModules(ms)
+	b.u = sframe.Unwinder{Modules: ms, Rows: b.rows}
 	return nil
 }
 

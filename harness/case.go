@@ -38,15 +38,24 @@ func BacktraceCBF(frames []frame.Frame, stopped bool) []byte {
 // RowAt describes the SFrame row covering pc in the image's section, for
 // reports only (the oracle never reads the section).
 func RowAt(img *image.Image, pc uint64) string {
-	t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+	sec, addr, where := img.SFrame, img.SFrameAddr, ""
+	if len(img.Modules) > 0 {
+		i := img.ModuleAt(pc)
+		if i < 0 {
+			return fmt.Sprintf("no module holds 0x%x", pc)
+		}
+		m := img.Modules[i]
+		sec, addr, where = m.SFrame, m.SFrameAddr, "module "+m.Name+": "
+	}
+	t, err := sframe.Decode(sec, addr)
 	if err != nil {
-		return "section does not decode: " + err.Error()
+		return where + "section does not decode: " + err.Error()
 	}
 	fde, row, err := t.FindRow(pc)
 	if err != nil {
 		return err.Error()
 	}
-	return fmt.Sprintf("function 0x%x+0x%x (size %d), row at +0x%x: CFA %s, RA %s, FP %s%s",
+	return where + fmt.Sprintf("function 0x%x+0x%x (size %d), row at +0x%x: CFA %s, RA %s, FP %s%s",
 		fde.Start, pc-fde.Start, fde.Size, row.Start, row.CFA, row.RA, row.FP, flags(row))
 }
 

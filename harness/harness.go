@@ -156,6 +156,11 @@ type Checker struct {
 
 // validate is validate.Section, remembering the last section's result.
 func (c *Checker) validate(img *image.Image) []verdict.Violation {
+	if len(img.Modules) > 0 {
+		// Multi-module images are never a toolchain batch's: each has
+		// sections of its own.
+		return validate.Section(img)
+	}
 	v := &c.validated
 	if v.data != nil && v.target == img.Target && v.addr == img.SFrameAddr && bytes.Equal(v.data, img.SFrame) {
 		return slices.Clone(v.vs)

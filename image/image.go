@@ -84,9 +84,77 @@ type Image struct {
 	SFrame     []byte // the section's bytes
 	SFrameAddr uint64 // virtual address of SFrame[0]
 
+	// Modules, when set, make the image a process of several loaded
+	// objects (an executable and shared objects), each with its own
+	// section: a PC's unwind information is in the section of the module
+	// whose code range holds it, and a PC in none has none. SFrame and
+	// SFrameAddr are then empty. Sorted by Start, ranges disjoint.
+	Modules []Module
+
 	// Record says how a producer that runs real tools made the image; nil
 	// for sfconform's own encoder.
 	Record *Record
+}
+
+// Module is one loaded object of a process image: the code range it
+// maps, [Start, End), and its own SFrame section at SFrameAddr. An
+// unwinder finds the module of a PC by that range, as glibc's
+// _dl_find_object and the kernel (per mapping) do, and looks the PC up in
+// that module's section only.
+type Module struct {
+	Name       string `json:"name"` // "exe", "lib1.so", ...: for reports, no spaces
+	Start      uint64 `json:"start"`
+	End        uint64 `json:"end"`
+	SFrame     []byte `json:"sframe"`
+	SFrameAddr uint64 `json:"sframe_addr"`
+}
+
+// Holds reports whether pc lies in the module's code range.
+func (m *Module) Holds(pc uint64) bool { return pc >= m.Start && pc < m.End }
+
+// WholeSpace is the code range of an image's only section when it has no
+// Modules: it describes every PC.
+const WholeSpace = ^uint64(0)
+
+// Sections lists the image's sections as modules: its Modules, or the one
+// section (SFrame at SFrameAddr) as a module covering every address
+// [0, WholeSpace).
+func (img *Image) Sections() []Module {
+	if len(img.Modules) > 0 {
+		return img.Modules
+	}
+	return []Module{{Name: "", Start: 0, End: WholeSpace, SFrame: img.SFrame, SFrameAddr: img.SFrameAddr}}
+}
+
+// ModuleAt returns the index of the module whose range holds pc, or -1.
+func (img *Image) ModuleAt(pc uint64) int {
+	ms := img.Modules
+	i := sort.Search(len(ms), func(i int) bool { return ms[i].Start > pc }) - 1
+	if i >= 0 && ms[i].Holds(pc) {
+		return i
+	}
+	return -1
+}
+
+// CheckModules reports what makes the image's Modules unusable: a module
+// with an empty range or a name with white space, ranges out of order or
+// overlapping, or a single section set beside them.
+func (img *Image) CheckModules() error {
+	if len(img.Modules) > 0 && (len(img.SFrame) > 0 || img.SFrameAddr != 0) {
+		return fmt.Errorf("image has %d modules and a section of its own", len(img.Modules))
+	}
+	for i, m := range img.Modules {
+		if m.Start >= m.End {
+			return fmt.Errorf("module %d (%s): empty code range [%#x, %#x)", i, m.Name, m.Start, m.End)
+		}
+		if m.Name == "" || strings.ContainsAny(m.Name, " \t\r\n") {
+			return fmt.Errorf("module %d: name %q is empty or has white space", i, m.Name)
+		}
+		if i > 0 && m.Start < img.Modules[i-1].End {
+			return fmt.Errorf("module %d (%s) at %#x starts before module %d (%s) ends at %#x", i, m.Name, m.Start, i-1, img.Modules[i-1].Name, img.Modules[i-1].End)
+		}
+	}
+	return nil
 }
 
 // Record is what a toolchain producer ran to make an image: the exact

@@ -75,3 +75,44 @@ func TestSignalOf(t *testing.T) {
 		t.Error("SignalOf(1) found a signal")
 	}
 }
+
+func TestModules(t *testing.T) {
+	t.Parallel()
+	one := &Image{SFrame: []byte{1, 2}, SFrameAddr: 0x5000}
+	if s := one.Sections(); len(s) != 1 || s[0].SFrameAddr != 0x5000 || !s[0].Holds(0) || !s[0].Holds(WholeSpace-1) {
+		t.Errorf("one section as modules: %+v", s)
+	}
+	img := &Image{Modules: []Module{
+		{Name: "exe", Start: 0x1000, End: 0x2000, SFrame: []byte{1}, SFrameAddr: 0x9000},
+		{Name: "lib1.so", Start: 0x2000, End: 0x2800, SFrame: []byte{2}, SFrameAddr: 0x9100},
+		{Name: "lib2.so", Start: 0x7_0000_0000, End: 0x7_0000_0100, SFrame: []byte{3}, SFrameAddr: 0x7_0000_0100},
+	}}
+	if err := img.CheckModules(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		pc   uint64
+		want int
+	}{{0xfff, -1}, {0x1000, 0}, {0x1fff, 0}, {0x2000, 1}, {0x27ff, 1}, {0x2800, -1}, {0x7_0000_00ff, 2}, {0x7_0000_0100, -1}} {
+		if got := img.ModuleAt(c.pc); got != c.want {
+			t.Errorf("ModuleAt(%#x) = %d, want %d", c.pc, got, c.want)
+		}
+	}
+	if len(img.Sections()) != 3 {
+		t.Error("Sections of a multi-module image")
+	}
+	bad := *img
+	bad.Modules = []Module{img.Modules[1], img.Modules[0]}
+	if bad.CheckModules() == nil {
+		t.Error("modules out of order accepted")
+	}
+	bad.Modules = []Module{{Name: "a b", Start: 1, End: 2}}
+	if bad.CheckModules() == nil {
+		t.Error("a name with a space accepted")
+	}
+	bad = *img
+	bad.SFrame = []byte{1}
+	if bad.CheckModules() == nil {
+		t.Error("modules beside a section accepted")
+	}
+}

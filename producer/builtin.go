@@ -108,7 +108,18 @@ func builtinFrom(p *gen.Program, v sframe.Version, fdes []sframe.FDE, layouts La
 		}
 	}
 	padding, split := layouts.apply(p.Seed, &opt, typed)
-	sec, err := encodeLayout(typed, opt, split, padding)
+	var sec []byte
+	var err error
+	if layouts.Has(LayoutModules) && modulesChosen(p.Seed) && len(typed) < maxConcatenated {
+		img.Modules, err = encodeModules(p, typed, opt, padding)
+		if err == nil && img.Modules != nil {
+			img.SFrameAddr = 0
+			return img, nil
+		}
+	}
+	if err == nil {
+		sec, err = encodeLayout(typed, opt, split, padding)
+	}
 	if err != nil {
 		var ee *sframe.EncodeError
 		if errors.As(err, &ee) && ee.Func {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
 )
 
@@ -22,6 +23,9 @@ import (
 //	concatenated      two sections one after the other, each with its own
 //	                  header and half the functions, the second aligned to
 //	                  8 bytes: what ld writes for inputs it cannot merge
+//	modules           a process of 2 to 4 loaded objects (an executable and
+//	                  shared objects), each with its own section
+//	                  (image.Module, modules.go)
 //
 // A version's strict rules can forbid a shape (version 3, the Linux
 // unwinder's: no auxiliary header, sorted FDEs, PC-relative starts);
@@ -32,10 +36,11 @@ const (
 	LayoutSectionRelative = "section-relative"
 	LayoutPadding         = "fre-padding"
 	LayoutConcatenated    = "concatenated"
+	LayoutModules         = "modules"
 )
 
 // LayoutNames lists every layout shape, in a fixed order.
-var LayoutNames = []string{LayoutAuxHeader, LayoutUnsorted, LayoutSectionRelative, LayoutPadding, LayoutConcatenated}
+var LayoutNames = []string{LayoutAuxHeader, LayoutUnsorted, LayoutSectionRelative, LayoutPadding, LayoutConcatenated, LayoutModules}
 
 // LayoutShape says whether SFrame version v can carry a layout shape: Why
 // is "" when it can, else the reason it cannot.
@@ -173,10 +178,44 @@ func encodeLayout(fdes []sframe.FDE, opt sframe.EncodeOptions, split, padding in
 
 // SectionShapeNames lists every shape SectionShapes can name, in a fixed
 // order, so that a report shows the ones no section had as zeros.
-var SectionShapeNames = append([]string{
+var SectionShapeNames = append(append([]string{
 	"fdes:1-63", "fdes:64-999", "fdes:1000-9999", "fdes:10000+",
 	"fre-start:1B", "fre-start:2B", "fre-start:4B",
-}, LayoutNames...)
+}, LayoutNames...), ModuleCountNames...)
+
+// ModuleCountNames are the modules-per-image buckets ImageShapes names.
+var ModuleCountNames = []string{"modules:1", "modules:2", "modules:3+"}
+
+// ImageShapes is SectionShapes over every section of the image (each
+// module's), with its modules-per-image bucket ("modules:2") and, for
+// more than one module, LayoutModules.
+func ImageShapes(img *image.Image) ([]string, error) {
+	secs := img.Sections()
+	var out []string
+	for _, m := range secs {
+		names, err := SectionShapes(m.SFrame, m.SFrameAddr)
+		if err != nil {
+			if len(img.Modules) > 0 {
+				return nil, fmt.Errorf("module %s: %w", m.Name, err)
+			}
+			return nil, err
+		}
+		for _, n := range names {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	switch n := len(secs); {
+	case n >= 3:
+		out = append(out, "modules:3+", LayoutModules)
+	case n == 2:
+		out = append(out, "modules:2", LayoutModules)
+	default:
+		out = append(out, "modules:1")
+	}
+	return out, nil
+}
 
 // SectionShapes names the shapes of the SFrame data sec, the section at
 // addr: its functions per section bucket ("fdes:64-999"), the FRE start

@@ -27,7 +27,8 @@ const DefaultRecheck = 64
 // A RowCache is not safe for concurrent use. Reset empties it, keeping
 // its memory, for another table.
 type RowCache struct {
-	table *Table
+	table   *Table
+	modules Modules // set by ResetModules: lookups go through them
 	// Recheck is the stride of the sampled re-lookups: every Recheck-th
 	// hit; 0 means DefaultRecheck, a negative value never.
 	Recheck int
@@ -58,7 +59,7 @@ func NewRowCache(t *Table) *RowCache {
 
 // Reset empties the cache and makes it remember t's lookups.
 func (c *RowCache) Reset(t *Table) {
-	c.table = t
+	c.table, c.modules = t, nil
 	clear(c.slots)
 	clear(c.entries) // drop the old table's sections for the collector
 	c.entries = c.entries[:0]
@@ -66,6 +67,21 @@ func (c *RowCache) Reset(t *Table) {
 	if c.slots == nil {
 		c.grow(1024)
 	}
+}
+
+// ResetModules empties the cache and makes it remember the lookups of a
+// process's modules (Modules.FindRow).
+func (c *RowCache) ResetModules(ms Modules) {
+	c.Reset(nil)
+	c.modules = ms
+}
+
+// lookup is the table's, or the modules', lookup of pc.
+func (c *RowCache) lookup(pc uint64, f *Func, r *Row) error {
+	if c.modules != nil {
+		return c.modules.findRow(pc, f, r)
+	}
+	return c.table.findRow(pc, f, r)
 }
 
 // Table is the table whose lookups the cache remembers.
@@ -108,7 +124,7 @@ func (c *RowCache) entry(pc uint64) (e *cacheEntry, err error) {
 		}
 	}
 	var n cacheEntry
-	n.err = c.table.findRow(pc, &n.f, &n.r)
+	n.err = c.lookup(pc, &n.f, &n.r)
 	c.insert(pc, n)
 	return &c.entries[len(c.entries)-1], nil
 }
@@ -129,7 +145,7 @@ func (c *RowCache) due() bool {
 func (c *RowCache) recheck(pc uint64, e *cacheEntry) error {
 	var f Func
 	var r Row
-	err := c.table.findRow(pc, &f, &r)
+	err := c.lookup(pc, &f, &r)
 	same := f == e.f && r == e.r && (err == nil) == (e.err == nil)
 	if same && err != nil {
 		same = err.Error() == e.err.Error()

@@ -70,9 +70,9 @@ var sigContexts = func() map[ABI]*sigContext {
 // follows f in a backtrace is that context's: Interrupted, with out as its
 // register file.
 func (u *Unwinder) SignalContext(f *Frame, index int, mem Memory, out *RegisterFile) error {
-	c := sigContexts[u.Table.ABI]
+	c := sigContexts[u.abi()]
 	if c == nil {
-		return unwindErr(f, index, ErrBadRule, "no signal frame layout for %s", u.Table.ABI)
+		return unwindErr(f, index, ErrBadRule, "no signal frame layout for %s", u.abi())
 	}
 	*out = RegisterFile{}
 	pc, ok := mem.ReadWord(f.SP + c.pc)

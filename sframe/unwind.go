@@ -107,6 +107,10 @@ func (f *Frame) exact(index int) bool { return index == 0 || f.Interrupted }
 // the cache has seen the frames' PCs).
 type Unwinder struct {
 	Table *Table
+	// Modules, when set, replace Table: a process of several loaded
+	// objects, each PC looked up in the table of the module holding it
+	// (a PC in none has no FDE). Their tables share one ABI.
+	Modules Modules
 	// Rows, when set, looks the rows up instead of Table: a cache of the
 	// same table's lookups (see RowCache), which makes the Unwinder unsafe
 	// for concurrent use. The frames then leave FDE and Row zero (the
@@ -159,7 +163,7 @@ func (u *Unwinder) Backtrace(regs *RegisterFile, mem Memory, dst []Frame) ([]Fra
 	if maxFrames <= 0 {
 		maxFrames = DefaultMaxFrames
 	}
-	abi := u.Table.ABI
+	abi := u.abi()
 	sp, ok := regs.Get(abi.SPRegister())
 	if !ok {
 		return dst, unwindErr(&Frame{PC: regs.PC}, 0, ErrBadRule, "the register file has no stack pointer (DWARF %d)", abi.SPRegister())
@@ -221,7 +225,7 @@ func (u *Unwinder) step(f *Frame, index int, regs *RegisterFile, mem Memory, ctx
 		}
 		return u.applyRow(f, &e.r, index, regs, mem)
 	}
-	if err := u.Table.findRow(lookup, &f.FDE, &f.Row); err != nil {
+	if err := u.findRow(lookup, &f.FDE, &f.Row); err != nil {
 		return 0, 0, 0, &UnwindError{Frame: index, PC: f.PC, Msg: fmt.Sprintf("looking up %#x", lookup), Err: err}
 	}
 	if f.Row.Signal {
@@ -238,7 +242,7 @@ func (u *Unwinder) signalStep(f *Frame, index int, mem Memory, ctx *RegisterFile
 	if err := u.SignalContext(f, index, mem, ctx); err != nil {
 		return 0, 0, 0, err
 	}
-	abi := u.Table.ABI
+	abi := u.abi()
 	f.CFA = f.SP + sigContexts[abi].mcontext
 	return ctx.PC, ctx.Regs[abi.SPRegister()], ctx.Regs[abi.FPRegister()], nil
 }
@@ -251,7 +255,7 @@ func (u *Unwinder) applyRow(f *Frame, row *Row, index int, regs *RegisterFile, m
 		return 0, 0, 0, nil
 	}
 
-	abi := u.Table.ABI
+	abi := u.abi()
 	// CFA.
 	c := row.CFA
 	if c.Kind != RuleExpr || c.Reg == RegCFA {
@@ -345,7 +349,7 @@ func (u *Unwinder) apply(f *Frame, index int, regs *RegisterFile, mem Memory, r 
 // regValue is the value of DWARF register reg in frame f: SP and FP are
 // known in every frame, any other register in the topmost frame only.
 func (u *Unwinder) regValue(f *Frame, index int, regs *RegisterFile, reg int, what string) (uint64, error) {
-	abi := u.Table.ABI
+	abi := u.abi()
 	switch reg {
 	case abi.SPRegister():
 		return f.SP, nil

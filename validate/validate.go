@@ -9,11 +9,30 @@ import (
 	"github.com/sfconform/sfconform/verdict"
 )
 
-// Section validates an image's SFrame section. A section that does not
-// decode is one violation, the decoder's error; otherwise every rule
-// Check reports is one. It returns nil for a clean section.
+// Section validates an image's SFrame sections: its one section, or
+// every module's (a violation's Detail then names the module, its Offset
+// counts in that module's section). A section that does not decode is
+// one violation, the decoder's error; otherwise every rule Check reports
+// is one. It returns nil for clean sections.
 func Section(img *image.Image) []verdict.Violation {
-	t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+	if len(img.Modules) == 0 {
+		return section(img, img.SFrame, img.SFrameAddr)
+	}
+	var out []verdict.Violation
+	if err := img.CheckModules(); err != nil {
+		out = append(out, verdict.Violation{Rule: "modules", Detail: err.Error()})
+	}
+	for _, m := range img.Modules {
+		for _, v := range section(img, m.SFrame, m.SFrameAddr) {
+			v.Detail = "module " + m.Name + ": " + v.Detail
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func section(img *image.Image, sec []byte, addr uint64) []verdict.Violation {
+	t, err := sframe.Decode(sec, addr)
 	if err != nil {
 		return []verdict.Violation{violation(err)}
 	}

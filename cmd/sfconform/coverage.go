@@ -85,7 +85,7 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 				if err != nil {
 					return fail(err)
 				}
-				names, err := producer.SectionShapes(img.SFrame, img.SFrameAddr)
+				names, err := producer.ImageShapes(img)
 				if err != nil {
 					return fail(fmt.Errorf("%s seed %d: %w", t.Name(), s, err))
 				}
