@@ -25,8 +25,8 @@ import (
 // which changes when the fields do (docs/reproducer-format.md).
 const (
 	FormatPrefix  = "sfconform-case/"
-	FormatVersion = 2
-	FormatName    = "sfconform-case/2"
+	FormatVersion = 3
+	FormatName    = "sfconform-case/3"
 	// OldestVersion is the oldest format version Load still reads.
 	OldestVersion = 1
 )
@@ -94,6 +94,9 @@ type Case struct {
 	Symbols    []image.Symbol `json:"symbols"`
 	SFrameAddr Addr           `json:"sframe_addr"`
 	SFrame     Hex            `json:"sframe"`
+	// Modules (v3) are the loaded objects of a process image of several,
+	// each with its code range and its own section; SFrame is then empty.
+	Modules []Module `json:"modules,omitempty"`
 	// Segments are further code placed apart (a function far from the
 	// rest); most cases have none.
 	Segments []Segment `json:"segments,omitempty"`
@@ -247,6 +250,16 @@ type Segment struct {
 	Code Hex  `json:"code"`
 }
 
+// Module is one loaded object of the image (image.Module): its name, code
+// range [start, end) and its own section at sframe_addr.
+type Module struct {
+	Name       string `json:"name"`
+	Start      Addr   `json:"start"`
+	End        Addr   `json:"end"`
+	SFrameAddr Addr   `json:"sframe_addr"`
+	SFrame     Hex    `json:"sframe"`
+}
+
 // TargetOf is the case's target.
 func (c *Case) TargetOf() (target.Target, error) { return target.Parse(c.Target) }
 
@@ -264,6 +277,9 @@ func (c *Case) Image() (*image.Image, error) {
 	}
 	for _, s := range c.Segments {
 		img.Segments = append(img.Segments, image.Segment{Addr: uint64(s.Addr), Code: s.Code})
+	}
+	for _, m := range c.Modules {
+		img.Modules = append(img.Modules, image.Module{Name: m.Name, Start: uint64(m.Start), End: uint64(m.End), SFrame: m.SFrame, SFrameAddr: uint64(m.SFrameAddr)})
 	}
 	if field, err := c.validate(); err != nil {
 		return nil, fmt.Errorf("field %s: %w", field, err)
@@ -292,6 +308,10 @@ func (c *Case) SetImage(img *image.Image, path int) {
 		c.Segments = append(c.Segments, Segment{Addr: Addr(s.Addr), Code: s.Code})
 	}
 	c.Symbols, c.SFrame, c.SFrameAddr = img.Symbols, img.SFrame, Addr(img.SFrameAddr)
+	c.Modules = nil
+	for _, m := range img.Modules {
+		c.Modules = append(c.Modules, Module{Name: m.Name, Start: Addr(m.Start), End: Addr(m.End), SFrame: m.SFrame, SFrameAddr: Addr(m.SFrameAddr)})
+	}
 	c.Record, c.RuleRegs = img.Record, img.RuleRegs
 	c.Regs, c.Path = map[string]Addr{}, path
 	if path >= 0 && path < len(img.Paths) {
@@ -342,6 +362,15 @@ func (c *Case) validate() (string, error) {
 		return "symbols", errors.New("no symbols")
 	case c.Step < 0:
 		return "step", fmt.Errorf("negative step %d", c.Step)
+	}
+	if len(c.Modules) > 0 {
+		img := image.Image{SFrame: c.SFrame, SFrameAddr: uint64(c.SFrameAddr)}
+		for _, m := range c.Modules {
+			img.Modules = append(img.Modules, image.Module{Name: m.Name, Start: uint64(m.Start), End: uint64(m.End)})
+		}
+		if err := img.CheckModules(); err != nil {
+			return "modules", err
+		}
 	}
 	for k := range c.Regs {
 		if n, err := strconv.Atoi(k); err != nil || n < 0 || n >= machine.MaxReg {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/frame"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/machine"
 	"github.com/sfconform/sfconform/verdict"
 )
@@ -182,11 +183,11 @@ func lastKey(path string) string {
 func TestFormatVersions(t *testing.T) {
 	t.Parallel()
 	b := string(saved(t))
-	newer := strings.Replace(b, `"format": "sfconform-case/2"`, `"format": "sfconform-case/3",
+	newer := strings.Replace(b, `"format": "sfconform-case/3"`, `"format": "sfconform-case/4",
   "field_of_the_future": {"x": 1}`, 1)
 	_, err := Parse("new.json", []byte(newer))
-	if !errors.Is(err, ErrNewerFormat) || !strings.Contains(err.Error(), "needs a reader of version 3") || !strings.Contains(err.Error(), "field format") {
-		t.Errorf("version 3: %v", err)
+	if !errors.Is(err, ErrNewerFormat) || !strings.Contains(err.Error(), "needs a reader of version 4") || !strings.Contains(err.Error(), "field format") {
+		t.Errorf("version 4: %v", err)
 	}
 	for _, f := range []string{"sfconform-case/0", "sfconform-case/x", "other/2"} {
 		if _, err := Parse("f.json", []byte(strings.Replace(b, FormatName, f, 1))); err == nil || !strings.Contains(err.Error(), "field format") {
@@ -205,6 +206,53 @@ func TestFormatVersions(t *testing.T) {
 	}
 	if c.Format != "sfconform-case/1" || c.Producer != "gas-2.44" || c.Verdict != verdict.Wrong || len(img.Code) == 0 || c.Record == nil || c.Generator != nil {
 		t.Errorf("version 1 case read as %+v", c)
+	}
+	// Version 2, as sfconform wrote it before modules (a stored matrix
+	// case): one section, no modules.
+	c, err = Load(filepath.Join("testdata", "v2-aarch64-builtin-v2-glibc-fp-frame-ERROR.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, err = c.Image(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Format != "sfconform-case/2" || len(img.SFrame) == 0 || img.Modules != nil || len(img.Sections()) != 1 {
+		t.Errorf("version 2 case read as format %s, %d section bytes, %d modules", c.Format, len(img.SFrame), len(img.Modules))
+	}
+}
+
+// TestModulesRoundTrip: a case of a multi-module image keeps every
+// module (v3), and a case whose modules overlap is refused naming the
+// field.
+func TestModulesRoundTrip(t *testing.T) {
+	t.Parallel()
+	c := fullCase()
+	img := sampleImage()
+	img.Modules = []image.Module{
+		{Name: "exe", Start: img.CodeAddr, End: img.CodeAddr + 4, SFrame: img.SFrame, SFrameAddr: img.SFrameAddr},
+		{Name: "lib1.so", Start: img.CodeAddr + 4, End: img.CodeAddr + uint64(len(img.Code)), SFrame: []byte{0xe2, 0xde}, SFrameAddr: 0x20000000},
+	}
+	img.SFrame, img.SFrameAddr = nil, 0
+	c.SetImage(img, 0)
+	p, err := Save(t.TempDir(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := got.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Modules, img.Modules) || len(back.SFrame) != 0 {
+		t.Errorf("modules after a round trip: %+v, want %+v", back.Modules, img.Modules)
+	}
+	b, _ := os.ReadFile(p)
+	bad := strings.Replace(string(b), `"name": "lib1.so"`, `"name": "lib 1"`, 1)
+	if _, err := Parse("bad.json", []byte(bad)); err == nil || !strings.Contains(err.Error(), "field modules") {
+		t.Errorf("a module name with a space: %v", err)
 	}
 }
 

@@ -136,6 +136,20 @@ func (img *Image) ModuleAt(pc uint64) int {
 	return -1
 }
 
+// SectionAt is the section describing pc: the one of the module holding
+// it (module names it), the image's one section when it has no modules,
+// or nil when no module holds pc.
+func (img *Image) SectionAt(pc uint64) (sec []byte, addr uint64, module string) {
+	if len(img.Modules) == 0 {
+		return img.SFrame, img.SFrameAddr, ""
+	}
+	if i := img.ModuleAt(pc); i >= 0 {
+		m := &img.Modules[i]
+		return m.SFrame, m.SFrameAddr, m.Name
+	}
+	return nil, 0, ""
+}
+
 // CheckModules reports what makes the image's Modules unusable: a module
 // with an empty range or a name with white space, ranges out of order or
 // overlapping, or a single section set beside them.

@@ -19,7 +19,10 @@ func (rep *Report) LibsframeProgram() string {
 	img := rep.Replay.Img
 	fdeType := 0
 	compare := rep.expectedRow != nil || rep.Expected != ""
-	if t, err := sframe.Decode(img.SFrame, img.SFrameAddr); err == nil {
+	// The section of the module holding the PC: what a process's
+	// unwinder hands libsframe.
+	sec, secAddr, _ := img.SectionAt(rep.PC)
+	if t, err := sframe.Decode(sec, secAddr); err == nil {
 		if f, err := t.FindFDE(rep.PC); err == nil && f.Type == sframe.FDETypeFlex {
 			fdeType, compare = int(sframe.FDETypeFlex), false // flexible rules read otherwise
 		}
@@ -85,7 +88,7 @@ main (void)
   sframe_decoder_free (&dctx);
 %s}
 `, rep.PC, rep.Case.Target, rep.Case.ConsumerVersion, rep.Case.ProducerVersion, rep.Path,
-		cBytes(img.SFrame), img.SFrameAddr, rep.PC, want, fdeType, fdeType, fdeType, cReturn(compare))
+		cBytes(sec), secAddr, rep.PC, want, fdeType, fdeType, fdeType, cReturn(compare))
 	return b.String()
 }
 

@@ -235,9 +235,14 @@ func stackOf(img *image.Image, m *corpus.Machine, expected, got []frame.Frame) *
 	}
 	// Where the consumer's row for each frame looks for the caller's RA
 	// and FP: at its CFA plus the row's offsets.
-	if t, err := sframe.Decode(img.SFrame, img.SFrameAddr); err == nil {
+	{
 		for k, g := range got {
 			if g.Outermost || g.Partial || g.Signal || k+1 > len(got) {
+				continue
+			}
+			sec, addr, _ := img.SectionAt(LookupPC(got, k))
+			t, err := sframe.Decode(sec, addr)
+			if err != nil {
 				continue
 			}
 			_, row, err := t.FindRow(LookupPC(got, k))

@@ -169,7 +169,8 @@ func (r *Replay) SameFailure() bool {
 // the row's start and its rules in the notation of the target's
 // registers ("CFA rsp+8, RA [CFA-8], FP same").
 func RowText(img *image.Image, pc uint64) string {
-	t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+	sec, addr, _ := img.SectionAt(pc)
+	t, err := sframe.Decode(sec, addr)
 	if err != nil {
 		return "the section does not decode: " + err.Error()
 	}

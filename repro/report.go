@@ -122,7 +122,8 @@ func (rep *Report) locate() {
 }
 
 func rowAt(img *image.Image, pc uint64) (string, *sframe.Row) {
-	t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+	sec, addr, _ := img.SectionAt(pc)
+	t, err := sframe.Decode(sec, addr)
 	if err != nil {
 		return "the section does not decode: " + err.Error(), nil
 	}
