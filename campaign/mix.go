@@ -74,7 +74,7 @@ func (p *Plan) setLayouts(conses []consumer.Consumer) {
 			st.Why = "no consumer to judge it"
 		default:
 			for _, c := range conses {
-				if !slices.Contains(consumer.LayoutsRead(c.Name()), sh.Name) {
+				if !slices.Contains(consumer.Reads(c), sh.Name) {
 					st.Why = fmt.Sprintf("consumer %s does not declare it reads it", c.Name())
 					break
 				}

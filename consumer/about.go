@@ -30,7 +30,7 @@ type About struct {
 	Limits map[string]string
 	// Layouts are the section layout shapes (producer.LayoutNames:
 	// "aux-header", "unsorted", "section-relative", "fre-padding",
-	// "concatenated") the
+	// "concatenated", "modules") the
 	// consumer declares it reads: a producer that varies a section's
 	// layout gives it those, and only those. None: the plain layout only.
 	Layouts []string
@@ -93,6 +93,22 @@ func Describe() []About {
 func PatternLimit(name, pattern string) string {
 	a, _ := Lookup(name)
 	return a.Limits[pattern]
+}
+
+// LayoutReader is a consumer that says itself which layout shapes it
+// reads, beyond its registry entry (an exec consumer learns from the
+// program's hello whether it takes several modules).
+type LayoutReader interface {
+	LayoutsRead() []string
+}
+
+// Reads is the layout shapes consumer c reads: its own answer
+// (LayoutReader), or its registry entry's (LayoutsRead).
+func Reads(c Consumer) []string {
+	if r, ok := c.(LayoutReader); ok {
+		return r.LayoutsRead()
+	}
+	return LayoutsRead(c.Name())
 }
 
 // LayoutsRead is the section layout shapes the consumer called name

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,7 @@ type Exec struct {
 
 	proc        *execProc
 	peer        string // what the consumer's hello said after the version
+	proto       int    // the protocol version the consumer answered with
 	img         *image.Image
 	supports    map[string]error
 	failures    int   // consecutive failed exchanges
@@ -116,6 +118,21 @@ func (e *Exec) SetTimeout(d time.Duration) {
 	if d > 0 {
 		e.timeout = d
 	}
+}
+
+// Protocol is the unwind protocol version the consumer speaks, once
+// started (0 before).
+func (e *Exec) Protocol() int { return e.proto }
+
+// LayoutsRead is what the consumer's registry entry declares it reads
+// (LayoutsRead of its name) and, when it speaks protocol version 2,
+// images of several modules: the program is started to learn its version.
+func (e *Exec) LayoutsRead() []string {
+	out := slices.Clone(LayoutsRead(e.name))
+	if e.start() == nil && e.proto >= ProtocolModules && !slices.Contains(out, "modules") {
+		out = append(out, "modules")
+	}
+	return out
 }
 
 // Peer is what the consumer said of itself in its hello (name and
@@ -173,6 +190,10 @@ func (e *Exec) Load(img *image.Image) error {
 func (e *Exec) load() error {
 	if err := e.start(); err != nil {
 		return err
+	}
+	if len(e.img.Modules) > 0 && e.proto < ProtocolModules {
+		// Not the consumer's failure: it was never given the image.
+		return fmt.Errorf("%s: %w (it speaks version %d; the image has %d modules)", e.name, ErrModulesUnsupported, e.proto, len(e.img.Modules))
 	}
 	e.proc.stdin.SetWriteDeadline(time.Now().Add(e.timeout))
 	if err := writeLoad(e.proc.in, e.img); err != nil {
@@ -412,12 +433,13 @@ func (e *Exec) start() error {
 	}
 	f := strings.Fields(line)
 	if len(f) < 3 || f[0] != "hello" || f[1] != ProtocolName {
-		return e.fail(protoErr("want \"hello %s 1 NAME\", got %q", ProtocolName, truncate(line)))
+		return e.fail(protoErr("want \"hello %s VERSION NAME\", got %q", ProtocolName, truncate(line)))
 	}
-	if v, err := strconv.Atoi(f[2]); err != nil || v != ProtocolVersion {
-		return e.fail(protoErr("consumer speaks version %q, want %d", f[2], ProtocolVersion))
+	v, err := strconv.Atoi(f[2])
+	if err != nil || v < 1 || v > ProtocolVersion {
+		return e.fail(protoErr("consumer speaks version %q, want 1 to %d", f[2], ProtocolVersion))
 	}
-	e.peer = strings.Join(f[3:], " ")
+	e.peer, e.proto = strings.Join(f[3:], " "), v
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package consumer
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,8 +22,18 @@ import (
 // by the builtin consumer: the exec consumer's tests talk to it as to any
 // external unwinder.
 func TestMain(m *testing.M) {
-	if os.Getenv("SFCONFORM_TEST_SERVE") == "1" {
-		if err := Serve(os.Stdin, os.Stdout, NewBuiltin()); err != nil {
+	if v := os.Getenv("SFCONFORM_TEST_SERVE"); v == "1" || v == "v1" {
+		var in io.Reader = os.Stdin
+		if v == "v1" {
+			// A consumer of protocol version 1: whatever sfconform
+			// offers, Serve is offered version 1 and speaks it.
+			r := bufio.NewReader(os.Stdin)
+			if _, err := r.ReadString('\n'); err != nil {
+				os.Exit(1)
+			}
+			in = io.MultiReader(strings.NewReader("hello "+ProtocolName+" 1\n"), r)
+		}
+		if err := Serve(in, os.Stdout, NewBuiltin()); err != nil {
 			fmt.Fprintln(os.Stderr, "serve:", err)
 			os.Exit(1)
 		}

@@ -12,7 +12,10 @@ func init() {
 		Setup:    7,
 		Library:  "glibc",
 		Variants: []string{"glibc:strict"},
-		Summary:  "glibc's own SFrame backtrace() walker (sid's glibc source), frame by frame; glibc:strict as backtrace() returns it",
+		// Modules: the driver's _dl_find_object stand-in returns the
+		// object holding a PC with its own section, as ld.so's does.
+		Layouts: []string{"modules"},
+		Summary: "glibc's own SFrame backtrace() walker (sid's glibc source), frame by frame; glibc:strict as backtrace() returns it",
 	}, func(name, arg string) (Consumer, error) {
 		switch arg {
 		case "":
@@ -37,7 +40,10 @@ func init() {
 // this frame's CFA) and FP. It reads memory through raw pointers, so the
 // driver maps the section and each step's stack copy at their emulated
 // addresses in its own process; a range the process already uses makes the
-// load or the step fail, naming the mapping that holds it.
+// load or the step fail, naming the mapping that holds it. Its
+// _dl_find_object stand-in finds the object (the one section, or one of a
+// process image's modules) whose code range holds a PC and returns that
+// object's section, as the dynamic linker's does.
 //
 // glibc looks caller frames up at the return address itself, not RA-1,
 // never strips a pointer authentication code, never reads the link

@@ -21,8 +21,9 @@ func init() {
 		// at the entry stub in every such program), unsorted (its lookup
 		// searches the index as sorted) and concatenated sections (it
 		// decodes one). Those are to be written up before they are
-		// declared.
-		Layouts: []string{"fre-padding"},
+		// declared. Modules: the driver finds the module holding a PC
+		// and gives libsframe that module's section (protocol version 2).
+		Layouts: []string{"fre-padding", "modules"},
 		Summary: "GNU libsframe (sid's libsframe-dev, static) behind consumer/libsframe's walk; libsframe:DIR, the libsframe of a binutils build of one's own",
 	}, func(name, arg string) (Consumer, error) {
 		if arg != "" {

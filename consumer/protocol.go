@@ -18,11 +18,24 @@ import (
 )
 
 // The unwind protocol (docs/consumer-protocol.md): line-based text
-// between sfconform and an out-of-process consumer.
+// between sfconform and an out-of-process consumer. Version 2 adds the
+// modules of a process image ("modules", "module" lines); both sides
+// speak the highest version they share, so version 1 consumers still
+// work for images of one section.
 const (
 	ProtocolName    = "sfconform-unwind"
-	ProtocolVersion = 1
+	ProtocolVersion = 2
+	// ProtocolModules is the first version that carries several modules.
+	ProtocolModules = 2
+	// MaxModules bounds the modules of one image on the protocol.
+	MaxModules = 64
 )
+
+// ErrModulesUnsupported is a consumer that speaks a protocol version
+// without modules given an image of several: that image is not
+// unwound, every step of it ERROR with this reason, never a verdict on a
+// section the consumer did not get.
+var ErrModulesUnsupported = errors.New("the image has several modules, which unwind protocol version 1 cannot carry")
 
 // ErrProtocol is wrapped by every error about a line that does not follow
 // the protocol.
@@ -71,10 +84,25 @@ func truncate(s string) string {
 
 func hexU64(s string) (uint64, error) { return strconv.ParseUint(s, 16, 64) }
 
-// writeLoad sends a section.
+// writeLoad sends a section: "load" for an image of one, "modules" and a
+// "module" line per module for a process image of several (version 2).
 func writeLoad(w *bufio.Writer, img *image.Image) error {
-	fmt.Fprintf(w, "load %s %x ", img.Target.Name(), img.SFrameAddr)
 	hexOut := hex.NewEncoder(w)
+	if len(img.Modules) > 0 {
+		if len(img.Modules) > MaxModules {
+			return fmt.Errorf("%d modules, the protocol carries at most %d", len(img.Modules), MaxModules)
+		}
+		fmt.Fprintf(w, "modules %s %d\n", img.Target.Name(), len(img.Modules))
+		for _, m := range img.Modules {
+			fmt.Fprintf(w, "module %s %x %x %x ", m.Name, m.Start, m.End, m.SFrameAddr)
+			if _, err := hexOut.Write(m.SFrame); err != nil {
+				return err
+			}
+			w.WriteByte('\n')
+		}
+		return w.Flush()
+	}
+	fmt.Fprintf(w, "load %s %x ", img.Target.Name(), img.SFrameAddr)
 	if _, err := hexOut.Write(img.SFrame); err != nil {
 		return err
 	}
@@ -208,13 +236,16 @@ func Serve(r io.Reader, w io.Writer, c Consumer) error {
 	if err != nil {
 		return err
 	}
+	version := ProtocolVersion
 	if f := strings.Fields(line); len(f) < 3 || f[0] != "hello" || f[1] != ProtocolName {
 		return protoErr("want \"hello %s N\", got %q", ProtocolName, truncate(line))
-	} else if v, err := strconv.Atoi(f[2]); err != nil || v < ProtocolVersion {
+	} else if v, err := strconv.Atoi(f[2]); err != nil || v < 1 {
 		fmt.Fprintf(out, "refused this consumer speaks %s %d\n", ProtocolName, ProtocolVersion)
 		return protoErr("version %q offered", f[2])
+	} else {
+		version = min(v, ProtocolVersion) // the highest both speak
 	}
-	fmt.Fprintf(out, "hello %s %d %s\n", ProtocolName, ProtocolVersion, c.Name())
+	fmt.Fprintf(out, "hello %s %d %s\n", ProtocolName, version, c.Name())
 	out.Flush()
 	var loaded, bigEndian bool
 	results := make([]Result, 1)
@@ -249,8 +280,15 @@ func Serve(r io.Reader, w io.Writer, c Consumer) error {
 					fmt.Fprintln(out, "yes")
 				}
 			}
-		case "load":
-			img, err := parseLoad(rest)
+		case "load", "modules":
+			var img *image.Image
+			if cmd == "load" {
+				img, err = parseLoad(rest)
+			} else if version >= ProtocolModules {
+				img, err = parseModules(rest, func() (string, error) { return readLine(in) })
+			} else {
+				err = protoErr("\"modules\" is version %d's; this session speaks version %d", ProtocolModules, version)
+			}
 			if err != nil {
 				return err
 			}
@@ -338,6 +376,52 @@ func parseLoad(rest string) (*image.Image, error) {
 		return nil, protoErr("load: section bytes: %v", err)
 	}
 	return &image.Image{Target: t, SFrame: sec, SFrameAddr: addr}, nil
+}
+
+// parseModules reads a process image's modules: "modules TARGET N"
+// (rest is what follows "modules"), then N lines "module NAME START END
+// ADDR HEXBYTES" from next.
+func parseModules(rest string, next func() (string, error)) (*image.Image, error) {
+	f := strings.Fields(rest)
+	if len(f) != 2 {
+		return nil, protoErr("want \"modules TARGET N\"")
+	}
+	t, err := target.Parse(f[0])
+	if err != nil {
+		return nil, protoErr("modules: %v", err)
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil || n < 1 || n > MaxModules {
+		return nil, protoErr("modules: N %q is not 1 to %d", f[1], MaxModules)
+	}
+	img := &image.Image{Target: t}
+	for i := 0; i < n; i++ {
+		line, err := next()
+		if err != nil {
+			return nil, err
+		}
+		g := strings.Split(line, " ")
+		if len(g) != 6 || g[0] != "module" {
+			return nil, protoErr("want \"module NAME START END ADDR HEXBYTES\", got %q", truncate(line))
+		}
+		var m image.Module
+		m.Name = g[1]
+		var e1, e2, e3 error
+		m.Start, e1 = hexU64(g[2])
+		m.End, e2 = hexU64(g[3])
+		m.SFrameAddr, e3 = hexU64(g[4])
+		if e1 != nil || e2 != nil || e3 != nil {
+			return nil, protoErr("module %s: START, END and ADDR are hexadecimal: %q", m.Name, truncate(line))
+		}
+		if m.SFrame, err = hex.DecodeString(g[5]); err != nil {
+			return nil, protoErr("module %s: section bytes: %v", m.Name, err)
+		}
+		img.Modules = append(img.Modules, m)
+	}
+	if err := img.CheckModules(); err != nil {
+		return nil, protoErr("modules: %v", err)
+	}
+	return img, nil
 }
 
 func parseStep(line string, bigEndian bool) (Step, error) {

@@ -228,3 +228,49 @@ func TestPythonUnwinderRefusesBadSections(t *testing.T) {
 		}
 	}
 }
+
+// Protocol version 2: the unwinder answers with the version offered (at
+// most 2), takes a process image's modules, and finds no FDE for a PC
+// that no module holds, nor in a module whose section lacks it.
+func TestPythonUnwinderModules(t *testing.T) {
+	python := testenv.LookPath(t, "python3", testenv.HostPackages)
+	hdr := "e2de" + "02" + "05" + "03" + "00" + "f8" + "00" + strings.Repeat("00", 20)
+	session := strings.Join([]string{
+		"hello sfconform-unwind 2",
+		"modules x86-64 2",
+		"module exe 1000 2000 2000 " + hdr,
+		"module lib1.so 5000 6000 6000 " + hdr,
+		"unwind 2",
+		"step 1 pc=5004 7=8000 6=0 stack=8000:", // in lib1.so, which has no FDE
+		"step 2 pc=3000 7=8000 6=0 stack=8000:", // in no module
+		"modules x86-64 1",
+		"module exe 1000 2000 2000 e2de02", // cut short
+		"quit",
+	}, "\n") + "\n"
+	cmd := exec.Command(python, unwinder)
+	cmd.Stdin = strings.NewReader(session)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\nstderr: %s", err, stderr.String())
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	want := []string{
+		"hello sfconform-unwind 2 ",
+		"ok",
+		"result 1 1 noinfo no FDE covers pc 0x5004",
+		"frame pc=5004 sp=8000 fp=0 cfa=0 partial",
+		"result 2 1 noinfo no FDE covers pc 0x3000",
+		"frame pc=3000 sp=8000 fp=0 cfa=0 partial",
+		"refused module exe: header at byte offset 0 runs past the end",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d answer lines, want %d:\n%s", len(got), len(want), out)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("answer %d: %q, want it to start %q", i, got[i], want[i])
+		}
+	}
+}

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #define PROTOCOL_NAME "sfconform-unwind"
-#define PROTOCOL_VERSION 1
+/* The highest version this file speaks: 2 (modules) for a consumer with
+   load_modules, else 1.  */
+#define PROTOCOL_VERSION 2
 
 static const char *program = "consumer";
 
@@ -434,13 +436,16 @@ sfc_serve (const struct sfc_consumer *c)
   if (sscanf (l, "hello %63s %d", proto, &version) != 2
       || strcmp (proto, PROTOCOL_NAME) != 0)
     protocol_error ("want \"hello %s N\", got \"%.60s\"", PROTOCOL_NAME, l);
-  if (version < PROTOCOL_VERSION)
+  int speaks = c->load_modules ? PROTOCOL_VERSION : 1;
+  if (version < 1)
     {
-      printf ("refused this consumer speaks %s %d\n", PROTOCOL_NAME,
-	      PROTOCOL_VERSION);
+      printf ("refused this consumer speaks %s %d\n", PROTOCOL_NAME, speaks);
       return 1;
     }
-  printf ("hello %s %d %s%s%s\n", PROTOCOL_NAME, PROTOCOL_VERSION, c->name,
+  /* The highest version both speak.  */
+  if (version > speaks)
+    version = speaks;
+  printf ("hello %s %d %s%s%s\n", PROTOCOL_NAME, version, c->name,
 	  c->version ? " " : "", c->version ? c->version : "");
   fflush (stdout);
 
@@ -500,6 +505,60 @@ sfc_serve (const struct sfc_consumer *c)
 	    }
 	  else
 	    no = c->load (target, addr, section_buf, n, reason, sizeof reason);
+	  loaded = no == NULL;
+	  if (no)
+	    {
+	      fputs ("refused ", stdout);
+	      put_message (no);
+	      putchar ('\n');
+	    }
+	  else
+	    puts ("ok");
+	}
+      else if (version >= 2 && strncmp (l, "modules ", 8) == 0)
+	{
+	  char tname[32];
+	  int nm;
+	  if (sscanf (l + 8, "%31s %d", tname, &nm) != 2 || nm < 1
+	      || nm > SFC_MAX_MODULES)
+	    protocol_error ("want \"modules TARGET N\", N from 1 to %d",
+			    SFC_MAX_MODULES);
+	  target = parse_target (tname);
+	  static struct sfc_module mods[SFC_MAX_MODULES];
+	  static unsigned char *bufs[SFC_MAX_MODULES];
+	  static size_t caps[SFC_MAX_MODULES];
+	  for (int i = 0; i < nm; i++)
+	    {
+	      char *m = read_line (&len);
+	      if (!m)
+		protocol_error ("input ended inside a modules list");
+	      char *hexp = NULL;
+	      unsigned long long a, b, at;
+	      int used = 0;
+	      if (strncmp (m, "module ", 7) != 0
+		  || sscanf (m + 7, "%63s %llx %llx %llx %n", mods[i].name, &a, &b,
+			     &at, &used) != 4 || used == 0)
+		protocol_error ("want \"module NAME START END ADDR HEXBYTES\", got \"%.60s\"", m);
+	      hexp = m + 7 + used;
+	      long n = unhex (hexp, len - (hexp - m), &bufs[i], &caps[i]);
+	      if (n < 0)
+		protocol_error ("module %s: section bytes are not hex", mods[i].name);
+	      if (a >= b || (i > 0 && a < mods[i - 1].end))
+		protocol_error ("module %s: range [%llx, %llx) empty or not after the one before", mods[i].name, a, b);
+	      mods[i].start = a;
+	      mods[i].end = b;
+	      mods[i].addr = at;
+	      mods[i].section = bufs[i];
+	      mods[i].size = n;
+	    }
+	  const char *no;
+	  if (target == SFC_NO_TARGET)
+	    {
+	      snprintf (reason, sizeof reason, "unknown target %s", tname);
+	      no = reason;
+	    }
+	  else
+	    no = c->load_modules (target, mods, nm, reason, sizeof reason);
 	  loaded = no == NULL;
 	  if (no)
 	    {

@@ -86,6 +86,17 @@ struct sfc_result
   char msg[512];
 };
 
+/* One loaded object of a process image (protocol version 2): its name,
+   the code range [START, END) it maps and its own section at ADDR.  */
+#define SFC_MAX_MODULES 64
+struct sfc_module
+{
+  char name[64];
+  uint64_t start, end, addr;
+  const unsigned char *section;
+  size_t size;
+};
+
 struct sfc_consumer
 {
   const char *name;		/* said in the hello line */
@@ -101,6 +112,13 @@ struct sfc_consumer
 		       size_t bufsize);
   /* Unwinds one step into OUT (which arrives with n = 0).  */
   void (*unwind) (const struct sfc_step *step, struct sfc_result *out);
+  /* Takes the N modules of a process image, sorted by START, ranges
+     disjoint; returns NULL or the reason it refuses them.  The bytes stay
+     valid until the next load.  A consumer that sets it speaks protocol
+     version 2; without it, version 1 (one section per image).  */
+  const char *(*load_modules) (enum sfc_target target,
+			       const struct sfc_module *mods, int n,
+			       char *buf, size_t bufsize);
 };
 
 /* Speaks the protocol on standard input and output until "quit" or the end

@@ -34,8 +34,11 @@
        (the signal-frame check in uw-sigframe.h), which the protocol does
        not carry: such pages are mapped zero-filled, so no signal
        trampoline is ever recognised;
-     - the _dl_find_object stand-in: every PC belongs to the one object
-       whose section was loaded;
+     - the _dl_find_object stand-in: a PC belongs to the object (the
+       image's one section, or one of a process image's modules, protocol
+       version 2) whose code range holds it, and the stand-in returns that
+       object's mapping and section address, as the dynamic linker's does;
+       a PC in no object fails (-1), and glibc's walk stops there;
      - uw-sigframe.h: x86-64's, also for AArch64 sections (AArch64's needs
        the AArch64 kernel's signal frame headers); both detect the
        outermost frame alike (FP = 0), and their signal checks read code
@@ -88,7 +91,13 @@ struct region
   uint64_t start, end;		/* page-aligned; end = start when unmapped */
 };
 
-static struct region section_map, stack_map;
+static struct region stack_map;
+
+/* The pages the sections are mapped on: one region per run of pages the
+   sections share or touch (a process image's modules may place their
+   sections on one page).  */
+static struct region section_maps[SFC_MAX_MODULES];
+static int nsection_maps;
 
 /* Zero-filled pages mapped for code reads, unmapped after each step.  */
 static struct region code_pages[8];
@@ -209,21 +218,55 @@ catch_faults (void)
 
 /* --- the section ---------------------------------------------------------- */
 
-static struct
+/* The loaded objects: the image's one section, covering every PC, or a
+   process image's modules (protocol version 2), sorted by start.  */
+struct object
 {
   enum sfc_target target;
   uint64_t addr;
   size_t size;
-} sec;
+  uint64_t start, end;		/* the object's code range [start, end) */
+};
 
+static struct object objects[SFC_MAX_MODULES];
+static int nobjects;
+
+/* The object whose code range holds PC, or NULL.  */
+static const struct object *
+object_at (uint64_t pc)
+{
+  for (int i = 0; i < nobjects; i++)
+    if (pc >= objects[i].start && pc < objects[i].end)
+      return &objects[i];
+  return NULL;
+}
+
+/* The stand-in for the dynamic linker's _dl_find_object, which glibc's
+   walk calls for every frame's PC: as the real one, it fails (-1) for a
+   PC in no object, and otherwise describes the object holding the PC:
+   its mapping and its own SFrame section.  */
 int
 sfconform_dl_find_object (void *address, struct dl_find_object *result)
 {
-  (void) address;
   memset (result, 0, sizeof *result);
+  const struct object *o = object_at ((uint64_t) (uintptr_t) address);
+  if (!o)
+    return -1;
   result->dlfo_flags = DLFO_FLAG_SFRAME;
-  result->dlfo_sframe = (void *) (uintptr_t) sec.addr;
+  result->dlfo_map_start = (void *) (uintptr_t) o->start;
+  result->dlfo_map_end = (void *) (uintptr_t) o->end;
+  result->dlfo_sframe = (void *) (uintptr_t) o->addr;
   return 0;
+}
+
+static void
+unload (void)
+{
+  for (int i = 0; i < nsection_maps; i++)
+    unmap (&section_maps[i]);
+  nsection_maps = 0;
+  nobjects = 0;
+  memset (objects, 0, sizeof objects);
 }
 
 /* A section of VERSION for TARGET holding only its header, in the
@@ -259,43 +302,105 @@ supports (enum sfc_target target, int version, char *buf, size_t n)
   return buf;
 }
 
+/* Maps the sections of MODS (N of them) at their addresses, read-only,
+   and has glibc's reader decode each; NULL or the reason one is refused.  */
+static const char *
+load_objects (enum sfc_target target, const struct sfc_module *mods, int nm,
+	      char *buf, size_t n)
+{
+  unload ();
+  /* The page runs to map: sections in address order, runs merged where
+     they share or touch a page.  */
+  int order[SFC_MAX_MODULES];
+  for (int i = 0; i < nm; i++)
+    {
+      if (mods[i].size == 0)
+	{
+	  snprintf (buf, n, "%s%san empty section", mods[i].name, mods[i].name[0] ? ": " : "");
+	  return buf;
+	}
+      int j = i;
+      while (j > 0 && mods[order[j - 1]].addr > mods[i].addr)
+	{
+	  order[j] = order[j - 1];
+	  j--;
+	}
+      order[j] = i;
+    }
+  struct region runs[SFC_MAX_MODULES];
+  int nruns = 0;
+  for (int k = 0; k < nm; k++)
+    {
+      const struct sfc_module *m = &mods[order[k]];
+      uint64_t lo = page_down (m->addr), hi = page_up (m->addr + m->size);
+      if (nruns > 0 && lo <= runs[nruns - 1].end)
+	{
+	  if (hi > runs[nruns - 1].end)
+	    runs[nruns - 1].end = hi;
+	}
+      else
+	runs[nruns++] = (struct region) {.start = lo,.end = hi };
+    }
+  for (int r = 0; r < nruns; r++)
+    {
+      if (!map_at (&section_maps[r], runs[r].start, runs[r].end, buf, n))
+	{
+	  unload ();
+	  return buf;
+	}
+      nsection_maps = r + 1;
+    }
+  for (int i = 0; i < nm; i++)
+    memcpy ((void *) (uintptr_t) mods[i].addr, mods[i].section, mods[i].size);
+  for (int r = 0; r < nruns; r++)
+    mprotect ((void *) (uintptr_t) section_maps[r].start,
+	      section_maps[r].end - section_maps[r].start, PROT_READ);
+  for (int i = 0; i < nm; i++)
+    {
+      sframe_decoder_ctx d;
+      memset (&d, 0, sizeof d);
+      in_glibc = 1;
+      int sig = sigsetjmp (in_glibc_jmp, 1);
+      _Unwind_Reason_Code rc = sig ? _URC_END_OF_STACK
+	: __sframe_decode (&d, (const char *) (uintptr_t) mods[i].addr);
+      in_glibc = 0;
+      const char *sep = mods[i].name[0] ? ": " : "";
+      if (sig)
+	{
+	  snprintf (buf, n, "%s%sglibc's __sframe_decode faulted reading 0x%llx",
+		    mods[i].name, sep, (unsigned long long) fault_addr);
+	  unload ();
+	  return buf;
+	}
+      if (rc != _URC_NO_REASON)
+	{
+	  snprintf (buf, n, "%s%sglibc's __sframe_decode refuses the section (it reads SFrame version 2 in the host's byte order)",
+		    mods[i].name, sep);
+	  unload ();
+	  return buf;
+	}
+      objects[i] = (struct object) {.target = target,.addr = mods[i].addr,
+	.size = mods[i].size,.start = mods[i].start,.end = mods[i].end };
+    }
+  nobjects = nm;
+  return NULL;
+}
+
 static const char *
 load (enum sfc_target target, uint64_t addr, const unsigned char *bytes,
       size_t size, char *buf, size_t n)
 {
-  unmap (&section_map);
-  memset (&sec, 0, sizeof sec);
-  if (size == 0)
-    return "an empty section";
-  if (!map_at (&section_map, page_down (addr), page_up (addr + size), buf, n))
-    return buf;
-  memcpy ((void *) (uintptr_t) addr, bytes, size);
-  mprotect ((void *) (uintptr_t) section_map.start,
-	    section_map.end - section_map.start, PROT_READ);
-  sframe_decoder_ctx d;
-  memset (&d, 0, sizeof d);
-  in_glibc = 1;
-  int sig = sigsetjmp (in_glibc_jmp, 1);
-  _Unwind_Reason_Code rc = sig ? _URC_END_OF_STACK
-    : __sframe_decode (&d, (const char *) (uintptr_t) addr);
-  in_glibc = 0;
-  if (sig)
-    {
-      snprintf (buf, n, "glibc's __sframe_decode faulted reading 0x%llx",
-		(unsigned long long) fault_addr);
-      unmap (&section_map);
-      return buf;
-    }
-  if (rc != _URC_NO_REASON)
-    {
-      snprintf (buf, n, "glibc's __sframe_decode refuses the section (it reads SFrame version 2 in the host's byte order)");
-      unmap (&section_map);
-      return buf;
-    }
-  sec.target = target;
-  sec.addr = addr;
-  sec.size = size;
-  return NULL;
+  /* The one section describes every PC: one object spanning them all.  */
+  struct sfc_module m = {.name = "",.start = 0,.end = UINT64_MAX,
+    .addr = addr,.section = bytes,.size = size };
+  return load_objects (target, &m, 1, buf, n);
+}
+
+static const char *
+load_modules (enum sfc_target target, const struct sfc_module *mods, int nm,
+	      char *buf, size_t n)
+{
+  return load_objects (target, mods, nm, buf, n);
 }
 
 /* --- one step ------------------------------------------------------------- */
@@ -337,12 +442,19 @@ stopped (struct sfc_result *out, struct sfc_frame *f)
   sframe_decoder_ctx d;
   sframe_frame_row_entry fre;
   memset (&d, 0, sizeof d);
-  int32_t rel = (int32_t) (f->pc - sec.addr);	/* as __stacktrace_sframe passes it */
+  const struct object *o = object_at (f->pc);
+  if (!o)
+    {
+      sfc_stop (out, SFC_NOINFO, "no object holds pc 0x%llx: _dl_find_object fails, __stacktrace_sframe returns 0 and backtrace() drops the whole trace",
+		(unsigned long long) f->pc);
+      return;
+    }
+  int32_t rel = (int32_t) (f->pc - o->addr);	/* as __stacktrace_sframe passes it */
   in_glibc = 1;
   glibc_pc = f->pc;
   int sig = sigsetjmp (in_glibc_jmp, 1);
   int found = 0;
-  if (!sig && __sframe_decode (&d, (const char *) (uintptr_t) sec.addr) == _URC_NO_REASON)
+  if (!sig && __sframe_decode (&d, (const char *) (uintptr_t) o->addr) == _URC_NO_REASON)
     found = __sframe_find_fre (&d, rel, &fre) == _URC_NO_REASON;
   in_glibc = 0;
   if (sig)
@@ -482,6 +594,7 @@ main (int argc, char **argv)
     .supports = supports,
     .load = load,
     .unwind = unwind,
+    .load_modules = load_modules,
   };
   /* sfc_serve installs the crash reporter; faults inside glibc are ours to
      handle first.  */

@@ -88,7 +88,9 @@ struct fde_range
   unsigned char info, info2;
 };
 
-static struct
+/* One module's section: the image's only one (covering every PC), or one
+   of a process image's loaded objects (protocol version 2).  */
+struct section
 {
   sframe_decoder_ctx *dctx;
   enum sfc_target target;
@@ -97,7 +99,17 @@ static struct
   struct fde_range *fdes;	/* v3 only, in index order */
   uint32_t nfdes;
   char *copy;			/* the bytes libsframe decoded */
-} sec;
+  uint64_t start, end;		/* the module's code range [start, end) */
+  char name[64];
+};
+
+/* The modules loaded, sorted by start, and the one the frame being
+   unwound is looked up in: a process's unwinder finds the object holding
+   a PC first (dl_iterate_phdr, _dl_find_object, the kernel's mapping)
+   and gives libsframe that object's section.  */
+static struct section mods[SFC_MAX_MODULES];
+static int nmods;
+static struct section *sec = &mods[0];
 
 static const char *
 errmsg (int err)
@@ -139,12 +151,88 @@ supports (enum sfc_target target, int version, char *buf, size_t n)
 }
 
 static void
+unload_one (struct section *sec)
+{
+  sframe_decoder_free (&sec->dctx);
+  free (sec->fdes);
+  free (sec->copy);
+  memset (sec, 0, sizeof *sec);
+}
+
+static void
 unload (void)
 {
-  sframe_decoder_free (&sec.dctx);
-  free (sec.fdes);
-  free (sec.copy);
-  memset (&sec, 0, sizeof sec);
+  for (int i = 0; i < nmods; i++)
+    unload_one (&mods[i]);
+  nmods = 0;
+}
+
+static const char *
+load_one (struct section *sec, enum sfc_target target, uint64_t addr,
+	  const unsigned char *bytes, size_t size, char *buf, size_t n)
+{
+  /* libsframe may keep pointers into what it decodes: give it bytes that
+     live as long as the decoder.  */
+  sec->copy = malloc (size ? size : 1);
+  if (!sec->copy)
+    return "out of memory";
+  memcpy (sec->copy, bytes, size);
+  int err = 0;
+  sfc_phase ("sframe_decode of the section, size", size);
+  sec->dctx = sframe_decode (sec->copy, size, &err);
+  sfc_phase ("idle", 0);
+  if (!sec->dctx)
+    {
+      snprintf (buf, n, "libsframe refuses the section: sframe_decode: %s",
+		errmsg (err));
+      unload_one (sec);
+      return buf;
+    }
+  uint8_t abi = sframe_decoder_get_abi_arch (sec->dctx);
+  if (abi != target)
+    {
+      snprintf (buf, n, "the section's ABI is %u, not %s's %d", abi,
+		sfc_target_name (target), target);
+      unload_one (sec);
+      return buf;
+    }
+  sec->target = target;
+  sec->addr = addr;
+  sec->version = sframe_decoder_get_version (sec->dctx);
+  if (sec->version == SFRAME_VERSION_3)
+    {
+      uint8_t flags = sframe_decoder_get_flags (sec->dctx);
+      sec->nfdes = sframe_decoder_get_num_fidx (sec->dctx);
+      sec->fdes = calloc (sec->nfdes ? sec->nfdes : 1, sizeof *sec->fdes);
+      if (!sec->fdes)
+	{
+	  unload_one (sec);
+	  return "out of memory";
+	}
+      for (uint32_t i = 0; i < sec->nfdes; i++)
+	{
+	  struct fde_range *f = &sec->fdes[i];
+	  uint32_t nfres;
+	  uint8_t rep;
+	  int64_t start;
+	  sfc_phase ("sframe_decoder_get_funcdesc_v3 of FDE", i);
+	  if (sframe_decoder_get_funcdesc_v3 (sec->dctx, i, &nfres, &f->size,
+					      &start, &f->info, &f->info2,
+					      &rep) != 0)
+	    {
+	      snprintf (buf, n, "libsframe cannot read FDE %u of %u", i,
+			sec->nfdes);
+	      unload_one (sec);
+	      return buf;
+	    }
+	  if (flags & SFRAME_F_FDE_FUNC_START_PCREL)
+	    start += sframe_decoder_get_offsetof_fde_start_addr (sec->dctx, i,
+								 &err);
+	  f->start = start;
+	}
+      sfc_phase ("idle", 0);
+    }
+  return NULL;
 }
 
 static const char *
@@ -152,66 +240,54 @@ load (enum sfc_target target, uint64_t addr, const unsigned char *bytes,
       size_t size, char *buf, size_t n)
 {
   unload ();
-  /* libsframe may keep pointers into what it decodes: give it bytes that
-     live as long as the decoder.  */
-  sec.copy = malloc (size ? size : 1);
-  if (!sec.copy)
-    return "out of memory";
-  memcpy (sec.copy, bytes, size);
-  int err = 0;
-  sfc_phase ("sframe_decode of the section, size", size);
-  sec.dctx = sframe_decode (sec.copy, size, &err);
-  sfc_phase ("idle", 0);
-  if (!sec.dctx)
+  nmods = 1;
+  const char *no = load_one (&mods[0], target, addr, bytes, size, buf, n);
+  if (no)
+    nmods = 0;
+  else
+    mods[0].end = UINT64_MAX;	/* the one section describes every PC */
+  return no;
+}
+
+static const char *
+load_modules (enum sfc_target target, const struct sfc_module *m, int nm,
+	      char *buf, size_t n)
+{
+  unload ();
+  for (int i = 0; i < nm; i++)
     {
-      snprintf (buf, n, "libsframe refuses the section: sframe_decode: %s",
-		errmsg (err));
-      unload ();
-      return buf;
-    }
-  uint8_t abi = sframe_decoder_get_abi_arch (sec.dctx);
-  if (abi != target)
-    {
-      snprintf (buf, n, "the section's ABI is %u, not %s's %d", abi,
-		sfc_target_name (target), target);
-      unload ();
-      return buf;
-    }
-  sec.target = target;
-  sec.addr = addr;
-  sec.version = sframe_decoder_get_version (sec.dctx);
-  if (sec.version == SFRAME_VERSION_3)
-    {
-      uint8_t flags = sframe_decoder_get_flags (sec.dctx);
-      sec.nfdes = sframe_decoder_get_num_fidx (sec.dctx);
-      sec.fdes = calloc (sec.nfdes ? sec.nfdes : 1, sizeof *sec.fdes);
-      if (!sec.fdes)
+      char why[400];
+      const char *no = load_one (&mods[i], target, m[i].addr, m[i].section,
+				 m[i].size, why, sizeof why);
+      if (no)
 	{
+	  nmods = i;
 	  unload ();
-	  return "out of memory";
+	  snprintf (buf, n, "module %s: %s", m[i].name, no);
+	  return buf;
 	}
-      for (uint32_t i = 0; i < sec.nfdes; i++)
-	{
-	  struct fde_range *f = &sec.fdes[i];
-	  uint32_t nfres;
-	  uint8_t rep;
-	  int64_t start;
-	  sfc_phase ("sframe_decoder_get_funcdesc_v3 of FDE", i);
-	  if (sframe_decoder_get_funcdesc_v3 (sec.dctx, i, &nfres, &f->size,
-					      &start, &f->info, &f->info2,
-					      &rep) != 0)
-	    {
-	      snprintf (buf, n, "libsframe cannot read FDE %u of %u", i,
-			sec.nfdes);
-	      unload ();
-	      return buf;
-	    }
-	  if (flags & SFRAME_F_FDE_FUNC_START_PCREL)
-	    start += sframe_decoder_get_offsetof_fde_start_addr (sec.dctx, i,
-								 &err);
-	  f->start = start;
-	}
-      sfc_phase ("idle", 0);
+      mods[i].start = m[i].start;
+      mods[i].end = m[i].end;
+      snprintf (mods[i].name, sizeof mods[i].name, "%s", m[i].name);
+      nmods = i + 1;
+    }
+  return NULL;
+}
+
+/* The module whose code range holds PC, or NULL.  */
+static struct section *
+module_at (uint64_t pc)
+{
+  int lo = 0, hi = nmods - 1;
+  while (lo <= hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+      if (pc < mods[mid].start)
+	hi = mid - 1;
+      else if (pc >= mods[mid].end)
+	lo = mid + 1;
+      else
+	return &mods[mid];
     }
   return NULL;
 }
@@ -221,11 +297,11 @@ load (enum sfc_target target, uint64_t addr, const unsigned char *bytes,
 static const struct fde_range *
 fde_at (int64_t rel)
 {
-  int64_t lo = 0, hi = (int64_t) sec.nfdes - 1;
+  int64_t lo = 0, hi = (int64_t) sec->nfdes - 1;
   while (lo <= hi)
     {
       int64_t mid = lo + (hi - lo) / 2;
-      const struct fde_range *f = &sec.fdes[mid];
+      const struct fde_range *f = &sec->fdes[mid];
       if (f->start <= rel && (uint64_t) (rel - f->start) < f->size)
 	return f;
       if (f->start < rel)
@@ -317,7 +393,7 @@ ra_in_link_register (struct walk *w, uint64_t *ra)
 static int
 s390x_v2_register (struct walk *w, int32_t off)
 {
-  return w->step->target == SFC_S390X && sec.version == SFRAME_VERSION_2
+  return w->step->target == SFC_S390X && sec->version == SFRAME_VERSION_2
     && SFRAME_V2_S390X_OFFSET_IS_REGNUM (off);
 }
 
@@ -352,7 +428,7 @@ step_frame (struct walk *w, sframe_frame_row_entry *fre, int fde_type)
 
   /* CFA.  */
   sfc_phase ("sframe_fre_get_cfa_offset at pc", f->pc);
-  int32_t cfa_off = sframe_fre_get_cfa_offset (sec.dctx, fre, fde_type, &err);
+  int32_t cfa_off = sframe_fre_get_cfa_offset (sec->dctx, fre, fde_type, &err);
   if (err)
     {
       sfc_stop (w->out, SFC_FAILED, "sframe_fre_get_cfa_offset: %s", errmsg (err));
@@ -392,7 +468,7 @@ step_frame (struct walk *w, sframe_frame_row_entry *fre, int fde_type)
   sfc_phase ("sframe_fre_get_ra_offset at pc", f->pc);
   if (!flex)
     {
-      int32_t ra_off = sframe_fre_get_ra_offset (sec.dctx, fre, fde_type, &err);
+      int32_t ra_off = sframe_fre_get_ra_offset (sec->dctx, fre, fde_type, &err);
       if (err || (t == SFC_S390X && ra_off == SFRAME_FRE_RA_OFFSET_INVALID))
 	{
 	  if (!ra_in_link_register (w, &ra))
@@ -412,7 +488,7 @@ step_frame (struct walk *w, sframe_frame_row_entry *fre, int fde_type)
       uint32_t ctl = sframe_get_fre_udata (fre, 2, &ctl_err);
       if (ctl_err || ctl == SFRAME_FRE_RA_OFFSET_INVALID)
 	{
-	  int8_t fixed = sframe_decoder_get_fixed_ra_offset (sec.dctx);
+	  int8_t fixed = sframe_decoder_get_fixed_ra_offset (sec->dctx);
 	  if (fixed != SFRAME_CFA_FIXED_RA_INVALID)
 	    {
 	      if (!read_word (w, cfa + fixed, "return address", &ra))
@@ -423,7 +499,7 @@ step_frame (struct walk *w, sframe_frame_row_entry *fre, int fde_type)
 	}
       else
 	{
-	  int32_t disp = sframe_fre_get_ra_offset (sec.dctx, fre, fde_type, &err);
+	  int32_t disp = sframe_fre_get_ra_offset (sec->dctx, fre, fde_type, &err);
 	  if (err)
 	    {
 	      sfc_stop (w->out, SFC_FAILED, "sframe_fre_get_ra_offset: %s", errmsg (err));
@@ -433,14 +509,14 @@ step_frame (struct walk *w, sframe_frame_row_entry *fre, int fde_type)
 	    return 0;
 	}
     }
-  if (sframe_fre_get_ra_mangled_p (sec.dctx, fre, &err))
+  if (sframe_fre_get_ra_mangled_p (sec->dctx, fre, &err))
     ra &= PAC_ADDRESS_MASK;
 
   /* FP.  */
   sfc_phase ("sframe_fre_get_fp_offset at pc", f->pc);
   if (!flex)
     {
-      int32_t fp_off = sframe_fre_get_fp_offset (sec.dctx, fre, fde_type, &err);
+      int32_t fp_off = sframe_fre_get_fp_offset (sec->dctx, fre, fde_type, &err);
       if (err)
 	;			/* not saved: the caller's FP is ours */
       else if (s390x_v2_register (w, fp_off))
@@ -459,7 +535,7 @@ step_frame (struct walk *w, sframe_frame_row_entry *fre, int fde_type)
       uint32_t ctl = sframe_get_fre_udata (fre, idx, &ctl_err);
       if (!ctl_err && ctl != 0)
 	{
-	  int32_t disp = sframe_fre_get_fp_offset (sec.dctx, fre, fde_type, &err);
+	  int32_t disp = sframe_fre_get_fp_offset (sec->dctx, fre, fde_type, &err);
 	  if (err)
 	    {
 	      sfc_stop (w->out, SFC_FAILED, "sframe_fre_get_fp_offset: %s", errmsg (err));
@@ -499,10 +575,17 @@ unwind (const struct sfc_step *st, struct sfc_result *out)
     {
       struct walk w = {.step = st,.out = out,.f = &out->frames[k],.topmost = k == 0 };
       uint64_t lookup = w.f->pc - (w.topmost ? 0 : 1);
-      int64_t rel = (int64_t) (lookup - sec.addr);
+      sec = module_at (lookup);
+      if (!sec)
+	{
+	  sfc_stop (out, SFC_NOINFO, "no module holds pc 0x%llx (looked up at 0x%llx)",
+		    (unsigned long long) w.f->pc, (unsigned long long) lookup);
+	  return;
+	}
+      int64_t rel = (int64_t) (lookup - sec->addr);
       sframe_frame_row_entry fre;
       sfc_phase ("sframe_find_fre at section offset", (uint64_t) rel);
-      int rc = sframe_find_fre (sec.dctx, rel, &fre);
+      int rc = sframe_find_fre (sec->dctx, rel, &fre);
       sfc_phase ("idle", 0);
       if (rc != 0)
 	{
@@ -511,7 +594,7 @@ unwind (const struct sfc_step *st, struct sfc_result *out)
 	  return;
 	}
       int fde_type = SFRAME_FDE_TYPE_DEFAULT, signal_p = 0;
-      if (sec.version == SFRAME_VERSION_3)
+      if (sec->version == SFRAME_VERSION_3)
 	{
 	  const struct fde_range *fde = fde_at (rel);
 	  if (!fde)
@@ -524,7 +607,7 @@ unwind (const struct sfc_step *st, struct sfc_result *out)
 	  signal_p = SFRAME_V3_FDE_SIGNAL_P (fde->info);
 	}
       int err = 0;
-      if (sframe_fre_get_ra_undefined_p (sec.dctx, &fre, &err))
+      if (sframe_fre_get_ra_undefined_p (sec->dctx, &fre, &err))
 	{
 	  w.f->flags = SFC_OUTERMOST;
 	  w.f->cfa = 0;
@@ -561,6 +644,7 @@ main (void)
     .supports = supports,
     .load = load,
     .unwind = unwind,
+    .load_modules = load_modules,
   };
   return sfc_serve (&c);
 }

@@ -18,6 +18,7 @@ import sys
 import traceback
 
 PROTOCOL = "sfconform-unwind"
+PROTOCOL_VERSION = 2  # 2: a process image of several modules
 NAME = "sframe_unwinder.py"
 VERSION = "1"
 
@@ -263,6 +264,22 @@ class Table:
         i = bisect.bisect_right(self.starts, pc) - 1
         if i >= 0 and pc < self.fdes[i].end:
             return self.fdes[i]
+        return None
+
+
+class Modules:
+    """A process image's loaded objects (protocol version 2), each with its
+    code range and its own table: a PC is looked up in the table of the
+    module whose range holds it, and a PC in none has no FDE."""
+
+    def __init__(self, mods):
+        self.mods = sorted(mods, key=lambda m: m[0])  # (start, end, table)
+        self.starts = [m[0] for m in self.mods]
+
+    def fde(self, pc):
+        i = bisect.bisect_right(self.starts, pc) - 1
+        if i >= 0 and pc < self.mods[i][1]:
+            return self.mods[i][2].fde(pc)
         return None
 
 
@@ -531,6 +548,23 @@ class Consumer:
             return "refused %s" % err
         return "ok"
 
+    def load_modules(self, target, lines):
+        """lines: the "module NAME START END ADDR HEXBYTES" lines."""
+        arch = ARCHES.get(target)
+        self.arch, self.table = arch, None
+        if arch is None:
+            return "refused unknown target " + target
+        mods = []
+        for line in lines:
+            f = line.split(" ")
+            name, start, end, addr = f[1], int(f[2], 16), int(f[3], 16), int(f[4], 16)
+            try:
+                mods.append((start, end, Table(arch, decode(arch, bytes.fromhex(f[5]), addr))))
+            except FormatError as err:
+                return "refused module %s: %s" % (name, err)
+        self.table = Modules(mods)
+        return "ok"
+
     def unwind(self, line):
         f = line.split(" ")
         index = int(f[1])  # decimal
@@ -577,10 +611,12 @@ def main():
         return 1
     f = line.split(" ")
     if len(f) < 3 or f[0] != "hello" or f[1] != PROTOCOL or int(f[2]) < 1:
-        out.write("refused this unwinder speaks %s 1\n" % PROTOCOL)
+        out.write("refused this unwinder speaks %s %d\n" % (PROTOCOL, PROTOCOL_VERSION))
         out.flush()
         return 1
-    out.write("hello %s 1 %s %s\n" % (PROTOCOL, NAME, VERSION))
+    # The highest version both speak; version 2 adds "modules".
+    version = min(int(f[2]), PROTOCOL_VERSION)
+    out.write("hello %s %d %s %s\n" % (PROTOCOL, version, NAME, VERSION))
     out.flush()
     while True:
         line = readline()
@@ -592,6 +628,9 @@ def main():
             out.write(c.supports(f[1], int(f[2])) + "\n")
         elif cmd == "load":
             out.write(c.load(f[1], int(f[2], 16), bytes.fromhex(f[3]) if len(f) > 3 else b"") + "\n")
+        elif cmd == "modules" and version >= 2:
+            n = int(f[2])  # decimal
+            out.write(c.load_modules(f[1], [readline() for _ in range(n)]) + "\n")
         elif cmd == "unwind":
             n = int(f[1])  # decimal
             steps = [readline() for _ in range(n)]
