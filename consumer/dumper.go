@@ -155,7 +155,10 @@ type llvmReadobj struct {
 func dumperAbout(names []string) []About {
 	out := make([]About, len(names))
 	for i, n := range names {
-		out[i] = About{Kind: n, Setup: toolchain.SetupBinutils, Summary: "GNU " + strings.Replace(n, "-", " --sframe of binutils ", 1)}
+		// Modules: each module's section is printed on its own and
+		// unwound as its module's (Dumper.load).
+		out[i] = About{Kind: n, Setup: toolchain.SetupBinutils, Layouts: []string{"modules"},
+			Summary: "GNU " + strings.Replace(n, "-", " --sframe of binutils ", 1)}
 		if strings.HasPrefix(n, "llvm-readobj-") {
 			out[i].Setup, out[i].Summary = toolchain.SetupLLVM, "llvm-readobj --sframe of LLVM "+strings.TrimPrefix(n, "llvm-readobj-")
 		}
@@ -321,27 +324,61 @@ func (d *Dumper) load(img *image.Image) error {
 	if !ok {
 		return fmt.Errorf("no %s for %s provisioned", d.tool, img.Target.Name())
 	}
-	abi := sframe.ABI(img.Target)
-	file, err := dumper.ELF(abi, img.Target.ByteOrder(), img.SFrame, img.SFrameAddr)
-	if err != nil {
+	if len(img.Modules) == 0 {
+		l, out, t, err := d.loadSection(path, img.Target, img.SFrame, img.SFrameAddr)
+		d.listing, d.output, d.table = l, out, t
+		if err != nil {
+			return err
+		}
+		d.u = sframe.Unwinder{Table: d.table}
+		return nil
+	}
+	// A process image: the dumper prints each module's section, as it
+	// would each object's, and each module's rows describe its range.
+	if err := img.CheckModules(); err != nil {
 		return err
+	}
+	ms := make(sframe.Modules, len(img.Modules))
+	var all []byte
+	for i, m := range img.Modules {
+		l, out, t, err := d.loadSection(path, img.Target, m.SFrame, m.SFrameAddr)
+		all = append(append(all, fmt.Sprintf("=== module %s [%#x, %#x), section at %#x\n", m.Name, m.Start, m.End, m.SFrameAddr)...), out...)
+		d.output = all
+		if i == 0 {
+			d.listing = l
+		}
+		if err != nil {
+			return fmt.Errorf("module %s: %w", m.Name, err)
+		}
+		ms[i] = sframe.Module{Start: m.Start, End: m.End, Table: t}
+	}
+	d.table = ms[0].Table
+	d.u = sframe.Unwinder{Modules: ms}
+	return nil
+}
+
+// loadSection runs the dumper on one section at addr and reads its rows.
+func (d *Dumper) loadSection(path string, tg target.Target, sec []byte, addr uint64) (*dumper.Listing, []byte, *sframe.Table, error) {
+	abi := sframe.ABI(tg)
+	file, err := dumper.ELF(abi, tg.ByteOrder(), sec, addr)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	// A directory per Load, gone before Load returns: a run killed
 	// between images leaves nothing behind.
 	// The tool's name, not the consumer's: objdump:DIR holds a path.
 	dir, err := os.MkdirTemp("", "sfconform-"+d.tool+"-")
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	defer os.RemoveAll(dir)
 	elfPath := filepath.Join(dir, "sframe.elf")
 	if err := os.WriteFile(elfPath, file, 0o644); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	out, err := d.run(path, elfPath)
-	d.output = out
 	if err != nil {
-		return err
+		return nil, out, nil, err
 	}
 	var l *dumper.Listing
 	if d.tool == "llvm-readobj" {
@@ -350,21 +387,20 @@ func (d *Dumper) load(img *image.Image) error {
 		l, err = dumper.ParseGNU(string(out), abi)
 	}
 	if err != nil {
-		return fmt.Errorf("%s printed what cannot be read: %w\n%s", d.command(path, elfPath), err, excerpt(out))
+		return nil, out, nil, fmt.Errorf("%s printed what cannot be read: %w\n%s", d.command(path, elfPath), err, excerpt(out))
 	}
-	d.listing = l
-	fillRepSizes(l, img)
-	if d.table, err = l.Table(img.SFrameAddr); err != nil {
-		return fmt.Errorf("%s: %w", d.command(path, elfPath), err)
+	fillRepSizes(l, sec, addr)
+	t, err := l.Table(addr)
+	if err != nil {
+		return l, out, nil, fmt.Errorf("%s: %w", d.command(path, elfPath), err)
 	}
-	d.u = sframe.Unwinder{Table: d.table}
-	return nil
+	return l, out, t, nil
 }
 
 // fillRepSizes gives the PCMASK functions whose repetition size the
 // dumper did not print the size the section stores for the FDE of the
 // same index. A section that does not decode leaves them unknown.
-func fillRepSizes(l *dumper.Listing, img *image.Image) {
+func fillRepSizes(l *dumper.Listing, data []byte, addr uint64) {
 	var sec *sframe.Section
 	for i := range l.Funcs {
 		f := &l.Funcs[i]
@@ -372,7 +408,7 @@ func fillRepSizes(l *dumper.Listing, img *image.Image) {
 			continue
 		}
 		if sec == nil {
-			t, err := sframe.Decode(img.SFrame, img.SFrameAddr)
+			t, err := sframe.Decode(data, addr)
 			if err != nil || len(t.Sections) != 1 {
 				return
 			}

@@ -178,3 +178,38 @@ func TestServeModulesVersions(t *testing.T) {
 		t.Errorf("version 7 offered: %q, %v", out.String(), err)
 	}
 }
+
+// A dumper prints each module's section on its own, and its rows unwind
+// each PC in its own module: the builtin consumer's results.
+func TestDumpersModules(t *testing.T) {
+	t.Parallel()
+	img := modulesImage(t)
+	ref := NewBuiltin()
+	if err := ref.Load(img); err != nil {
+		t.Fatal(err)
+	}
+	want := unwindAll(t, ref, modulesSteps())
+	n := 0
+	for _, d := range dumperConsumers(t) {
+		if d.Supports(target.X86_64, 3) != nil {
+			continue
+		}
+		n++
+		if err := d.Load(img); err != nil {
+			t.Errorf("%s: %v", d.Name(), err)
+			continue
+		}
+		if !strings.Contains(string(d.Output()), "=== module lib1.so [0x5000, 0x5100)") {
+			t.Errorf("%s: output does not name the modules:\n%s", d.Name(), d.Output())
+		}
+		got := unwindAll(t, d, modulesSteps())
+		for i := range want {
+			if !sameResult(got[i], want[i]) {
+				t.Errorf("%s step %d: %+v (%v), builtin %+v (%v)", d.Name(), i, got[i].Frames, got[i].Err, want[i].Frames, want[i].Err)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no dumper reads SFrame v3 of x86-64")
+	}
+}
