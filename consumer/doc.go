@@ -2,7 +2,9 @@
 // registry of names.
 //
 // A consumer declares which targets and SFrame versions it reads
-// (Supports), is loaded with an Image's SFrame section once, then asked to
+// (Supports), is loaded with an Image's SFrame section once (or, for a
+// process image of several modules, every module's section: a PC is
+// looked up in the section of the module holding it), then asked to
 // unwind steps: a register file plus a view of memory. In-process
 // consumers (builtin: the sframe package's own unwinder) take one step at
 // a time and read the live emulated memory. Out-of-process consumers take
