@@ -79,6 +79,11 @@ type Program struct {
 	tramp int
 	// origin is what the program was generated from (shrink.go).
 	origin *origin
+	// insnBuf and rowBuf back every function's Insns and Rows (Layout);
+	// laying the program out again reuses them, as the functions' own
+	// slices were reused before.
+	insnBuf []Insn
+	rowBuf  []sframe.Row
 }
 
 // Func is one function of a Program: one symbol, one FDE (but see
