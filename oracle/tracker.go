@@ -29,8 +29,13 @@ type Tracker struct {
 	sp, fp  int // DWARF numbers of the target's SP and FP
 	symbols []image.Symbol
 	starts  map[uint64]int
-	entry   int // index of the entry stub's symbol
-	calls   []call
+	// startBits has the bit startBit(a) set for every a in starts: most
+	// steps are not at a function start, and the bit test spares them the
+	// map lookup.
+	startBits  []uint64
+	startShift uint
+	entry      int // index of the entry stub's symbol
+	calls      []call
 	// stacks are the stacks the image declares (symbols of kind stack),
 	// as ranges (Addr, End]: SP is at End when a stack is empty, and a
 	// frame's CFA on it is above Addr.
@@ -53,6 +58,15 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 		entry:   -1,
 		sig:     sigframe.Of(t),
 	}
+	bits := 512
+	for bits < 16*len(symbols) {
+		bits *= 2
+	}
+	tr.startBits = make([]uint64, bits/64)
+	tr.startShift = 64
+	for b := bits; b > 1; b >>= 1 {
+		tr.startShift--
+	}
 	for i, s := range symbols {
 		if s.IsStack() {
 			tr.stacks = append(tr.stacks, [2]uint64{s.Addr, s.End()})
@@ -64,6 +78,8 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 		// A restorer is returned to, never called.
 		if s.Kind != image.KindSignalRestorer {
 			tr.starts[s.Addr] = i
+			b := tr.startBit(s.Addr)
+			tr.startBits[b/64] |= 1 << (b % 64)
 		}
 	}
 	if tr.entry < 0 {
@@ -71,6 +87,20 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 	}
 	tr.Reset()
 	return tr, nil
+}
+
+// startBit is addr's bit in startBits.
+func (t *Tracker) startBit(addr uint64) uint64 {
+	return (addr * 0x9e37_79b9_7f4a_7c15) >> t.startShift
+}
+
+// startAt is the symbol starting at pc, if one does.
+func (t *Tracker) startAt(pc uint64) (int, bool) {
+	if b := t.startBit(pc); t.startBits[b/64]&(1<<(b%64)) == 0 {
+		return 0, false
+	}
+	fn, ok := t.starts[pc]
+	return fn, ok
 }
 
 // Reset forgets every call: the next step is the first of a new run.
@@ -96,7 +126,7 @@ func (t *Tracker) Observe(regs *machine.Registers, mem machine.Memory) error {
 	// A part of a function (a cold part) is entered by a jump with its
 	// owner's frame live: neither a call nor a tail call. A signal
 	// handler is entered by the kernel.
-	if fn, ok := t.starts[pc]; ok && fn != t.entry && t.symbols[fn].PartOf == "" {
+	if fn, ok := t.startAt(pc); ok && fn != t.entry && t.symbols[fn].PartOf == "" {
 		if t.symbols[fn].Kind == image.KindSignalHandler {
 			if err := t.signal(fn, regs, mem); err != nil {
 				return err
