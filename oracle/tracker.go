@@ -266,16 +266,21 @@ func (t *Tracker) Function() string { return t.symbols[t.calls[len(t.calls)-1].f
 // Expected appends the expected backtrace, innermost first, to dst.
 func (t *Tracker) Expected(dst []frame.Frame, regs *machine.Registers) []frame.Frame {
 	n := len(t.calls)
-	f := frame.Frame{PC: regs.PC, SP: regs.Regs[t.sp], FP: regs.Regs[t.fp]}
+	// Each frame is written field by field into its slot: a frame built
+	// on the stack and appended is copied with loads that stall on the
+	// stores that built it.
+	pc, sp, fp := regs.PC, regs.Regs[t.sp], regs.Regs[t.fp]
 	for i := n - 1; i >= 0; i-- {
 		c := &t.calls[i]
+		dst = append(dst, frame.Frame{})
+		f := &dst[len(dst)-1]
+		f.PC, f.SP, f.FP = pc, sp, fp
 		if i == 0 {
 			f.Outermost = true
 		} else {
 			f.CFA, f.Signal = c.cfa, c.signal
 		}
-		dst = append(dst, f)
-		f = frame.Frame{PC: c.ra, SP: c.callerSP, FP: c.callerFP}
+		pc, sp, fp = c.ra, c.callerSP, c.callerFP
 	}
 	return dst
 }
