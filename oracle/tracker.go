@@ -1,7 +1,9 @@
 package oracle
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/image"
@@ -28,10 +30,14 @@ type Tracker struct {
 	target  target.Target
 	sp, fp  int // DWARF numbers of the target's SP and FP
 	symbols []image.Symbol
-	starts  map[uint64]int
+	// starts are the symbols a function may be entered at, by address
+	// (for one address, in symbol order: the last one counts). A slice,
+	// not a map: an image with ten thousand functions that never run
+	// made building the map a large part of checking it.
+	starts []start
 	// startBits has the bit startBit(a) set for every a in starts: most
 	// steps are not at a function start, and the bit test spares them the
-	// map lookup.
+	// search.
 	startBits  []uint64
 	startShift uint
 	entry      int // index of the entry stub's symbol
@@ -54,7 +60,7 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 		sp:      t.SP(),
 		fp:      t.FP(),
 		symbols: symbols,
-		starts:  make(map[uint64]int, len(symbols)),
+		starts:  make([]start, 0, len(symbols)),
 		entry:   -1,
 		sig:     sigframe.Of(t),
 	}
@@ -77,13 +83,19 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 		}
 		// A restorer is returned to, never called.
 		if s.Kind != image.KindSignalRestorer {
-			tr.starts[s.Addr] = i
+			tr.starts = append(tr.starts, start{s.Addr, i})
 			b := tr.startBit(s.Addr)
 			tr.startBits[b/64] |= 1 << (b % 64)
 		}
 	}
 	if tr.entry < 0 {
 		return nil, fmt.Errorf("oracle: no symbol holds the entry point 0x%x", entry)
+	}
+	// Images keep their symbols sorted (image.SortSymbols); any other
+	// order is sorted here, stably, so the last symbol of an address
+	// still counts.
+	if !slices.IsSortedFunc(tr.starts, cmpStart) {
+		slices.SortStableFunc(tr.starts, cmpStart)
 	}
 	tr.Reset()
 	return tr, nil
@@ -94,13 +106,34 @@ func (t *Tracker) startBit(addr uint64) uint64 {
 	return (addr * 0x9e37_79b9_7f4a_7c15) >> t.startShift
 }
 
-// startAt is the symbol starting at pc, if one does.
+// start is a symbol a function may be entered at: its address and index.
+type start struct {
+	addr uint64
+	fn   int
+}
+
+func cmpStart(a, b start) int { return cmp.Compare(a.addr, b.addr) }
+
+// startAt is the symbol starting at pc, if one does: the last of those
+// with that address.
 func (t *Tracker) startAt(pc uint64) (int, bool) {
 	if b := t.startBit(pc); t.startBits[b/64]&(1<<(b%64)) == 0 {
 		return 0, false
 	}
-	fn, ok := t.starts[pc]
-	return fn, ok
+	// The first start above pc, then one back.
+	lo, hi := 0, len(t.starts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.starts[m].addr <= pc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo > 0 && t.starts[lo-1].addr == pc {
+		return t.starts[lo-1].fn, true
+	}
+	return 0, false
 }
 
 // Reset forgets every call: the next step is the first of a new run.
