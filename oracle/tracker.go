@@ -73,7 +73,8 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 	for b := bits; b > 1; b >>= 1 {
 		tr.startShift--
 	}
-	for i, s := range symbols {
+	for i := range symbols {
+		s := &symbols[i] // not a 72-byte copy per symbol
 		if s.IsStack() {
 			tr.stacks = append(tr.stacks, [2]uint64{s.Addr, s.End()})
 			continue
