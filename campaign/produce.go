@@ -30,11 +30,8 @@ func Produce(prod producer.Producer, t target.Target, seed int64, opt gen.Option
 
 // produce is Produce with opt complete (genOptions).
 func produce(prod producer.Producer, t target.Target, seed int64, opt gen.Options) (*image.Image, *gen.Program, error) {
-	prog, err := gen.Generate(t, seed, opt)
+	prog, err := gen.GenerateAt(t, seed, opt, harness.CodeBase)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := prog.Layout(harness.CodeBase); err != nil {
 		return nil, nil, err
 	}
 	img, err := prod.Produce(prog)

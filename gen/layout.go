@@ -39,9 +39,9 @@ func (p *Program) LayoutAt(base, farBase uint64) error {
 	}
 	// Grow short branches whose displacement does not fit until nothing
 	// changes, as GNU as relaxes them.
-	var addrs map[string]uint64
+	addrs := make(map[string]uint64, len(p.Funcs))
 	for {
-		addrs = p.place(base, farBase)
+		p.place(addrs, base, farBase)
 		changed := false
 		for _, f := range p.Funcs {
 			for _, o := range f.ops {
@@ -63,8 +63,32 @@ func (p *Program) LayoutAt(base, farBase uint64) error {
 		}
 	}
 	p.Base = base
+	// One array each for every function's instructions and rows, and the
+	// code sized to fit: growing them function by function was most of
+	// generation's allocated bytes. Each function gets a clipped window,
+	// so that appending to one never writes into the next.
+	nearSize, nops, nrows := 0, 0, 0
+	for _, f := range p.Funcs {
+		if !f.Far {
+			nearSize += int(f.Size)
+		}
+		if !f.Idle {
+			nops += len(f.ops)
+			nrows += countRows(f.ops)
+		}
+	}
 	p.Code = p.Code[:0]
+	if cap(p.Code) < nearSize {
+		p.Code = make([]byte, 0, nearSize)
+	}
 	p.FarBase, p.FarCode = 0, p.FarCode[:0]
+	if cap(p.insnBuf) < nops {
+		p.insnBuf = make([]Insn, nops)
+	}
+	if cap(p.rowBuf) < nrows {
+		p.rowBuf = make([]sframe.Row, nrows)
+	}
+	insnBuf, rowBuf := p.insnBuf[:nops], p.rowBuf[:nrows]
 	// Idle functions share their bodies' ops (idle.go), and so their
 	// laid-out instructions and rows: a large table lays out each body
 	// once.
@@ -83,9 +107,11 @@ func (p *Program) LayoutAt(base, farBase uint64) error {
 				continue
 			}
 			f.Insns, f.Rows = nil, nil // shared: never appended to in place
+		} else {
+			n, r := len(f.ops), countRows(f.ops)
+			f.Insns, insnBuf = insnBuf[:0:n], insnBuf[n:]
+			f.Rows, rowBuf = rowBuf[:0:r], rowBuf[r:]
 		}
-		f.Insns = f.Insns[:0]
-		f.Rows = f.Rows[:0]
 		if f.Far && p.FarBase == 0 {
 			p.FarBase = f.Addr
 		}
@@ -117,8 +143,8 @@ func (p *Program) LayoutAt(base, farBase uint64) error {
 				p.Code = append(p.Code, bytes...)
 			}
 		}
+		f.Insns, f.Rows = slices.Clip(f.Insns), slices.Clip(f.Rows)
 		if f.Idle {
-			f.Insns, f.Rows = slices.Clip(f.Insns), slices.Clip(f.Rows)
 			idle[f.ops[0]] = laidOut{f.Insns, f.Rows}
 		}
 	}
@@ -127,9 +153,9 @@ func (p *Program) LayoutAt(base, farBase uint64) error {
 }
 
 // place assigns offsets and addresses with the current branch sizes and
-// returns every symbol and label address.
-func (p *Program) place(base, farBase uint64) map[string]uint64 {
-	addrs := make(map[string]uint64)
+// puts every symbol and label address in addrs, emptied first.
+func (p *Program) place(addrs map[string]uint64, base, farBase uint64) {
+	clear(addrs)
 	near, far := base, farBase
 	for _, f := range p.Funcs {
 		pc := &near
@@ -151,7 +177,17 @@ func (p *Program) place(base, farBase uint64) map[string]uint64 {
 		f.Size = off
 		*pc += uint64(off)
 	}
-	return addrs
+}
+
+// countRows is how many rows ops make: one per change of rule.
+func countRows(ops []*op) int {
+	n := 0
+	for i, o := range ops {
+		if i == 0 || !sameRule(ops[i-1].row, o.row) {
+			n++
+		}
+	}
+	return n
 }
 
 // sameRule compares rows ignoring Start.
@@ -166,6 +202,7 @@ func sameRule(a, b sframe.Row) bool {
 // repeat every stub; the FDE of an EmptyFDE function has no rows.
 func (p *Program) FDEs() []sframe.FDE {
 	var out []sframe.FDE
+	rows := p.rowArray()
 	for i, f := range p.Funcs {
 		if f.StubBlock != "" && i > 0 && p.Funcs[i-1].StubBlock == f.StubBlock {
 			last := &out[len(out)-1]
@@ -177,7 +214,7 @@ func (p *Program) FDEs() []sframe.FDE {
 		}
 		fde := sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, PAuthKey: f.pauthKey(), Signal: f.signal()}
 		if !f.EmptyFDE {
-			fde.Rows = append([]sframe.Row(nil), f.Rows...)
+			fde.Rows, rows = copyRows(rows, f.Rows)
 		}
 		if f.StubBlock != "" {
 			fde.PCType, fde.RepSize = sframe.PCMask, uint8(f.Size)
@@ -191,13 +228,35 @@ func (p *Program) FDEs() []sframe.FDE {
 // makes of the assembly, where every stub is a function of its own.
 func (p *Program) funcFDEs() []sframe.FDE {
 	out := make([]sframe.FDE, len(p.Funcs))
+	rows := p.rowArray()
 	for i, f := range p.Funcs {
 		out[i] = sframe.FDE{Start: f.Addr, Size: f.Size, PCType: sframe.PCInc, PAuthKey: f.pauthKey(), Signal: f.signal()}
 		if !f.EmptyFDE {
-			out[i].Rows = append([]sframe.Row(nil), f.Rows...)
+			out[i].Rows, rows = copyRows(rows, f.Rows)
 		}
 	}
 	return out
+}
+
+// rowArray is an empty slice with room for every function's rows: the
+// FDEs' copies share it instead of one allocation each.
+func (p *Program) rowArray() []sframe.Row {
+	n := 0
+	for _, f := range p.Funcs {
+		n += len(f.Rows)
+	}
+	return make([]sframe.Row, 0, n)
+}
+
+// copyRows copies rows to the end of buf and returns the copy, clipped
+// (nil for no rows, as appending to nil gives), and buf grown by it.
+func copyRows(buf, rows []sframe.Row) (cp, grown []sframe.Row) {
+	if len(rows) == 0 {
+		return nil, buf
+	}
+	start := len(buf)
+	buf = append(buf, rows...)
+	return buf[start:len(buf):len(buf)], buf
 }
 
 // Segments returns the code placed apart from Code: the far segment, if

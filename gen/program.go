@@ -79,6 +79,11 @@ type Program struct {
 	tramp int
 	// origin is what the program was generated from (shrink.go).
 	origin *origin
+	// insnBuf and rowBuf back every function's Insns and Rows (Layout);
+	// laying the program out again reuses them, as the functions' own
+	// slices were reused before.
+	insnBuf []Insn
+	rowBuf  []sframe.Row
 }
 
 // Func is one function of a Program: one symbol, one FDE (but see
@@ -198,9 +203,15 @@ func (f *plan) ownCost() int {
 // returns jumps.
 const exitLabel = ".Lexit"
 
-// Generate builds the program for abi and seed. The same arguments give the
-// same program everywhere.
+// Generate builds the program for abi and seed, laid out at DefaultBase.
+// The same arguments give the same program everywhere.
 func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error) {
+	return GenerateAt(abi, seed, opt, DefaultBase)
+}
+
+// GenerateAt is Generate laid out at base (Layout(base)): the same program
+// as Generate followed by Layout(base), without laying it out twice.
+func GenerateAt(abi target.Target, seed int64, opt Options, base uint64) (p *Program, err error) {
 	t := isaFor(abi)
 	if t == nil {
 		return nil, fmt.Errorf("gen: no generator for ABI %v", abi)
@@ -262,7 +273,7 @@ func Generate(abi target.Target, seed int64, opt Options) (p *Program, err error
 	}
 	p.buildFuncs(t, plans, rng, func(f *plan) *rand.Rand { f.rng = pcgState(src); return rng }, paths)
 	p.origin.far = p.far
-	if err := p.Layout(DefaultBase); err != nil {
+	if err := p.Layout(base); err != nil {
 		return nil, err
 	}
 	return p, nil

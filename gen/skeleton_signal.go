@@ -136,8 +136,24 @@ func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 		// Only where the handler's calls cannot switch to a fresh stack
 		// the interrupted chain may be on: they would overwrite its frames.
 		h := p.Funcs[s.handler].plan
+		// Whether h clashes depends on the function alone: asked once
+		// per function, and a list none of whose functions clash is
+		// kept as it is (the lists are only read from here on).
+		clashes := make([]int8, len(p.Funcs)) // 0 not asked yet, 1 no, 2 yes
+		clash := func(at [2]int) bool {
+			if clashes[at[0]] == 0 {
+				clashes[at[0]] = 1
+				if stacks.clash(h, p.Funcs[at[0]].plan) {
+					clashes[at[0]] = 2
+				}
+			}
+			return clashes[at[0]] == 2
+		}
 		ok := func(c [][2]int) [][2]int {
-			return slices.DeleteFunc(slices.Clone(c), func(at [2]int) bool { return stacks.clash(h, p.Funcs[at[0]].plan) })
+			if !slices.ContainsFunc(c, clash) {
+				return c
+			}
+			return slices.DeleteFunc(slices.Clone(c), clash)
 		}
 		sure, lrOrEdge, edge, any := ok(sure), ok(lrOrEdge), ok(edge), ok(any)
 		if len(any) == 0 {

@@ -15,11 +15,8 @@ func Produce(prod producer.Builtin, t target.Target, seed int64, opt gen.Options
 	if opt.SFrameVersion == 0 {
 		opt.SFrameVersion = max(int(prod.Version), 2)
 	}
-	prog, err := gen.Generate(t, seed, opt)
+	prog, err := gen.GenerateAt(t, seed, opt, CodeBase)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := prog.Layout(CodeBase); err != nil {
 		return nil, nil, err
 	}
 	img, err := prod.Produce(prog)

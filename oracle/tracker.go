@@ -1,7 +1,9 @@
 package oracle
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/sfconform/sfconform/frame"
 	"github.com/sfconform/sfconform/image"
@@ -28,9 +30,18 @@ type Tracker struct {
 	target  target.Target
 	sp, fp  int // DWARF numbers of the target's SP and FP
 	symbols []image.Symbol
-	starts  map[uint64]int
-	entry   int // index of the entry stub's symbol
-	calls   []call
+	// starts are the symbols a function may be entered at, by address
+	// (for one address, in symbol order: the last one counts). A slice,
+	// not a map: an image with ten thousand functions that never run
+	// made building the map a large part of checking it.
+	starts []start
+	// startBits has the bit startBit(a) set for every a in starts: most
+	// steps are not at a function start, and the bit test spares them the
+	// search.
+	startBits  []uint64
+	startShift uint
+	entry      int // index of the entry stub's symbol
+	calls      []call
 	// stacks are the stacks the image declares (symbols of kind stack),
 	// as ranges (Addr, End]: SP is at End when a stack is empty, and a
 	// frame's CFA on it is above Addr.
@@ -49,11 +60,21 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 		sp:      t.SP(),
 		fp:      t.FP(),
 		symbols: symbols,
-		starts:  make(map[uint64]int, len(symbols)),
+		starts:  make([]start, 0, len(symbols)),
 		entry:   -1,
 		sig:     sigframe.Of(t),
 	}
-	for i, s := range symbols {
+	bits := 512
+	for bits < 16*len(symbols) {
+		bits *= 2
+	}
+	tr.startBits = make([]uint64, bits/64)
+	tr.startShift = 64
+	for b := bits; b > 1; b >>= 1 {
+		tr.startShift--
+	}
+	for i := range symbols {
+		s := &symbols[i] // not a 72-byte copy per symbol
 		if s.IsStack() {
 			tr.stacks = append(tr.stacks, [2]uint64{s.Addr, s.End()})
 			continue
@@ -63,14 +84,57 @@ func NewTracker(t target.Target, symbols []image.Symbol, entry uint64) (*Tracker
 		}
 		// A restorer is returned to, never called.
 		if s.Kind != image.KindSignalRestorer {
-			tr.starts[s.Addr] = i
+			tr.starts = append(tr.starts, start{s.Addr, i})
+			b := tr.startBit(s.Addr)
+			tr.startBits[b/64] |= 1 << (b % 64)
 		}
 	}
 	if tr.entry < 0 {
 		return nil, fmt.Errorf("oracle: no symbol holds the entry point 0x%x", entry)
 	}
+	// Images keep their symbols sorted (image.SortSymbols); any other
+	// order is sorted here, stably, so the last symbol of an address
+	// still counts.
+	if !slices.IsSortedFunc(tr.starts, cmpStart) {
+		slices.SortStableFunc(tr.starts, cmpStart)
+	}
 	tr.Reset()
 	return tr, nil
+}
+
+// startBit is addr's bit in startBits.
+func (t *Tracker) startBit(addr uint64) uint64 {
+	return (addr * 0x9e37_79b9_7f4a_7c15) >> t.startShift
+}
+
+// start is a symbol a function may be entered at: its address and index.
+type start struct {
+	addr uint64
+	fn   int
+}
+
+func cmpStart(a, b start) int { return cmp.Compare(a.addr, b.addr) }
+
+// startAt is the symbol starting at pc, if one does: the last of those
+// with that address.
+func (t *Tracker) startAt(pc uint64) (int, bool) {
+	if b := t.startBit(pc); t.startBits[b/64]&(1<<(b%64)) == 0 {
+		return 0, false
+	}
+	// The first start above pc, then one back.
+	lo, hi := 0, len(t.starts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.starts[m].addr <= pc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo > 0 && t.starts[lo-1].addr == pc {
+		return t.starts[lo-1].fn, true
+	}
+	return 0, false
 }
 
 // Reset forgets every call: the next step is the first of a new run.
@@ -96,7 +160,7 @@ func (t *Tracker) Observe(regs *machine.Registers, mem machine.Memory) error {
 	// A part of a function (a cold part) is entered by a jump with its
 	// owner's frame live: neither a call nor a tail call. A signal
 	// handler is entered by the kernel.
-	if fn, ok := t.starts[pc]; ok && fn != t.entry && t.symbols[fn].PartOf == "" {
+	if fn, ok := t.startAt(pc); ok && fn != t.entry && t.symbols[fn].PartOf == "" {
 		if t.symbols[fn].Kind == image.KindSignalHandler {
 			if err := t.signal(fn, regs, mem); err != nil {
 				return err
@@ -236,16 +300,21 @@ func (t *Tracker) Function() string { return t.symbols[t.calls[len(t.calls)-1].f
 // Expected appends the expected backtrace, innermost first, to dst.
 func (t *Tracker) Expected(dst []frame.Frame, regs *machine.Registers) []frame.Frame {
 	n := len(t.calls)
-	f := frame.Frame{PC: regs.PC, SP: regs.Regs[t.sp], FP: regs.Regs[t.fp]}
+	// Each frame is written field by field into its slot: a frame built
+	// on the stack and appended is copied with loads that stall on the
+	// stores that built it.
+	pc, sp, fp := regs.PC, regs.Regs[t.sp], regs.Regs[t.fp]
 	for i := n - 1; i >= 0; i-- {
 		c := &t.calls[i]
+		dst = append(dst, frame.Frame{})
+		f := &dst[len(dst)-1]
+		f.PC, f.SP, f.FP = pc, sp, fp
 		if i == 0 {
 			f.Outermost = true
 		} else {
 			f.CFA, f.Signal = c.cfa, c.signal
 		}
-		dst = append(dst, f)
-		f = frame.Frame{PC: c.ra, SP: c.callerSP, FP: c.callerFP}
+		pc, sp, fp = c.ra, c.callerSP, c.callerFP
 	}
 	return dst
 }

@@ -416,3 +416,49 @@ func TestCompareSignalFrame(t *testing.T) {
 		t.Errorf("a signal frame prints as %q", s)
 	}
 }
+
+// TestTrackerFindsStartsInAnyOrder: a function is entered at its symbol's
+// address whatever the order of the symbols and however many there are
+// (the start index is sorted and searched), and of two symbols at one
+// address the last one counts.
+func TestTrackerFindsStartsInAnyOrder(t *testing.T) {
+	t.Parallel()
+	abi := target.X86_64
+	var syms []image.Symbol
+	for i := range 3000 { // a large table's functions that never run
+		syms = append(syms, image.Symbol{Name: fmt.Sprintf("idle%d", i), Addr: 0x10000 + uint64(16*i), Size: 16})
+	}
+	syms = append(syms,
+		image.Symbol{Name: "g", Addr: 0x3000, Size: 0x10},
+		image.Symbol{Name: "f-alias", Addr: 0x2000, Size: 0x20},
+		image.Symbol{Name: "f", Addr: 0x2000, Size: 0x20},
+		image.Symbol{Name: "_start", Addr: 0x1000, Size: 0x10})
+	tr, err := NewTracker(abi, syms, 0x1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &fakeMachine{mem: map[uint64]uint64{0x7ff8: 0x1005, 0x7ff0: 0x2005}}
+	for _, s := range []struct {
+		pc, sp uint64
+		depth  int
+		fn     string
+	}{
+		{0x1000, 0x8000, 1, "_start"},
+		{0x1004, 0x8000, 1, "_start"},
+		{0x2000, 0x7ff8, 2, "f"},
+		{0x2004, 0x7ff8, 2, "f"},
+		{0x3000, 0x7ff0, 3, "g"},
+		{0x10000 + 16*2999 + 4, 0x7ff0, 3, "g"}, // inside an idle function, not at its start
+		{0x10000 + 16*2999, 0x7fe8, 4, "idle2999"},
+	} {
+		if s.fn == "idle2999" {
+			m.mem[0x7fe8] = 0x3005
+		}
+		if err := tr.Observe(m.at(s.pc, s.sp, 0, abi), m); err != nil {
+			t.Fatalf("pc %#x: %v", s.pc, err)
+		}
+		if tr.Depth() != s.depth || tr.Function() != s.fn {
+			t.Errorf("pc %#x: depth %d in %s, want %d in %s", s.pc, tr.Depth(), tr.Function(), s.depth, s.fn)
+		}
+	}
+}
