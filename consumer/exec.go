@@ -196,7 +196,7 @@ func (e *Exec) load() error {
 		return fmt.Errorf("%s: %w (it speaks version %d; the image has %d modules)", e.name, ErrModulesUnsupported, e.proto, len(e.img.Modules))
 	}
 	e.proc.stdin.SetWriteDeadline(time.Now().Add(e.timeout))
-	if err := writeLoad(e.proc.in, e.img); err != nil {
+	if err := writeLoad(e.proc.in, e.img, e.proto); err != nil {
 		return e.fail(fmt.Errorf("sending the section: %w", err))
 	}
 	line, err := e.readLine()
