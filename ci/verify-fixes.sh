@@ -19,6 +19,9 @@
 #      builtin producers and gas-src on every target, libsframe:DIR as the
 #      consumer) against both builds: the patched library must give the
 #      same verdicts as the unpatched one, cell by cell.
+# A glibc patch (its paths start with sysdeps/) is verified by its finding's
+# reproduction instead (docs/findings/check-lib.sh NNN), which builds
+# glibc's files as they are and patched and prints both results.
 # Exit status 0 when every patch verifies; the log names what did not.
 #
 # Usage: ci/verify-fixes.sh [NNN...]
@@ -110,6 +113,19 @@ verify() {
 	n=${base%%-*}
 	inputs="$FINDINGS/$n-inputs"
 	comp=$(sed -n 's|^+++ b/\([^/]*\)/.*|\1|p' "$patch" | sort -u)
+	if [[ $comp == sysdeps ]]; then
+		# A glibc patch: the finding's own reproduction builds glibc's files
+		# as they are and patched, and check-lib compares both outputs with
+		# the write-up.
+		log "$base: a glibc patch: running its finding's reproduction (check-lib.sh $n), unpatched and patched"
+		if bash "$FINDINGS/check-lib.sh" "$n" >&2; then
+			log "$base: verified: without the patch as the finding says, fixed with it"
+		else
+			log "$base: the reproduction does not print what the finding says"
+			fail=1
+		fi
+		return
+	fi
 	[[ $comp == libsframe ]] || {
 		log "$base: touches '$comp': only libsframe patches are verified so far"
 		fail=1
