@@ -125,7 +125,7 @@ func (e *Exec) SetTimeout(d time.Duration) {
 func (e *Exec) Protocol() int { return e.proto }
 
 // LayoutsRead is what the consumer's registry entry declares it reads
-// (LayoutsRead of its name) and, when it speaks protocol version 2,
+// (LayoutsRead of its name) and, when it speaks protocol version 2 or later,
 // images of several modules: the program is started to learn its version.
 func (e *Exec) LayoutsRead() []string {
 	out := slices.Clone(LayoutsRead(e.name))
