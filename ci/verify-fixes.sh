@@ -144,8 +144,9 @@ unpatched_verdicts() {
 		log "unpatched verdicts for $1 ($PRODUCERS): kept from an earlier run ($file)"
 	else
 		mkdir -p "$WORK/unpatched-verdicts"
-		verdicts "$1" >"$file.tmp"
-		mv "$file.tmp" "$file"
+		# A name of this run's own: two runs may compute the same key.
+		verdicts "$1" >"$file.$$.tmp"
+		mv "$file.$$.tmp" "$file"
 	fi
 	UNPATCHED=$(cat "$file")
 }
