@@ -164,8 +164,11 @@ patched_build() {
 	mkdir -p "$WORK/$n/build"
 	/usr/bin/time -f "%U %S" -o "$WORK/$n/copy.time" cp -a "$orig" "$out"
 	# config.status is left alone: touching it would re-run it and remake
-	# every config.h, that is rebuild everything.
-	find "$out" \( -name Makefile -o -name '*.la' -o -name '*.lai' -o -name libtool \) -type f -print0 |
+	# every config.h, that is rebuild everything. The dependency files
+	# (.deps/*.Po) are rewritten too: a source file #included by another
+	# (gas/config/tc-aarch64-ginsn.c by tc-aarch64.c) is only found
+	# changed through them.
+	find "$out" \( -name Makefile -o -name '*.la' -o -name '*.lai' -o -name libtool -o -name '*.Po' -o -name '*.Plo' \) -type f -print0 |
 		xargs -0 sed -i -e "s|$SRC|$tree|g" -e "s|$orig|$out|g"
 	# Dependants first need what they link: bfd links libsframe; gas, ld,
 	# objdump and readelf link both.
