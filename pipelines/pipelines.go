@@ -33,10 +33,15 @@ const (
 	LDR        = "ld -r chain"
 	COMDAT     = "C++ COMDAT"
 	Mixed      = "mixed SFrame versions"
+	LTO        = "LTO"
+	FarCode    = "large code model, far code"
+	LLD        = "lld"
+	BOLT       = "BOLT"
 )
 
-// Scenarios lists every scenario in order.
-var Scenarios = []string{PostLink, GCSections, LDR, COMDAT, Mixed}
+// Scenarios lists every scenario in order (sfconform pipelines numbers
+// them from 1 in this order).
+var Scenarios = []string{PostLink, GCSections, LDR, COMDAT, Mixed, LTO, FarCode, LLD, BOLT}
 
 // Row is one output of one scenario, built with one toolchain for one
 // target, and what check says about it.
@@ -73,6 +78,8 @@ type Config struct {
 	Dir       string          // work directory (kept); "" makes and removes a temporary one
 	Sources   string          // check/testdata/programs; "" finds it from the working directory up
 	Log       func(format string, args ...any)
+
+	tools tools // the post-link tools and linkers besides GNU's, found by Run
 }
 
 // Result is a whole run.
@@ -158,6 +165,11 @@ func Run(cfg Config) (*Result, error) {
 	if len(all) == 0 {
 		return nil, fmt.Errorf("%w: %v", ErrNoToolchain, err)
 	}
+	tools, err := findTools(cfg.Scenarios)
+	if err != nil {
+		return nil, err
+	}
+	cfg.tools = tools
 	res := &Result{}
 	vers := map[string]bool{}
 	for _, tg := range cfg.Targets {
@@ -185,6 +197,11 @@ func Run(cfg Config) (*Result, error) {
 		}
 		sort.Slice(tcs, func(i, j int) bool { return toolchain.CompareVersions(tcs[i].Version, tcs[j].Version) < 0 })
 		for _, sc := range cfg.Scenarios {
+			if sc == BOLT && tg == target.S390X {
+				res.Rows = append(res.Rows, Row{Scenario: sc, Case: "all", Toolchain: "all", Target: tg.Name(), Status: NotPossible,
+					Detail: "BOLT rewrites x86-64, AArch64 and RISC-V code only"})
+				continue
+			}
 			for _, tc := range noSF {
 				res.Rows = append(res.Rows, Row{Scenario: sc, Case: "all", Toolchain: tc.Name, Target: tg.Name(), Status: NotPossible,
 					Detail: fmt.Sprintf("gas %s writes no SFrame for %s: %s", tc.Version, tg.Name(), oneLine(tc.SFrameUnsupportedReason()))})
@@ -280,6 +297,7 @@ func newBuild(cfg Config, tg target.Target, cc [2]string, tc toolchain.Toolchain
 
 func (b *build) versions() []string {
 	out := []string{fmt.Sprintf("%s (%s): as/ld %s, Debian package %s", b.tc.Name, b.tg.Name(), b.tc.Version, orDash(b.tc.Package))}
+	out = append(out, b.cfg.tools.versions...)
 	if b.strip != "" {
 		out = append(out, fmt.Sprintf("%s (%s): %s", b.tc.Name, b.tg.Name(), toolVersion(b.strip, "--version")))
 	}

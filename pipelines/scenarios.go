@@ -23,6 +23,14 @@ func (b *build) scenario(sc string) []Row {
 		return b.ldR()
 	case COMDAT:
 		return b.comdat()
+	case LTO:
+		return b.lto()
+	case FarCode:
+		return b.farCode()
+	case LLD:
+		return b.lld()
+	case BOLT:
+		return b.bolt()
 	}
 	return []Row{{Scenario: sc, Case: "all", Toolchain: b.tc.Name, Target: b.tg.Name(), Status: NotPossible, Detail: "unknown scenario"}}
 }
@@ -97,6 +105,17 @@ func (b *build) postLink() []Row {
 				return "; .sframe in the --only-keep-debug file: " + k
 			}},
 		}
+		// elfutils' strip and dwz (the host suite's), on the same input.
+		edbg := b.out(p.name + ".eu-debug")
+		steps = append(steps,
+			step{"eu-strip", [][]string{{b.cfg.tools.euStrip, "-o", b.out(p.name + "-eu-strip"), base}}, b.out(p.name + "-eu-strip"), nil},
+			step{"eu-strip -g", [][]string{{b.cfg.tools.euStrip, "-g", "-o", b.out(p.name + "-eu-strip-g"), base}}, b.out(p.name + "-eu-strip-g"), nil},
+			step{"eu-strip -f (separate debug file)", [][]string{{b.cfg.tools.euStrip, "-f", edbg, "-o", b.out(p.name + "-eu-strip-f"), base}}, b.out(p.name + "-eu-strip-f"), func() string {
+				k, _ := sframeOf(edbg)
+				return "; .sframe in the -f debug file: " + k
+			}},
+			step{"dwz", [][]string{{b.cfg.tools.dwz, "-o", b.out(p.name + "-dwz"), base}}, b.out(p.name + "-dwz"), nil},
+		)
 		for i, st := range steps {
 			var cmds []string
 			var ferr error
@@ -131,7 +150,7 @@ func (b *build) postLink() []Row {
 			if st.extra != nil {
 				rw.Detail += st.extra()
 			}
-			if i == 0 {
+			if i == 0 || st.cs == "eu-strip" {
 				rw.Control = b.control(st.out)
 			}
 			rows = append(rows, rw)
