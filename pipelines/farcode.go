@@ -31,7 +31,7 @@ func (b *build) farCode() []Row {
 	opts := []string{"-O2", "-g", "-no-pie"}
 	if large {
 		out := b.out("large")
-		c, err := b.compile(true, out, append([]string{"-mcmodel=large"}, opts...), "excpt.cc", "excpt2.cc")
+		c, err := b.compile(true, out, append([]string{"-mcmodel=large", "-fno-pie"}, opts...), "excpt.cc", "excpt2.cc")
 		rows = append(rows, b.farRow("excpt: -mcmodel=large, default layout", out, []string{c}, err))
 	} else {
 		rows = append(rows, Row{Scenario: FarCode, Case: "excpt: -mcmodel=large", Toolchain: b.tc.Name, Target: b.tg.Name(),
@@ -46,7 +46,7 @@ func (b *build) farCode() []Row {
 		dist uint64
 	}{{"2 GiB", 1 << 31}, {"4 GiB", 1 << 32}} {
 		script := b.out("far-sframe-" + strings.Fields(d.name)[0] + ".ld")
-		s := strings.Replace(withoutSFrame(tmpl), endMark, fmt.Sprintf("%s\n  . = ALIGN(0x1000) + 0x%x;\n  .sframe : { KEEP (*(.sframe)) *(.sframe.*) }", endMark, d.dist), 1)
+		s := afterEnd(withoutSFrame(tmpl), fmt.Sprintf("  . = ALIGN(0x1000) + 0x%x;\n  .sframe : { KEEP (*(.sframe)) *(.sframe.*) }", d.dist))
 		if err := os.WriteFile(script, []byte(s), 0o644); err != nil {
 			return append(rows, b.fail(FarCode, "linker script", nil, err))
 		}
@@ -79,7 +79,7 @@ func (b *build) farCode() []Row {
 	// .ltext 4 GiB above the rest, by ld's default script: the link must
 	// work without SFrame for the case to say anything about SFrame.
 	script := b.out("far-ltext.ld")
-	s := strings.Replace(tmpl, endMark, endMark+"\n  . = ALIGN(0x1000) + 0x100000000;\n  .ltext : { *(.ltext .ltext.*) }", 1)
+	s := afterEnd(tmpl, "  . = ALIGN(0x1000) + 0x100000000;\n  .ltext : { *(.ltext .ltext.*) }")
 	if err := os.WriteFile(script, []byte(s), 0o644); err != nil {
 		return append(rows, b.fail(FarCode, "linker script", nil, err))
 	}
@@ -114,9 +114,16 @@ func (b *build) farCode() []Row {
 	return append(rows, b.farRow(far, out, append(cmds, c5), err))
 }
 
-// endMark is the line of ld's default script after which sections are
-// appended: the end of the program's data ("_end = .;").
-const endMark = "_end = .;"
+// endMark is the statement of ld's default script after which sections
+// are appended: the end of the program's data ("_end = .;", s390x's
+// "_end = ALIGN(2);").
+var endMark = regexp.MustCompile(`(?m)^\s*_end = [^;]*;`)
+
+// afterEnd inserts text on a line of its own after script's endMark.
+func afterEnd(script, text string) string {
+	loc := endMark.FindStringIndex(script)
+	return script[:loc[1]] + "\n" + text + "\n" + script[loc[1]:]
+}
 
 var scriptBody = regexp.MustCompile(`(?s)\n=+\n(.*)\n=+\n`)
 
@@ -132,7 +139,7 @@ func (b *build) defaultScript() (string, string, error) {
 	if m == nil {
 		return "", c, fmt.Errorf("%s: no script between ===== lines", c)
 	}
-	if !strings.Contains(m[1], endMark) {
+	if !endMark.MatchString(m[1]) {
 		return "", c, fmt.Errorf("%s: the default script has no %q", c, endMark)
 	}
 	return m[1], c + " (the default script)", nil
