@@ -31,8 +31,9 @@
 //   - C++ COMDAT: inline functions and template instances defined in
 //     several objects are deduplicated by the linker; no FDE may survive
 //     for a discarded copy or point at foreign code;
-//   - mixed SFrame versions: objects from two gas series in one link, in
-//     both orders, with each ld: what ld does (merges, converts, drops
+//   - mixed SFrame versions: objects from two assemblers (gas series and
+//     llvm-mc) in one link, in both orders, and from three gas series
+//     (each rotation), with each ld: what ld does (merges, converts, drops
 //     with or without a word: each input's functions with an FDE are
 //     counted, since check cannot tell an input that carried SFrame from
 //     one that did not) and whether the result is right.
@@ -57,6 +58,5 @@
 // like) must be reported by check; a control that stays green makes the
 // run fail, so a judgement that cannot fail is seen.
 //
-// Not built yet: llvm-mc objects and three-object links in the mixed
-// links, and generated programs (judged by run) besides the real ones.
+// Not built yet: generated programs (judged by run) besides the real ones.
 package pipelines
