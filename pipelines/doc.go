@@ -58,5 +58,9 @@
 // like) must be reported by check; a control that stays green makes the
 // run fail, so a judgement that cannot fail is seen.
 //
-// Not built yet: generated programs (judged by run) besides the real ones.
+//   - generated programs: package gen's programs (what `sfconform run`
+//     checks, without the patterns check cannot run from a function's
+//     entry: signal trampolines, stack switches, far code) assembled with
+//     --gsframe, linked at gen's addresses, then stripped or put through
+//     ld -r twice, each judged by check (statically and by emulation).
 package pipelines

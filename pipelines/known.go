@@ -45,6 +45,9 @@ var knownFindings = []knownFinding{
 		"by design: gcc's lto-wrapper drops every -Wa option when the objects' options differ, with a warning"},
 	{FarCode, "excpt: .sframe", []string{"2.40", "2.44"}, "", "relocation truncated to fit",
 		"by design: SFrame v1 and v2 hold an FDE's function start as a 32-bit offset (v3: 64-bit), so ld cannot reach code 2 GiB away and refuses the link"},
+	// A generated hot/cold function's cold part, entered with the frame
+	// live: its .cfi_restore takes the FDE's first row (005).
+	{Generated, "", nil, "", "_hot_cold.cold: SFrame row", "005-gas-cfi-restore-first-fre.md"},
 	// Any x86-64 link with a .plt.got whose only (first) error is that
 	// entry's row: ld 2.44 and 2.47 write CFA = SP+16 there. Last, so that
 	// the rows above keep their own write-ups.

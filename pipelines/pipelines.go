@@ -37,11 +37,12 @@ const (
 	FarCode    = "large code model, far code"
 	LLD        = "lld"
 	BOLT       = "BOLT"
+	Generated  = "generated programs"
 )
 
 // Scenarios lists every scenario in order (sfconform pipelines numbers
 // them from 1 in this order).
-var Scenarios = []string{PostLink, GCSections, LDR, COMDAT, Mixed, LTO, FarCode, LLD, BOLT}
+var Scenarios = []string{PostLink, GCSections, LDR, COMDAT, Mixed, LTO, FarCode, LLD, BOLT, Generated}
 
 // Row is one output of one scenario, built with one toolchain for one
 // target, and what check says about it.

@@ -38,7 +38,7 @@ func TestQuickSlice(t *testing.T) {
 	res, err := Run(Config{
 		Targets:   []target.Target{target.X86_64},
 		Series:    []string{"2.47"},
-		Scenarios: []string{PostLink, GCSections, LDR, COMDAT, LLD, BOLT},
+		Scenarios: []string{PostLink, GCSections, LDR, COMDAT, LLD, BOLT, Generated},
 		Dir:       t.TempDir(),
 	})
 	if errors.Is(err, ErrNoToolchain) {

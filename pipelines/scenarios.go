@@ -29,6 +29,8 @@ func (b *build) scenario(sc string) []Row {
 		return b.lld()
 	case BOLT:
 		return b.bolt()
+	case Generated:
+		return b.generated()
 	}
 	return []Row{{Scenario: sc, Case: "all", Toolchain: b.tc.Name, Target: b.tg.Name(), Status: NotPossible, Detail: "unknown scenario"}}
 }

@@ -21,7 +21,8 @@ func cmdPipelines(args []string, stdout, stderr io.Writer) int {
 		"binutils series that writes SFrame for the target, through post-link tools (strip, strip --strip-debug,\n" +
 		"objcopy --only-keep-debug + --add-gnu-debuglink, eu-strip, dwz), -ffunction-sections -Wl,--gc-sections,\n" +
 		"ld -r chains, C++ COMDAT deduplication, links of objects from different gas series, LTO, the large code\n" +
-		"model and .sframe 2/4 GiB from its code, lld as the linker and BOLT, and judges every output with\n" +
+		"model and .sframe 2/4 GiB from its code, lld as the linker and BOLT, and gen's generated programs (linked,\n" +
+		"stripped, through ld -r), and judges every output with\n" +
 		"check. Each scenario runs a negative control (an output with one FDE moved onto the next function) that\n" +
 		"must be reported. Writes a Markdown table (a row per case x toolchain x target). Exit 1 when a negative\n" +
 		"control stayed green; findings are results, not failures.\n\n" +
@@ -31,7 +32,7 @@ func cmdPipelines(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the Markdown report here (default: stdout)")
 	targets := fs.String("targets", "x86-64,aarch64,s390x", "targets, comma-separated")
 	series := fs.String("series", "", "binutils series, comma-separated (default: every provisioned one)")
-	scenarios := fs.String("scenarios", "", "scenarios by number 1-9, comma-separated (1 post-link, 2 gc-sections, 3 ld -r, 4 COMDAT, 5 mixed, 6 LTO, 7 far code, 8 lld, 9 BOLT; default: all)")
+	scenarios := fs.String("scenarios", "", "scenarios by number 1-10, comma-separated (1 post-link, 2 gc-sections, 3 ld -r, 4 COMDAT, 5 mixed, 6 LTO, 7 far code, 8 lld, 9 BOLT, 10 generated programs; default: all)")
 	static := fs.Bool("static-only", false, "no dynamic check (emulation) of the linked programs")
 	dir := fs.String("dir", "", "keep the builds in this directory (default: a temporary one, removed)")
 	quiet := fs.Bool("q", false, "no progress on stderr")
