@@ -51,16 +51,15 @@
 //     -Wl,-q: every function with an FDE before keeps one, and the
 //     .sframe is true for the code that runs; eu-strip (plain, -g, -f)
 //     and dwz join the post-link tools.
+//   - generated programs: package gen's programs (what `sfconform run`
+//     checks, without the patterns check cannot run from a function's
+//     entry: signal trampolines, stack switches, far code) assembled with
+//     --gsframe, linked at gen's addresses, then stripped or put through
+//     ld -r twice, each judged by check (statically and by emulation).
 //
 // Every scenario has a negative control: one of its linked outputs with
 // one FDE's start moved onto the next function (an FDE pointing at
 // foreign code, what a stale FDE of a discarded or moved function looks
 // like) must be reported by check; a control that stays green makes the
 // run fail, so a judgement that cannot fail is seen.
-//
-//   - generated programs: package gen's programs (what `sfconform run`
-//     checks, without the patterns check cannot run from a function's
-//     entry: signal trampolines, stack switches, far code) assembled with
-//     --gsframe, linked at gen's addresses, then stripped or put through
-//     ld -r twice, each judged by check (statically and by emulation).
 package pipelines
