@@ -85,9 +85,11 @@ type Config struct {
 
 // Result is a whole run.
 type Result struct {
-	Rows     []Row
-	Versions []string // exact versions of every tool used
-	Elapsed  time.Duration
+	Rows     []Row         `json:"rows"`
+	Versions []string      `json:"versions"` // exact versions of every tool used
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	// Shards are the elapsed times of the shards Merge joined.
+	Shards []time.Duration `json:"shards_ns,omitempty"`
 }
 
 // ControlsFailed counts negative controls check did not report.
