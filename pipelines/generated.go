@@ -3,6 +3,7 @@ package pipelines
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sfconform/sfconform/gen"
@@ -19,13 +20,15 @@ import (
 // them against the generator's own rules.
 var notForCheck = map[string]bool{"signal": true, "signal-empty-fde": true, "new-stack": true, "far-code": true}
 
-// checkable are the target's patterns check can judge.
-func checkable(tg target.Target) []string {
+// checkable are the target's patterns check can judge and SFrame version
+// v expresses (none for version 1: the generator writes v2 and v3).
+func checkable(tg target.Target, v int) []string {
 	var out []string
-	for _, p := range gen.Patterns(tg) {
-		if !notForCheck[p] {
-			out = append(out, p)
+	for _, info := range gen.Catalog() {
+		if notForCheck[info.Name] || !slices.Contains(info.Targets, tg) || !slices.Contains(info.Versions, v) {
+			continue
 		}
+		out = append(out, info.Name)
 	}
 	return out
 }
@@ -44,8 +47,13 @@ var generatedSeeds = []int64{1, 2, 3}
 // check runs every function of theirs from its entry).
 func (b *build) generated() []Row {
 	var rows []Row
+	pats := checkable(b.tg, b.tc.SFrameVersion)
+	if len(pats) == 0 {
+		return []Row{{Scenario: Generated, Case: "all", Toolchain: b.tc.Name, Target: b.tg.Name(), Status: NotPossible,
+			Detail: fmt.Sprintf("the generator's patterns are SFrame v2 and v3 ones; gas %s writes v%d", b.tc.Version, b.tc.SFrameVersion)}}
+	}
 	for i, seed := range generatedSeeds {
-		p, err := gen.Generate(b.tg, seed, gen.Options{SFrameVersion: b.tc.SFrameVersion, Patterns: checkable(b.tg)})
+		p, err := gen.Generate(b.tg, seed, gen.Options{SFrameVersion: b.tc.SFrameVersion, Patterns: pats})
 		if err != nil {
 			rows = append(rows, b.fail(Generated, fmt.Sprintf("seed %d", seed), nil, err))
 			continue

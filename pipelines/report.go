@@ -23,8 +23,8 @@ func (r *Result) Markdown(w io.Writer, command string) error {
 	fmt.Fprintf(&b, "Status: **clean** (check found no error), **finding** (an error, or the scenario's own rule broken: a section\n")
 	fmt.Fprintf(&b, "dropped, FDEs of collected functions left, a deduplicated function without its FDE), **not possible** (why).\n")
 	fmt.Fprintf(&b, "*Judged*: SFrame rows compared with CFI / dynamic steps judged. *Control*: the negative control, run on one\n")
-	fmt.Fprintf(&b, "linked output per scenario and toolchain: a copy with one FDE moved onto the next function must show more errors\n")
-	fmt.Fprintf(&b, "than the original (red).\n\n")
+	fmt.Fprintf(&b, "linked output per scenario and toolchain: a copy with one FDE moved onto the next function must show an error\n")
+	fmt.Fprintf(&b, "the original does not have (red).\n\n")
 	counts := map[Status]int{}
 	for _, row := range r.Rows {
 		counts[row.Status]++
