@@ -52,7 +52,11 @@ func (b *build) generated() []Row {
 		return []Row{{Scenario: Generated, Case: "all", Toolchain: b.tc.Name, Target: b.tg.Name(), Status: NotPossible,
 			Detail: fmt.Sprintf("the generator's patterns are SFrame v2 and v3 ones; gas %s writes v%d", b.tc.Version, b.tc.SFrameVersion)}}
 	}
-	for i, seed := range generatedSeeds {
+	seeds := b.cfg.Seeds
+	if seeds == nil {
+		seeds = generatedSeeds
+	}
+	for i, seed := range seeds {
 		p, err := gen.Generate(b.tg, seed, gen.Options{SFrameVersion: b.tc.SFrameVersion, Patterns: pats})
 		if err != nil {
 			rows = append(rows, b.fail(Generated, fmt.Sprintf("seed %d", seed), nil, err))

@@ -79,6 +79,8 @@ type Config struct {
 	Dir       string          // work directory (kept); "" makes and removes a temporary one
 	Sources   string          // check/testdata/programs; "" finds it from the working directory up
 	Log       func(format string, args ...any)
+	// Seeds are the generated programs' seeds; nil: 1, 2 and 3.
+	Seeds []int64
 
 	tools tools // the post-link tools and linkers besides GNU's, found by Run
 }

@@ -39,6 +39,7 @@ func TestQuickSlice(t *testing.T) {
 		Targets:   []target.Target{target.X86_64},
 		Series:    []string{"2.47"},
 		Scenarios: []string{PostLink, GCSections, LDR, COMDAT, LLD, BOLT, Generated},
+		Seeds:     []int64{1},
 		Dir:       t.TempDir(),
 	})
 	if errors.Is(err, ErrNoToolchain) {
