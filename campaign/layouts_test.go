@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
@@ -85,8 +86,9 @@ func named(name string) consumer.Consumer { return namedConsumer{name: name} }
 // (builtin-v2 and builtin-v3 with the builtin consumer, every target) meet
 // every section shape their version and consumer allow within the first
 // seeds and one seed of 500 (a run of 500 programs has one): sections of
-// every size bucket, 1- and 2-byte FRE starts, and every layout the plan
-// says it produces. A zero fails.
+// every size bucket, 1- and 2-byte FRE starts, every layout the plan
+// says it produces, and every function edge (gen.EdgeShapes). A zero
+// fails.
 func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 	t.Parallel()
 	seeds := []int64{500}
@@ -107,6 +109,13 @@ func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 					t.Errorf("%s v%d: %s not produced, and no reason", abi.Name(), v, l.Name)
 				}
 			}
+			// Function edges (gen.EdgeShapes): signals only where the
+			// version has the signal flag.
+			for _, n := range gen.EdgeShapeNames {
+				if v >= 3 || !strings.HasPrefix(n, "signal:") {
+					want = append(want, n)
+				}
+			}
 			got := map[string]int{}
 			for _, b := range ProduceBatch(p.Producer, abi, seeds, p.Mix.Options(1)) {
 				if b.Err != nil {
@@ -116,7 +125,7 @@ func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s v%d seed %d: %v", abi.Name(), v, b.Seed, err)
 				}
-				for _, n := range names {
+				for _, n := range append(names, b.Prog.EdgeShapes()...) {
 					got[n]++
 				}
 			}
