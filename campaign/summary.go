@@ -76,6 +76,11 @@ type Cell struct {
 	Packages        string `json:"producer_packages,omitempty"`
 	// WrongFields counts the WRONG steps by the field that first differed.
 	WrongFields map[string]int `json:"wrong_by_field,omitempty"`
+	// Probes counts the probe lookups per verdict (harness.Result.Probes):
+	// PCs of the code in no function, where the consumer must find no
+	// unwind information (OK) and a backtrace is WRONG. Not in Verdicts or
+	// Instructions; a failed probe fails its program.
+	Probes map[string]int `json:"probes,omitempty"`
 	// AtOutermost counts the failing steps (per verdict) whose frames are
 	// all right below the outermost one, where the backtrace went wrong.
 	AtOutermost map[string]int `json:"failing_at_outermost,omitempty"`
@@ -92,6 +97,9 @@ type Cell struct {
 	// Counts are the steps per verdict (INVALID: programs) as they are
 	// added; Finish copies them into Verdicts.
 	Counts [verdict.Count]int `json:"-"`
+	// ProbeCounts are the probes per verdict as they are added; Finish
+	// copies them into Probes.
+	ProbeCounts [verdict.Count]int `json:"-"`
 	// Err is a setup error: the cell's status is "error" and Reason its text.
 	Err error `json:"-"`
 
@@ -182,6 +190,7 @@ func (c *Cell) Add(p Produced, res *harness.Result, path string) {
 	c.Instructions += res.Steps
 	for v := range res.Counts {
 		c.Counts[v] += res.Counts[v]
+		c.ProbeCounts[v] += res.Probes[v]
 	}
 	for v, n := range res.AtOutermost {
 		if n > 0 {
@@ -228,6 +237,12 @@ func (c *Cell) Finish() {
 	}
 	for v := verdict.OK; int(v) < verdict.Count; v++ {
 		c.Verdicts[v.String()] = c.Counts[v]
+		if n := c.ProbeCounts[v]; n > 0 {
+			if c.Probes == nil {
+				c.Probes = map[string]int{}
+			}
+			c.Probes[v.String()] = n
+		}
 	}
 }
 

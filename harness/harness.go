@@ -56,6 +56,9 @@ type Failure struct {
 	Expected  []frame.Frame
 	Got       []frame.Frame
 	Err       error // what the consumer stopped with
+	// Probe: the lookup was a probe at PC, which lies in no function
+	// (oracle.ProbePCs), with the registers of step Step otherwise.
+	Probe bool
 	// Warnings are the producer's warnings about the function the
 	// consumer stopped in, for a NOINFO: why the function has no FDE (an
 	// FDE GNU as skipped for CFI it cannot express).
@@ -72,6 +75,12 @@ type Result struct {
 	PathSteps []int
 	Steps     int                // instructions executed and judged, all paths
 	Counts    [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
+	// Probes counts the probe lookups per verdict: at the first step of
+	// the first run, the consumer is asked once more for every PC of
+	// oracle.ProbePCs, with that step's registers and PC there; OK means
+	// it found no unwind information (oracle.JudgeProbe). They are not
+	// in Steps or Counts.
+	Probes [verdict.Count]int
 	// Aside counts the steps Options.Aside set aside, by its class; they
 	// are in Steps but not in Counts.
 	Aside map[string]int
@@ -118,7 +127,12 @@ func (r *Result) Invalid() bool { return validate.Invalid(r.Violations) }
 // run completed.
 func (r *Result) Clean() bool {
 	return r.RunErr == nil && r.LoadErr == nil && !r.Invalid() &&
-		r.Counts[verdict.Wrong]+r.Counts[verdict.NoInfo]+r.Counts[verdict.Error] == 0
+		r.Counts[verdict.Wrong]+r.Counts[verdict.NoInfo]+r.Counts[verdict.Error] == 0 && r.ProbesFailed() == 0
+}
+
+// ProbesFailed is how many probe lookups were not OK.
+func (r *Result) ProbesFailed() int {
+	return r.Probes[verdict.Wrong] + r.Probes[verdict.NoInfo] + r.Probes[verdict.Error]
 }
 
 // Checker checks images of one target.
@@ -134,7 +148,10 @@ type Checker struct {
 	res      *Result
 	expected []frame.Frame
 	batch    [][]frame.Frame // expected frames of the steps waiting for a batch consumer
-	diffs    []*rowPair      // their rows against the reference's (nil: no differential)
+	probe    []bool          // whether each of them is a probe (expected: frame 0 alone)
+	probePCs []uint64        // the image's (oracle.ProbePCs)
+	probeReg machine.Registers
+	diffs    []*rowPair // their rows against the reference's (nil: no differential)
 	diff     *differ
 	attr     *attribution // CheckProgram's; nil: no attribution
 	steps    []consumer.Step
@@ -245,7 +262,8 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 		res.LoadErr = err
 	}
 	c.img, c.cons, c.tracker, c.res, c.record = img, cons, tr, res, record
-	c.batch, c.steps, c.diffs = c.batch[:0], c.steps[:0], c.diffs[:0]
+	c.batch, c.steps, c.diffs, c.probe = c.batch[:0], c.steps[:0], c.diffs[:0], c.probe[:0]
+	c.probePCs = oracle.ProbePCs(c.probePCs[:0], img)
 	paths := img.Paths
 	if len(paths) == 0 {
 		paths = []map[int]uint64{nil}
@@ -302,20 +320,35 @@ func (c *Checker) step(s *emu.Step) error {
 	}
 	if c.res.LoadErr != nil {
 		c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: c.res.LoadErr}, d)
+		c.probes(s)
 		return nil
 	}
 	if c.cons.BatchSize() <= 1 {
-		c.steps = append(c.steps[:0], consumer.Step{Index: s.Index, Regs: s.Regs, Mem: s})
-		if len(c.out) == 0 {
-			c.out = make([]consumer.Result, 1)
-		}
-		if err := c.cons.Unwind(c.steps, c.out[:1]); err != nil {
-			c.judge(s.Index, s.Regs.PC, c.expected, consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}, d)
-			return nil
-		}
-		c.judge(s.Index, s.Regs.PC, c.expected, c.out[0], d)
+		c.judge(s.Index, s.Regs.PC, c.expected, c.unwindOne(s, s.Regs), d)
+		c.probes(s)
 		return nil
 	}
+	c.enqueue(s, c.expected, d, false)
+	c.probes(s)
+	return nil
+}
+
+// unwindOne asks an in-process consumer for the backtrace from regs, the
+// live machine's memory.
+func (c *Checker) unwindOne(s *emu.Step, regs *machine.Registers) consumer.Result {
+	c.steps = append(c.steps[:0], consumer.Step{Index: s.Index, Regs: regs, Mem: s})
+	if len(c.out) == 0 {
+		c.out = make([]consumer.Result, 1)
+	}
+	if err := c.cons.Unwind(c.steps, c.out[:1]); err != nil {
+		return consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}
+	}
+	return c.out[0]
+}
+
+// enqueue adds a step for a batch consumer, a probe at its PC when probe
+// is set (expected is then frame 0 alone), and sends the batch when full.
+func (c *Checker) enqueue(s *emu.Step, expected []frame.Frame, d *rowPair, probe bool) {
 	// A batch's snapshots and expected frames live until it is judged
 	// (consumer.Step: the consumer must copy what it keeps), so their
 	// buffers serve the next batch.
@@ -326,18 +359,57 @@ func (c *Checker) step(s *emu.Step) error {
 	}
 	snap := &c.snaps[n]
 	snapshotInto(snap, s, c.target, c.img.Symbols)
+	if probe {
+		snap.Regs.PC = expected[0].PC
+	}
 	c.diffs = append(c.diffs, d)
+	c.probe = append(c.probe, probe)
 	if n < cap(c.batch) {
 		c.batch = c.batch[:n+1]
-		c.batch[n] = append(c.batch[n][:0], c.expected...)
+		c.batch[n] = append(c.batch[n][:0], expected...)
 	} else {
-		c.batch = append(c.batch, append([]frame.Frame(nil), c.expected...))
+		c.batch = append(c.batch, append([]frame.Frame(nil), expected...))
 	}
 	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.Regs, Mem: snap, Snapshot: snap})
 	if len(c.batch) >= c.cons.BatchSize() {
 		c.flush()
 	}
-	return nil
+}
+
+// probes asks the consumer, at the first step of the first run, for a
+// backtrace from every probe PC of the image with that step's registers
+// otherwise (Result.Probes); in-process consumers are asked at once,
+// batch consumers in the step batches like any step.
+func (c *Checker) probes(s *emu.Step) {
+	if c.path != 0 || s.Index != 0 {
+		return
+	}
+	sp, fp := s.Regs.Regs[c.target.SP()], s.Regs.Regs[c.target.FP()]
+	for _, pc := range c.probePCs {
+		f := [1]frame.Frame{{PC: pc, SP: sp, FP: fp}}
+		switch {
+		case c.res.LoadErr != nil:
+			c.judgeProbe(s.Index, f[0], consumer.Result{Err: c.res.LoadErr})
+		case c.cons.BatchSize() <= 1:
+			c.probeReg = *s.Regs
+			c.probeReg.PC = pc
+			c.judgeProbe(s.Index, f[0], c.unwindOne(s, &c.probeReg))
+		default:
+			c.enqueue(s, f[:], nil, true)
+		}
+	}
+}
+
+// judgeProbe judges the backtrace r from probe frame f's PC.
+func (c *Checker) judgeProbe(index int, f frame.Frame, r consumer.Result) {
+	j := oracle.JudgeProbe(f.PC, f.SP, f.FP, r.Frames, r.Err)
+	c.res.Probes[j.Verdict]++
+	if j.Verdict == verdict.OK || len(c.res.Failures) >= c.opt.MaxFailures {
+		return
+	}
+	fl := c.failure(index, f.PC, []frame.Frame{f}, r, nil, j)
+	fl.Probe, fl.Insn = true, "(no instruction: a probe in no function)"
+	c.res.Failures = append(c.res.Failures, fl)
 }
 
 // flush sends buffered steps to a batch consumer and judges them.
@@ -355,9 +427,13 @@ func (c *Checker) flush() {
 		if err != nil {
 			r = consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}
 		}
+		if c.probe[i] {
+			c.judgeProbe(c.steps[i].Index, expected[0], r)
+			continue
+		}
 		c.judge(c.steps[i].Index, c.steps[i].Regs.PC, expected, r, c.diffs[i])
 	}
-	c.batch, c.steps, c.diffs = c.batch[:0], c.steps[:0], c.diffs[:0]
+	c.batch, c.steps, c.diffs, c.probe = c.batch[:0], c.steps[:0], c.diffs[:0], c.probe[:0]
 }
 
 // judge judges one step; d, when the differential runs, is the step's
