@@ -76,10 +76,10 @@ type Result struct {
 	Steps     int                // instructions executed and judged, all paths
 	Counts    [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
 	// Probes counts the probe lookups per verdict: at the first step of
-	// the first run, the consumer is asked once more for every PC of
-	// oracle.ProbePCs, with that step's registers and PC there; OK means
-	// it found no unwind information (oracle.JudgeProbe). They are not
-	// in Steps or Counts.
+	// the first run whose FP is not zero, the consumer is asked once more
+	// for every PC of oracle.ProbePCs, with that step's registers and PC
+	// there; OK means it found no unwind information (oracle.JudgeProbe).
+	// They are not in Steps or Counts.
 	Probes [verdict.Count]int
 	// Aside counts the steps Options.Aside set aside, by its class; they
 	// are in Steps but not in Counts.
@@ -150,6 +150,7 @@ type Checker struct {
 	batch    [][]frame.Frame // expected frames of the steps waiting for a batch consumer
 	probe    []bool          // whether each of them is a probe (expected: frame 0 alone)
 	probePCs []uint64        // the image's (oracle.ProbePCs)
+	probed   bool            // whether this image's probes are asked
 	probeReg machine.Registers
 	diffs    []*rowPair // their rows against the reference's (nil: no differential)
 	diff     *differ
@@ -263,7 +264,7 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 	}
 	c.img, c.cons, c.tracker, c.res, c.record = img, cons, tr, res, record
 	c.batch, c.steps, c.diffs, c.probe = c.batch[:0], c.steps[:0], c.diffs[:0], c.probe[:0]
-	c.probePCs = oracle.ProbePCs(c.probePCs[:0], img)
+	c.probePCs, c.probed = oracle.ProbePCs(c.probePCs[:0], img), false
 	paths := img.Paths
 	if len(paths) == 0 {
 		paths = []map[int]uint64{nil}
@@ -376,14 +377,18 @@ func (c *Checker) enqueue(s *emu.Step, expected []frame.Frame, d *rowPair, probe
 	}
 }
 
-// probes asks the consumer, at the first step of the first run, for a
-// backtrace from every probe PC of the image with that step's registers
-// otherwise (Result.Probes); in-process consumers are asked at once,
-// batch consumers in the step batches like any step.
+// probes asks the consumer, at the first step of the first run whose FP
+// is not zero, for a backtrace from every probe PC of the image with that
+// step's registers otherwise (Result.Probes); in-process consumers are
+// asked at once, batch consumers in the step batches like any step. The
+// FP is not zero because a frame pointer of zero marks the outermost
+// frame to some unwinders (glibc's), whatever the PC: they end the trace
+// there without looking the PC up.
 func (c *Checker) probes(s *emu.Step) {
-	if c.path != 0 || s.Index != 0 {
+	if c.probed || c.path != 0 || s.Regs.Regs[c.target.FP()] == 0 {
 		return
 	}
+	c.probed = true
 	sp, fp := s.Regs.Regs[c.target.SP()], s.Regs.Regs[c.target.FP()]
 	for _, pc := range c.probePCs {
 		f := [1]frame.Frame{{PC: pc, SP: sp, FP: fp}}
