@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -135,5 +136,29 @@ func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The summary says per cell what each layout shape did.
+func TestCellJSONSaysTheLayouts(t *testing.T) {
+	t.Parallel()
+	p, err := NewPlan(producer.Builtin{Version: 3}, target.X86_64, nil, consumer.NewBuiltin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCell(target.X86_64, "builtin-v3", "builtin")
+	c.setPlan(p)
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Layouts []LayoutStatus `json:"layouts"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Layouts, p.Mix.Layouts) || len(back.Layouts) != len(producer.LayoutNames) {
+		t.Errorf("the cell's JSON says the layouts %+v, its plan %+v", back.Layouts, p.Mix.Layouts)
 	}
 }

@@ -68,6 +68,9 @@ type Cell struct {
 	Beyond         []string          `json:"patterns_beyond_version,omitempty"`
 	Limited        map[string]string `json:"patterns_limited,omitempty"`
 	UnexpressedWhy string            `json:"unsupported_patterns_why,omitempty"`
+	// Layouts says per section layout shape what the cell did with it
+	// (Mix.Layouts): produced and judged, or not produced and why.
+	Layouts []LayoutStatus `json:"layouts,omitempty"`
 
 	// ProducerVersion names the exact tools a toolchain producer ran
 	// ("as 2.47.50.20261021 (Debian sid 2.47.50.20261021-1), ld ...");
@@ -148,6 +151,7 @@ func (c *Cell) setPlan(p *Plan) {
 	c.SFrameVersion = p.Version
 	c.Unexpressed, c.UnexpressedWhy = p.Mix.LeftOut, p.Mix.Why
 	c.Beyond, c.Limited = p.Mix.Beyond, p.Mix.Limited
+	c.Layouts = p.Mix.Layouts
 	if p.Toolchain {
 		c.Differs = &Differs{}
 	}
