@@ -2,6 +2,7 @@ package repro
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,7 +109,16 @@ func TestNewCaseOfInvalidSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	fdes := prog.FDEs()
-	fdes[1].Size += 8 // runs into the next function
+	// A function right before the next one (no gap, whose bytes a probe
+	// would find covered) whose FDE runs into it.
+	k := slices.IndexFunc(fdes, func(f sframe.FDE) bool {
+		i := slices.IndexFunc(prog.Funcs, func(g *gen.Func) bool { return g.Addr == f.Start })
+		return i > 0 && i+1 < len(prog.Funcs) && len(prog.Funcs[i].Gap) == 0 && f.PCType == sframe.PCInc
+	})
+	if k < 0 {
+		t.Fatal("no function right before another")
+	}
+	fdes[k].Size += 8
 	img, err := producer.BuiltinFrom(prog, 2, fdes)
 	if err != nil {
 		t.Fatal(err)
