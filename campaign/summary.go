@@ -79,6 +79,11 @@ type Cell struct {
 	Packages        string `json:"producer_packages,omitempty"`
 	// WrongFields counts the WRONG steps by the field that first differed.
 	WrongFields map[string]int `json:"wrong_by_field,omitempty"`
+	// ExpectedInvalid counts the programs whose section breaks only rules
+	// the cell breaks on purpose (Mix.ExpectedRules: a layout shape the
+	// version's strict rules forbid, for consumers that read it): INVALID
+	// as expected, not in Verdicts' INVALID and no failure.
+	ExpectedInvalid int `json:"invalid_as_expected,omitempty"`
 	// Probes counts the probe lookups per verdict (harness.Result.Probes):
 	// PCs of the code in no function, where the consumer must find no
 	// unwind information (OK) and a backtrace is WRONG. Not in Verdicts or
@@ -212,6 +217,8 @@ func (c *Cell) Add(p Produced, res *harness.Result, path string) {
 	}
 	if res.Invalid() {
 		c.Counts[verdict.Invalid]++
+	} else if len(res.Expected) > 0 {
+		c.ExpectedInvalid++
 	}
 	if !res.Clean() {
 		c.Failed++

@@ -97,10 +97,13 @@ type Result struct {
 	// Violations are the rules the section breaks (validate.Section),
 	// warnings included.
 	Violations []verdict.Violation
-	Failures   []Failure // the first MaxFailures failing steps
-	LoadErr    error     // the consumer refused the section (every step is then ERROR)
-	RunErr     error     // the emulation stopped early: fault, budget, oracle
-	Executed   []uint64  // PCs in execution order, when Trace asked for them
+	// Expected are the violations ExpectViolations took out of
+	// Violations: rules a section breaks on purpose.
+	Expected []verdict.Violation
+	Failures []Failure // the first MaxFailures failing steps
+	LoadErr  error     // the consumer refused the section (every step is then ERROR)
+	RunErr   error     // the emulation stopped early: fault, budget, oracle
+	Executed []uint64  // PCs in execution order, when Trace asked for them
 	// ExpectedAt are the oracle's frames at each step of Executed, when
 	// Options.KeepExpected asked for them (the HTML report shows them
 	// beside each instruction).
@@ -122,6 +125,25 @@ type Result struct {
 
 // Invalid reports whether the section breaks a rule (warnings aside).
 func (r *Result) Invalid() bool { return validate.Invalid(r.Violations) }
+
+// ExpectViolations moves the violations of the rules named (validate.Rule)
+// from Violations to Expected: a campaign that gives a consumer a layout
+// shape the version's strict rules forbid (campaign.LayoutStatus) expects
+// its section INVALID for them, and for nothing else.
+func (r *Result) ExpectViolations(rules []string) {
+	if len(rules) == 0 {
+		return
+	}
+	kept := r.Violations[:0]
+	for _, v := range r.Violations {
+		if slices.Contains(rules, v.Rule) {
+			r.Expected = append(r.Expected, v)
+		} else {
+			kept = append(kept, v)
+		}
+	}
+	r.Violations = kept
+}
 
 // Clean reports whether the section is valid, every step was OK and the
 // run completed.

@@ -288,6 +288,7 @@ func addCell(m, c *cell) {
 	}
 	m.WrongFields = addCounts(m.WrongFields, c.WrongFields)
 	m.Probes = addCounts(m.Probes, c.Probes)
+	m.ExpectedInvalid += c.ExpectedInvalid
 	m.AtOutermost = addCounts(m.AtOutermost, c.AtOutermost)
 	for p, why := range c.Limited {
 		if m.Limited == nil {

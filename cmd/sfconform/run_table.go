@@ -39,8 +39,8 @@ func printSummary(w io.Writer, cells []*cell) {
 		if c.Packages != "" {
 			version = c.Packages
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", c.Target, c.Producer, c.Consumer, c.Programs, c.Instructions,
-			c.Counts[verdict.OK], c.Counts[verdict.Wrong], c.Counts[verdict.NoInfo], c.Counts[verdict.Error], c.Counts[verdict.Invalid],
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", c.Target, c.Producer, c.Consumer, c.Programs, c.Instructions,
+			c.Counts[verdict.OK], c.Counts[verdict.Wrong], c.Counts[verdict.NoInfo], c.Counts[verdict.Error], invalidColumn(c),
 			probeColumn(c.Probes), diff, equiv, c.Failed, rate, version)
 	}
 	tw.Flush()
@@ -167,4 +167,15 @@ func verdictCounts(p map[string]int) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// invalidColumn is the table's INVALID: the programs whose section breaks
+// a rule, and apart, those that break only what the cell produced on
+// purpose ("0 (+12 expected)").
+func invalidColumn(c *cell) string {
+	s := strconv.Itoa(c.Counts[verdict.Invalid])
+	if c.ExpectedInvalid > 0 {
+		s += fmt.Sprintf(" (+%d expected)", c.ExpectedInvalid)
+	}
+	return s
 }
