@@ -39,6 +39,10 @@ type Options struct {
 	// Failure: a caller that knows a machine state to be no real one, or
 	// a limit of the consumer's, keeps it out of the verdicts.
 	Aside func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string
+	// NoProbes turns the probe lookups (Result.Probes) off: for foreign
+	// code (a real program's) whose symbols need not name every function
+	// that has unwind information, a byte in no symbol may well have some.
+	NoProbes bool
 	// Lenient, when set, is every run's emu.Run.Lenient (calls leaving
 	// the image return at once, system calls are skipped, unmapped memory
 	// is mapped on demand); SetLenient changes it between images.
@@ -235,6 +239,9 @@ func (c *Checker) SetBacktraces(s *BacktraceStats) *BacktraceStats {
 	return old
 }
 
+// SetProbes sets Options.NoProbes to !on for the next images.
+func (c *Checker) SetProbes(on bool) { c.opt.NoProbes = !on }
+
 // SetLenient sets Options.Lenient for the next images.
 func (c *Checker) SetLenient(l *emu.Lenient) { c.opt.Lenient = l }
 
@@ -286,7 +293,10 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 	}
 	c.img, c.cons, c.tracker, c.res, c.record = img, cons, tr, res, record
 	c.batch, c.steps, c.diffs, c.probe = c.batch[:0], c.steps[:0], c.diffs[:0], c.probe[:0]
-	c.probePCs, c.probed = oracle.ProbePCs(c.probePCs[:0], img), false
+	c.probePCs, c.probed = c.probePCs[:0], false
+	if !c.opt.NoProbes {
+		c.probePCs = oracle.ProbePCs(c.probePCs, img)
+	}
 	paths := img.Paths
 	if len(paths) == 0 {
 		paths = []map[int]uint64{nil}

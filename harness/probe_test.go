@@ -60,5 +60,11 @@ func TestProbesCatchAFunctionRangeOverItsGap(t *testing.T) {
 				t.Errorf("%s %T: first failure %+v, want a probe's", abi.Name(), cons, f)
 			}
 		}
+		// Foreign code asks for none.
+		c.SetProbes(false)
+		if res := c.Check(bad, consumer.NewBuiltin()); res.Probes != [verdict.Count]int{} || !res.Clean() {
+			t.Errorf("%s: probes off: probes %v, clean %v", abi.Name(), res.Probes, res.Clean())
+		}
+		c.SetProbes(true)
 	}
 }
