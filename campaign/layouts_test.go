@@ -1,14 +1,20 @@
 package campaign
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sfconform/sfconform/consumer"
+	"github.com/sfconform/sfconform/gen"
+	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/sframe"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/validate"
+	"github.com/sfconform/sfconform/verdict"
 )
 
 // TestPlanLayouts checks that a cell says of every section layout shape
@@ -40,12 +46,19 @@ func TestPlanLayouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Version 3: an auxiliary header and an unsorted table break its
+	// strict rules, and are produced INVALID as expected; its starts are
+	// always PC-relative.
 	for n, l := range status(p) {
-		if l.Produced != (n == producer.LayoutPadding || n == producer.LayoutConcatenated || n == producer.LayoutModules) || !l.Produced && l.Why == "" {
-			t.Errorf("v3 x builtin: %s", l)
+		forbidden := n == producer.LayoutAuxHeader || n == producer.LayoutUnsorted
+		if l.Produced != (n != producer.LayoutSectionRelative) || !l.Produced && l.Why == "" || (l.Rule != "") != forbidden {
+			t.Errorf("v3 x builtin: %s (rule %q)", l, l.Rule)
 		}
 	}
-	if s := p.Mix.LayoutNote(); !strings.Contains(s, "aux-header: not produced (SFrame v3") {
+	if got, want := p.Mix.ExpectedRules(), []string{validate.Rule(sframe.ErrBadAuxHeader), validate.Rule(sframe.ErrNotSorted)}; !slices.Equal(got, want) {
+		t.Errorf("v3 x builtin: expected rules %q, want %q", got, want)
+	}
+	if s := p.Mix.LayoutNote(); !strings.Contains(s, "aux-header: produced, judged and INVALID as expected (SFrame v3") {
 		t.Errorf("note %q", s)
 	}
 	// Two consumers: what both read.
@@ -86,8 +99,8 @@ func named(name string) consumer.Consumer { return namedConsumer{name: name} }
 // every section shape their version and consumer allow within the first
 // seeds and one seed of 500 (a run of 500 programs has one): sections of
 // every size bucket, 1- and 2-byte FRE starts, images of one, two and
-// three or more modules, and every layout the plan says it produces. A
-// zero fails.
+// three or more modules, every layout the plan says it produces, and
+// every function edge (gen.EdgeShapes). A zero fails.
 func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 	t.Parallel()
 	seeds := []int64{500}
@@ -109,6 +122,13 @@ func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 					t.Errorf("%s v%d: %s not produced, and no reason", abi.Name(), v, l.Name)
 				}
 			}
+			// Function edges (gen.EdgeShapes): signals only where the
+			// version has the signal flag.
+			for _, n := range gen.EdgeShapeNames {
+				if v >= 3 || !strings.HasPrefix(n, "signal:") {
+					want = append(want, n)
+				}
+			}
 			got := map[string]int{}
 			for _, b := range ProduceBatch(p.Producer, abi, seeds, p.Mix.Options(1)) {
 				if b.Err != nil {
@@ -118,7 +138,7 @@ func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s v%d seed %d: %v", abi.Name(), v, b.Seed, err)
 				}
-				for _, n := range names {
+				for _, n := range append(names, b.Prog.EdgeShapes()...) {
 					got[n]++
 				}
 			}
@@ -128,5 +148,55 @@ func TestDefaultCellsCoverSectionShapes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The summary says per cell what each layout shape did.
+func TestCellJSONSaysTheLayouts(t *testing.T) {
+	t.Parallel()
+	p, err := NewPlan(producer.Builtin{Version: 3}, target.X86_64, nil, consumer.NewBuiltin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCell(target.X86_64, "builtin-v3", "builtin")
+	c.setPlan(p)
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Layouts []LayoutStatus `json:"layouts"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Layouts, p.Mix.Layouts) || len(back.Layouts) != len(producer.LayoutNames) {
+		t.Errorf("the cell's JSON says the layouts %+v, its plan %+v", back.Layouts, p.Mix.Layouts)
+	}
+}
+
+// A program whose section breaks only the rules its cell breaks on purpose
+// is INVALID as expected, counted apart and no failure; one that breaks
+// another rule too is INVALID.
+func TestCellCountsExpectedInvalid(t *testing.T) {
+	t.Parallel()
+	p, err := NewPlan(producer.Builtin{Version: 3}, target.X86_64, nil, consumer.NewBuiltin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := p.Mix.ExpectedRules()
+	aux := verdict.Violation{Rule: validate.Rule(sframe.ErrBadAuxHeader), Offset: 7}
+	other := verdict.Violation{Rule: "FDEs overlap", Offset: 40}
+	c := NewCell(target.X86_64, "builtin-v3", "builtin")
+	c.setPlan(p)
+	for _, vs := range [][]verdict.Violation{{aux}, {aux, other}} {
+		res := &harness.Result{Steps: 10, Violations: slices.Clone(vs)}
+		res.Counts[verdict.OK] = 10
+		res.ExpectViolations(rules)
+		c.Add(Produced{Seed: 1, Img: &image.Image{}}, res, "")
+	}
+	c.Finish()
+	if c.ExpectedInvalid != 1 || c.Verdicts["INVALID"] != 1 || c.Failed != 1 {
+		t.Errorf("INVALID as expected %d, INVALID %d, failed %d; want 1, 1, 1", c.ExpectedInvalid, c.Verdicts["INVALID"], c.Failed)
 	}
 }

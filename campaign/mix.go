@@ -9,6 +9,7 @@ import (
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
+	"github.com/sfconform/sfconform/validate"
 )
 
 // Mix is the pattern mix of a cell: what the generator is asked for, what
@@ -43,23 +44,44 @@ type Mix struct {
 type LayoutStatus struct {
 	Name     string `json:"name"`
 	Produced bool   `json:"produced"`      // some of the cell's sections have it, and are judged
-	Why      string `json:"why,omitempty"` // why none has it
+	Why      string `json:"why,omitempty"` // why none has it, or why they are INVALID
+	// Rule, for a shape the version's strict rules forbid that the cell
+	// produces all the same (its consumers declare they read it), is the
+	// rule its sections break (validate.Rule): INVALID as expected, which
+	// the cell counts apart (Cell.ExpectedInvalid) and not as a failure.
+	Rule string `json:"invalid_as_expected,omitempty"`
 }
 
 func (l LayoutStatus) String() string {
-	if l.Produced {
+	switch {
+	case l.Produced && l.Rule != "":
+		return l.Name + ": produced, judged and INVALID as expected (" + l.Why + ")"
+	case l.Produced:
 		return l.Name + ": produced and judged"
 	}
 	return l.Name + ": not produced (" + l.Why + ")"
 }
 
+// ExpectedRules are the rules the cell's sections break on purpose: those
+// of the shapes it produces INVALID as expected.
+func (m Mix) ExpectedRules() []string {
+	var out []string
+	for _, l := range m.Layouts {
+		if l.Produced && l.Rule != "" {
+			out = append(out, l.Rule)
+		}
+	}
+	return out
+}
+
 // setLayouts decides the section layout shapes of the plan's programs for
 // the consumers that judge them: the builtin producer gives a shape its
-// SFrame version allows (producer.LayoutShapes) when every consumer
+// SFrame version can carry (producer.LayoutShapes) when every consumer
 // declares it reads it (consumer.About.Layouts); the plan's producer is
-// then the builtin one with those shapes. A shape a version's strict rules
-// forbid is not produced: its sections would be INVALID, and a cell
-// cannot yet count that as expected. A toolchain writes its own layout.
+// then the builtin one with those shapes. A shape the version's strict
+// rules forbid is produced on the same terms, its sections INVALID as
+// expected for that rule (LayoutStatus.Rule). A toolchain writes its own
+// layout.
 func (p *Plan) setLayouts(conses []consumer.Consumer) {
 	b, builtin := p.Producer.(producer.Builtin)
 	var set []string
@@ -69,7 +91,7 @@ func (p *Plan) setLayouts(conses []consumer.Consumer) {
 		switch {
 		case !builtin:
 			st.Why = "the toolchain decides its section's layout"
-		case st.Why != "":
+		case st.Why != "" && sh.Violates == nil:
 		case len(conses) == 0:
 			st.Why = "no consumer to judge it"
 		default:
@@ -79,7 +101,10 @@ func (p *Plan) setLayouts(conses []consumer.Consumer) {
 					break
 				}
 			}
-			st.Produced = st.Why == ""
+			st.Produced = st.Why == "" || st.Why == sh.Why
+			if st.Produced && sh.Violates != nil {
+				st.Rule = validate.Rule(sh.Violates)
+			}
 		}
 		if st.Produced {
 			set = append(set, sh.Name)

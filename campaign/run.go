@@ -242,6 +242,9 @@ func (w *Worker) RunCells(cfg Config, cells []*Cell, sink Sink) {
 			for i, l := range lives {
 				t := time.Now()
 				res := w.check(cfg, plan, chk, l.cons, l.c, p, sink)
+				if res != nil {
+					res.ExpectViolations(plan.Mix.ExpectedRules())
+				}
 				l.c.Add(p, res, sink.Program(&Checked{Cell: l.c, Program: p, Result: res, Checker: chk, Consumer: l.cons}))
 				checking[i] += time.Since(t)
 			}

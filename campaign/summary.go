@@ -68,6 +68,9 @@ type Cell struct {
 	Beyond         []string          `json:"patterns_beyond_version,omitempty"`
 	Limited        map[string]string `json:"patterns_limited,omitempty"`
 	UnexpressedWhy string            `json:"unsupported_patterns_why,omitempty"`
+	// Layouts says per section layout shape what the cell did with it
+	// (Mix.Layouts): produced and judged, or not produced and why.
+	Layouts []LayoutStatus `json:"layouts,omitempty"`
 
 	// ProducerVersion names the exact tools a toolchain producer ran
 	// ("as 2.47.50.20261021 (Debian sid 2.47.50.20261021-1), ld ...");
@@ -76,6 +79,16 @@ type Cell struct {
 	Packages        string `json:"producer_packages,omitempty"`
 	// WrongFields counts the WRONG steps by the field that first differed.
 	WrongFields map[string]int `json:"wrong_by_field,omitempty"`
+	// ExpectedInvalid counts the programs whose section breaks only rules
+	// the cell breaks on purpose (Mix.ExpectedRules: a layout shape the
+	// version's strict rules forbid, for consumers that read it): INVALID
+	// as expected, not in Verdicts' INVALID and no failure.
+	ExpectedInvalid int `json:"invalid_as_expected,omitempty"`
+	// Probes counts the probe lookups per verdict (harness.Result.Probes):
+	// PCs of the code in no function, where the consumer must find no
+	// unwind information (OK) and a backtrace is WRONG. Not in Verdicts or
+	// Instructions; a failed probe fails its program.
+	Probes map[string]int `json:"probes,omitempty"`
 	// AtOutermost counts the failing steps (per verdict) whose frames are
 	// all right below the outermost one, where the backtrace went wrong.
 	AtOutermost map[string]int `json:"failing_at_outermost,omitempty"`
@@ -92,6 +105,9 @@ type Cell struct {
 	// Counts are the steps per verdict (INVALID: programs) as they are
 	// added; Finish copies them into Verdicts.
 	Counts [verdict.Count]int `json:"-"`
+	// ProbeCounts are the probes per verdict as they are added; Finish
+	// copies them into Probes.
+	ProbeCounts [verdict.Count]int `json:"-"`
 	// Err is a setup error: the cell's status is "error" and Reason its text.
 	Err error `json:"-"`
 
@@ -140,6 +156,7 @@ func (c *Cell) setPlan(p *Plan) {
 	c.SFrameVersion = p.Version
 	c.Unexpressed, c.UnexpressedWhy = p.Mix.LeftOut, p.Mix.Why
 	c.Beyond, c.Limited = p.Mix.Beyond, p.Mix.Limited
+	c.Layouts = p.Mix.Layouts
 	if p.Toolchain {
 		c.Differs = &Differs{}
 	}
@@ -182,6 +199,7 @@ func (c *Cell) Add(p Produced, res *harness.Result, path string) {
 	c.Instructions += res.Steps
 	for v := range res.Counts {
 		c.Counts[v] += res.Counts[v]
+		c.ProbeCounts[v] += res.Probes[v]
 	}
 	for v, n := range res.AtOutermost {
 		if n > 0 {
@@ -199,6 +217,8 @@ func (c *Cell) Add(p Produced, res *harness.Result, path string) {
 	}
 	if res.Invalid() {
 		c.Counts[verdict.Invalid]++
+	} else if len(res.Expected) > 0 {
+		c.ExpectedInvalid++
 	}
 	if !res.Clean() {
 		c.Failed++
@@ -228,6 +248,12 @@ func (c *Cell) Finish() {
 	}
 	for v := verdict.OK; int(v) < verdict.Count; v++ {
 		c.Verdicts[v.String()] = c.Counts[v]
+		if n := c.ProbeCounts[v]; n > 0 {
+			if c.Probes == nil {
+				c.Probes = map[string]int{}
+			}
+			c.Probes[v.String()] = n
+		}
 	}
 }
 

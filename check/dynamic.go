@@ -127,7 +127,9 @@ func (c *checker) dynamic() {
 	}
 	// The campaign engine's worker owns the emulator, as it does for
 	// every run of generated programs.
-	worker := campaign.NewWorker(harness.Options{Budget: c.opts.Budget, MaxFailures: c.opts.FailuresPerRun})
+	// No probes: a real file's symbols need not name every function with
+	// unwind information.
+	worker := campaign.NewWorker(harness.Options{Budget: c.opts.Budget, MaxFailures: c.opts.FailuresPerRun, NoProbes: true})
 	defer worker.Close()
 	chk, err := worker.Checker(l.Target)
 	if err != nil {

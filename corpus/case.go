@@ -163,7 +163,9 @@ type Case struct {
 }
 
 // Generator is how gen makes the program: Generate with Seed and these
-// options, then the reductions in order.
+// options, then the reductions in order. Idle is gen.Options.Idle, the
+// idle functions before reductions (-1 none); 0, in files written before
+// it, is the seed's count, which a later generator may derive otherwise.
 type Generator struct {
 	Seed          int64       `json:"seed"`
 	Funcs         int         `json:"funcs,omitempty"`
@@ -171,6 +173,7 @@ type Generator struct {
 	Patterns      []string    `json:"patterns,omitempty"`
 	SFrameVersion int         `json:"sframe_version,omitempty"`
 	Paths         int         `json:"paths,omitempty"`
+	Idle          int         `json:"idle,omitempty"`
 	Reductions    []Reduction `json:"reductions,omitempty"`
 }
 

@@ -12,18 +12,24 @@ import (
 // bytes too.
 const amd64StubSize = 16
 
-// amd64PLTStub: push %r11; mov $index,%r11d; pop %r11; jmp fn (rel32
-// always, so every stub has the same size); a nop to 16 bytes. Like a
+// amd64PLTStub: push %r11; mov $index,%r11d; pop %r11; a nop to 16
+// bytes; jmp fn (rel32 always, so every stub has the same size). Like a
 // lazy-binding PLT entry's push of the relocation index, the push moves
 // the CFA offset inside the stub; the jump leaves with SP where the call
-// left it.
+// left it. The nop comes before the jump, so that a stub entered runs at
+// every instruction of its 16 bytes: a PCMASK lookup is met at each.
 func amd64PLTStub(b *builder, index int, fn string) {
 	amd64Push(b, amd64R11)
 	amd64MovImm(b, amd64R11, uint32(index))
 	amd64Pop(b, amd64R11)
+	for range amd64StubSize - b.size() - amd64JmpLongSize {
+		b.insn([]byte{0x90}, "nop")
+	}
 	amd64JmpLong(b, fn)
-	b.padding([]byte{0x90}, amd64StubSize-b.size(), "nop")
 }
+
+// amd64JmpLongSize is the size of amd64JmpLong's jmp rel32.
+const amd64JmpLongSize = 5
 
 // amd64JmpLong is a jmp that GNU as never relaxes to 8 bits: the {disp32}
 // pseudo prefix asks for the 32-bit displacement.

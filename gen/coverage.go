@@ -236,6 +236,21 @@ func (c *Coverage) Add(p *Program, executed []uint64) {
 	c.FuncsRun += len(funcRun)
 	c.InsnsRun += len(insnRun)
 	c.RowsRun += len(rowRun)
+	// PCMASK: a stub after the first of its block whose every instruction
+	// ran, so that its FDE's rows were looked up at every offset modulo
+	// the stub size.
+	for fi, f := range p.Funcs {
+		if f.StubBlock == "" || fi == 0 || p.Funcs[fi-1].StubBlock != f.StubBlock {
+			continue
+		}
+		all := true
+		for ii := range f.Insns {
+			all = all && insnRun[loc{fi, ii}]
+		}
+		if all {
+			c.Shapes["pcmask-later-stub-every-insn"]++
+		}
+	}
 }
 
 func wordsKind(size int, err error) string {

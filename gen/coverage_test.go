@@ -216,3 +216,35 @@ func TestCoverageSignalShapes(t *testing.T) {
 		}
 	}
 }
+
+// A stub after the first of its PLT block counts when every instruction of
+// it ran, and not when one did not.
+func TestCoveragePCMaskStubs(t *testing.T) {
+	t.Parallel()
+	for _, abi := range target.All {
+		p := mustGenerate(t, abi, 1, gen.Options{Patterns: []string{"plt-stubs"}})
+		var later *gen.Func
+		for i, f := range p.Funcs {
+			if i > 0 && f.StubBlock != "" && p.Funcs[i-1].StubBlock == f.StubBlock {
+				later = f
+				break
+			}
+		}
+		if later == nil {
+			t.Fatalf("%s: no block of two stubs", abi.Name())
+		}
+		var run []uint64
+		for _, in := range later.Insns {
+			run = append(run, later.Addr+uint64(in.Off))
+		}
+		c := gen.NewCoverage()
+		c.Add(p, run[:len(run)-1])
+		if n := c.Shapes["pcmask-later-stub-every-insn"]; n != 0 {
+			t.Errorf("%s: a stub without its last instruction counted %d times", abi.Name(), n)
+		}
+		c.Add(p, run)
+		if n := c.Shapes["pcmask-later-stub-every-insn"]; n != 1 {
+			t.Errorf("%s: a stub run whole counted %d times, want 1", abi.Name(), n)
+		}
+	}
+}

@@ -21,18 +21,18 @@ import (
 // change meant to alter generation updates them, and says why in its
 // commit message.
 var pinnedGeneration = map[string]string{
-	"aarch64/v0":    "cb64c69fca180bac8e900b24127ada5df59eb2bb75331e726d09ef6ffdba8a8f",
-	"aarch64/v2":    "03b7c196e86f704138fc39276bffc882a6006b01380b0ff239df888af5901d7b",
-	"aarch64/v3":    "ffa0200b8a3eff9b9dedb997c0e5fa23f81c92e5fb42961abb1d82f20602e0d4",
-	"aarch64_be/v0": "5ef307e0d1e0c1174e75d3f93cb44e8683e32f3d9d6c5d2719dabe821b4e7632",
-	"aarch64_be/v2": "00e6ea81b81e962a2ecc2e5df6adb6d6054510147224cc5e4d0210d7e89de0f9",
-	"aarch64_be/v3": "2d56c3317b8300ee7dbd1e6f421e167ad5955022b8d029f1d29a4118cffd2b2e",
-	"s390x/v0":      "c3bfecaf098acaa231f220a258e869a22a4d9c4c31892797804924f4bc2cd0b8",
-	"s390x/v2":      "d380b420b9a03be956a7196a15e68b862a28d83291ad5c7d769941d5c2f6a1ce",
-	"s390x/v3":      "85d2e0466c9942813f290a8b14fb0a36c459e4b8e5732734f32331cb79d91c5e",
-	"x86-64/v0":     "cc80643a29df8882c38338af598dea3cefc9f9ebb57ed0fb8316ece7dee5a226",
-	"x86-64/v2":     "25ef81e4ed162f6f82c450c29f917e739f3266a9c276682ed234c47de44b2f71",
-	"x86-64/v3":     "db8de1d55600c595111a673be671e31418b70bc78ef6da7912d36644c391579f",
+	"aarch64/v0":    "4f0920fda14a7e69fe8941fe0f8cff9c98f76cf01e2bb40f6ced3f4287da54da",
+	"aarch64/v2":    "f772967d9f2a028cb6d3315c6af8bba6e48fbfc3efe71a2736d65a190a5f4216",
+	"aarch64/v3":    "edce1c1f65100fb9fc41bd6ca9a48369e52f6be8d3dcaa4e33d690f9ad4108d7",
+	"aarch64_be/v0": "089eaffa1ead51feee05419c3683863c4ea2f5aded5af2af83d892791f4b1978",
+	"aarch64_be/v2": "6f5e832e2a813f335a70afd586a5d673ad744c3e2a7365a03ee770af2e309196",
+	"aarch64_be/v3": "b7e53509202c9967dd5827ee37c4092a28723ead6ee9adf805556e4fa1316f57",
+	"s390x/v0":      "f5a3035c7abb012216709bfc6a564e1d0826a8b35921c786a32612dc9a19d434",
+	"s390x/v2":      "c45890d326c7881550e3ea9be2990095009bfc23894b8bbacc6f0fe6751368b3",
+	"s390x/v3":      "50c9e8cf1423d616ce77c9be382a17e0bf5bd9ebd3a476a7ab9220648de868ea",
+	"x86-64/v0":     "ff2daf1052f1b16509986bf4ebaf73b7faa229e2f55f7d4fca064c0e86da663a",
+	"x86-64/v2":     "334fb5e9c5eabf82b5593121e58643661af8032cdb4fec2403a6050d9411d6ee",
+	"x86-64/v3":     "a1d8ff561798e824e1261df506341eab241393d644ad7c6b9766522f724e514f",
 }
 
 // fingerprintSeeds are the seeds of every program set: the default mix gets

@@ -1,6 +1,7 @@
 package gen_test
 
 import (
+	"bytes"
 	"cmp"
 	"reflect"
 	"slices"
@@ -103,7 +104,7 @@ func TestProgramShape(t *testing.T) {
 			}
 			var seen []string
 			// Near functions follow each other from Base, far ones from
-			// FarBase = Base + FarOffset.
+			// FarBase = Base + FarOffset, each followed by its gap.
 			next, nextFar := p.Base, p.Base+gen.FarOffset
 			for _, f := range p.Funcs {
 				at := &next
@@ -111,9 +112,13 @@ func TestProgramShape(t *testing.T) {
 					at = &nextFar
 				}
 				if f.Addr != *at {
-					t.Fatalf("%s: %s at 0x%x, previous function ends at 0x%x", abi.Name(), f.Name, f.Addr, *at)
+					t.Fatalf("%s: %s at 0x%x, previous function and its gap end at 0x%x", abi.Name(), f.Name, f.Addr, *at)
 				}
-				*at += uint64(f.Size)
+				end := f.Addr + uint64(f.Size)
+				if (f.After == gen.EdgeNext) != (len(f.Gap) == 0) || !bytes.HasPrefix(p.CodeAt(end), f.Gap) {
+					t.Fatalf("%s: %s is followed by %s, % x; the code there is % x", abi.Name(), f.Name, f.After, f.Gap, p.CodeAt(end)[:min(len(p.CodeAt(end)), len(f.Gap))])
+				}
+				*at += uint64(f.Size) + uint64(len(f.Gap))
 				seen = append(seen, f.Pattern)
 			}
 			checkFDEs(t, p)

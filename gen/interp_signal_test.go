@@ -157,7 +157,10 @@ func (m *machine) deliver(p *gen.Program, s *sigState, stack []truth) []truth {
 	}
 	m.setContext(&d.Entry)
 	tramp := findFunc(p, s.sig.Restorer)
-	return append(stack, truth{fn: tramp, sig: in}, m.entryTruth(findFunc(p, s.sig.Handler)))
+	// The trampoline's CFA means nothing; the frame's address stands in,
+	// as in the oracle, so that a signal taken on a fresh stack keeps the
+	// interrupted frames when the handler returns (freshStack).
+	return append(stack, truth{fn: tramp, cfa: d.Frame, sig: in}, m.entryTruth(findFunc(p, s.sig.Handler)))
 }
 
 // sigreturn performs rt_sigreturn when text is the trampoline's system

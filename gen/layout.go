@@ -10,7 +10,8 @@ import (
 	"github.com/sfconform/sfconform/sframe"
 )
 
-// Layout places the functions contiguously from base, in order, and encodes
+// Layout places the functions from base, in order, each followed by its Gap
+// (gaps.go), and encodes
 // every instruction; Far functions go contiguously from base + FarOffset
 // instead. Control flow is PC-relative but for calls to and from far
 // functions, which load the absolute address: laying out again at another
@@ -147,6 +148,11 @@ func (p *Program) LayoutAt(base, farBase uint64) error {
 		if f.Idle {
 			idle[f.ops[0]] = laidOut{f.Insns, f.Rows}
 		}
+		if f.Far {
+			p.FarCode = append(p.FarCode, f.Gap...)
+		} else {
+			p.Code = append(p.Code, f.Gap...)
+		}
 	}
 	p.Entry = p.Funcs[0].Addr
 	return nil
@@ -175,7 +181,7 @@ func (p *Program) place(addrs map[string]uint64, base, farBase uint64) {
 			off += uint32(o.size())
 		}
 		f.Size = off
-		*pc += uint64(off)
+		*pc += uint64(off) + uint64(len(f.Gap))
 	}
 }
 
@@ -430,6 +436,9 @@ func (p *Program) AssemblyWith(o AsmOptions) string {
 			alias = t.pltAlias(f, name)
 		}
 		fmt.Fprintf(&sb, "\t.cfi_endproc\n\t.size %s, .-%s%s\n", fn, fn, alias)
+		if len(f.Gap) > 0 {
+			fmt.Fprintf(&sb, "# %s after %s, in no function\n\t.byte %s\n", f.After, fn, byteList(f.Gap))
+		}
 		if f.Far {
 			sb.WriteString("\t.popsection\n")
 		}
@@ -445,6 +454,18 @@ func (p *Program) AssemblyWith(o AsmOptions) string {
 		sb.WriteString("# " + p.NoExecStack() + " (at the end of the file)\n")
 	} else {
 		fmt.Fprintf(&sb, "\t%s\n", p.NoExecStack())
+	}
+	return sb.String()
+}
+
+// byteList is b as .byte's operands.
+func byteList(b []byte) string {
+	var sb strings.Builder
+	for i, c := range b {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "0x%02x", c)
 	}
 	return sb.String()
 }

@@ -50,7 +50,7 @@ type Program struct {
 	// Funcs[0] is the entry stub: it calls the root function Funcs[1]; its
 	// rows are outermost (RA undefined); execution ends at Exit, when the
 	// root returns or a function that never returns jumps there. Funcs are
-	// in address order, contiguous.
+	// in address order, each followed by its Gap (gaps.go).
 	Funcs []*Func
 	// ArgRegs are DWARF numbers of argument registers and Args the values
 	// they must hold at Entry. Functions branch on bits of them. ArgSets
@@ -121,6 +121,10 @@ type Func struct {
 	// Idle: one of the functions that never run and make the section a
 	// large table (idle.go); Pattern is empty.
 	Idle bool
+	// After says what follows the function (gaps.go): the next function
+	// (EdgeNext), or Gap, bytes in no function, a gap or padding.
+	After string
+	Gap   []byte
 
 	ops  []*op
 	plan *plan // the plan it was built from; nil for the entry stub and the trampoline
@@ -330,6 +334,7 @@ func (p *Program) buildFuncs(t *isa, plans []*plan, stubRNG *rand.Rand, rngOf fu
 		_, rng := idleCount(p.Seed)
 		p.addIdle(t, n, rng)
 	}
+	p.addEdges(t)
 }
 
 // selectPatterns returns the catalog entries named (nil: all), in catalog

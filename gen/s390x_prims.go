@@ -13,16 +13,19 @@ import (
 const s390xStubSize = 32
 
 // s390xPLTStub: stmg %r14,%r15,112(%r15); aghi %r15,-160; lghi %r1,index;
-// lmg %r14,%r15,272(%r15); jg fn; nopr to 32 bytes. The RA is saved and
+// lmg %r14,%r15,272(%r15); nopr to 32 bytes; jg fn. The RA is saved and
 // the CFA moves to %r15+320 inside the stub; the lmg reloads both before
-// the jump.
+// the jump. The nops come before the jump, so that a stub entered runs at
+// every instruction of its 32 bytes: a PCMASK lookup is met at each.
 func s390xPLTStub(b *builder, index int, fn string) {
 	s390xSave(b, s390xR14)
 	s390xAghi(b, s390xR15, -s390xSaveArea)
 	s390xLghi(b, s390xR1, int16(index))
 	s390xRestore(b, s390xR14, s390xR15)
+	for range (s390xStubSize - b.size() - 6) / 2 { // jg is 6 bytes
+		b.insn([]byte{0x07, 0x07}, "nopr %%r7")
+	}
 	s390xLong(b, 0xf4, "jg ", fn)
-	b.padding([]byte{0x07, 0x07}, (s390xStubSize-b.size())/2, "nopr %%r7")
 }
 
 // s390xPad fills at least n bytes with an lgfi %r1 (6 bytes) repeated, then

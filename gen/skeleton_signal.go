@@ -99,7 +99,7 @@ func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 	// path and by shape. The choices depend on nothing but the program,
 	// the seed and the path.
 	sure := reachedOnEveryPath(p, plans)
-	var lrOrEdge, edge, any [][2]int
+	var lrOrEdge, edge, bounds, any [][2]int
 	for fi, f := range p.Funcs {
 		if f.Kind != "" {
 			continue // not in a handler, not in the trampoline
@@ -112,6 +112,14 @@ func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 			any = append(any, at)
 			if fi == 0 {
 				continue
+			}
+			// A function's bounds (gaps.go): its last instruction, and the
+			// first of a function right after one that ends in a call,
+			// where PC-1 lies in that call: the interrupted PC is exact,
+			// and an unwinder that looks it up minus one, as it would a
+			// return address, takes the wrong function's row.
+			if oi == len(f.ops)-1 && o.pad == 0 || oi == 0 && p.Funcs[fi-1].endsInCall() {
+				bounds = append(bounds, at)
 			}
 			// The instructions where the rule changes: prologues,
 			// epilogues, around a call's frame adjustments.
@@ -155,7 +163,7 @@ func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 			}
 			return slices.DeleteFunc(slices.Clone(c), clash)
 		}
-		sure, lrOrEdge, edge, any := ok(sure), ok(lrOrEdge), ok(edge), ok(any)
+		sure, lrOrEdge, edge, bounds, any := ok(sure), ok(lrOrEdge), ok(edge), ok(bounds), ok(any)
 		if len(any) == 0 {
 			continue // no signal on this path
 		}
@@ -166,7 +174,9 @@ func addSignals(t *isa, p *Program, plans []*plan, paths int) {
 			return c[rng.IntN(len(c))]
 		}
 		var at [2]int
-		switch k := rng.IntN(10); {
+		switch k := rng.IntN(12); {
+		case k >= 10 && len(bounds) > 0:
+			at = pick(bounds)
 		case k < 3 || len(lrOrEdge) == 0 && k < 6:
 			at = pick(sure)
 		case k < 6:

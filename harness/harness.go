@@ -39,6 +39,10 @@ type Options struct {
 	// Failure: a caller that knows a machine state to be no real one, or
 	// a limit of the consumer's, keeps it out of the verdicts.
 	Aside func(expected []frame.Frame, r consumer.Result, j oracle.Judgement) string
+	// NoProbes turns the probe lookups (Result.Probes) off: for foreign
+	// code (a real program's) whose symbols need not name every function
+	// that has unwind information, a byte in no symbol may well have some.
+	NoProbes bool
 	// Lenient, when set, is every run's emu.Run.Lenient (calls leaving
 	// the image return at once, system calls are skipped, unmapped memory
 	// is mapped on demand); SetLenient changes it between images.
@@ -56,6 +60,9 @@ type Failure struct {
 	Expected  []frame.Frame
 	Got       []frame.Frame
 	Err       error // what the consumer stopped with
+	// Probe: the lookup was a probe at PC, which lies in no function
+	// (oracle.ProbePCs), with the registers of step Step otherwise.
+	Probe bool
 	// Warnings are the producer's warnings about the function the
 	// consumer stopped in, for a NOINFO: why the function has no FDE (an
 	// FDE GNU as skipped for CFI it cannot express).
@@ -72,6 +79,12 @@ type Result struct {
 	PathSteps []int
 	Steps     int                // instructions executed and judged, all paths
 	Counts    [verdict.Count]int // steps per verdict (never Invalid: that judges the section)
+	// Probes counts the probe lookups per verdict: at the first step of
+	// the first run whose FP is not zero, the consumer is asked once more
+	// for every PC of oracle.ProbePCs, with that step's registers and PC
+	// there; OK means it found no unwind information (oracle.JudgeProbe).
+	// They are not in Steps or Counts.
+	Probes [verdict.Count]int
 	// Aside counts the steps Options.Aside set aside, by its class; they
 	// are in Steps but not in Counts.
 	Aside map[string]int
@@ -88,10 +101,13 @@ type Result struct {
 	// Violations are the rules the section breaks (validate.Section),
 	// warnings included.
 	Violations []verdict.Violation
-	Failures   []Failure // the first MaxFailures failing steps
-	LoadErr    error     // the consumer refused the section (every step is then ERROR)
-	RunErr     error     // the emulation stopped early: fault, budget, oracle
-	Executed   []uint64  // PCs in execution order, when Trace asked for them
+	// Expected are the violations ExpectViolations took out of
+	// Violations: rules a section breaks on purpose.
+	Expected []verdict.Violation
+	Failures []Failure // the first MaxFailures failing steps
+	LoadErr  error     // the consumer refused the section (every step is then ERROR)
+	RunErr   error     // the emulation stopped early: fault, budget, oracle
+	Executed []uint64  // PCs in execution order, when Trace asked for them
 	// ExpectedAt are the oracle's frames at each step of Executed, when
 	// Options.KeepExpected asked for them (the HTML report shows them
 	// beside each instruction).
@@ -114,11 +130,35 @@ type Result struct {
 // Invalid reports whether the section breaks a rule (warnings aside).
 func (r *Result) Invalid() bool { return validate.Invalid(r.Violations) }
 
+// ExpectViolations moves the violations of the rules named (validate.Rule)
+// from Violations to Expected: a campaign that gives a consumer a layout
+// shape the version's strict rules forbid (campaign.LayoutStatus) expects
+// its section INVALID for them, and for nothing else.
+func (r *Result) ExpectViolations(rules []string) {
+	if len(rules) == 0 {
+		return
+	}
+	kept := r.Violations[:0]
+	for _, v := range r.Violations {
+		if slices.Contains(rules, v.Rule) {
+			r.Expected = append(r.Expected, v)
+		} else {
+			kept = append(kept, v)
+		}
+	}
+	r.Violations = kept
+}
+
 // Clean reports whether the section is valid, every step was OK and the
 // run completed.
 func (r *Result) Clean() bool {
 	return r.RunErr == nil && r.LoadErr == nil && !r.Invalid() &&
-		r.Counts[verdict.Wrong]+r.Counts[verdict.NoInfo]+r.Counts[verdict.Error] == 0
+		r.Counts[verdict.Wrong]+r.Counts[verdict.NoInfo]+r.Counts[verdict.Error] == 0 && r.ProbesFailed() == 0
+}
+
+// ProbesFailed is how many probe lookups were not OK.
+func (r *Result) ProbesFailed() int {
+	return r.Probes[verdict.Wrong] + r.Probes[verdict.NoInfo] + r.Probes[verdict.Error]
 }
 
 // Checker checks images of one target.
@@ -134,7 +174,11 @@ type Checker struct {
 	res      *Result
 	expected []frame.Frame
 	batch    [][]frame.Frame // expected frames of the steps waiting for a batch consumer
-	diffs    []*rowPair      // their rows against the reference's (nil: no differential)
+	probe    []bool          // whether each of them is a probe (expected: frame 0 alone)
+	probePCs []uint64        // the image's (oracle.ProbePCs)
+	probed   bool            // whether this image's probes are asked
+	probeReg machine.Registers
+	diffs    []*rowPair // their rows against the reference's (nil: no differential)
 	diff     *differ
 	attr     *attribution // CheckProgram's; nil: no attribution
 	steps    []consumer.Step
@@ -200,6 +244,9 @@ func (c *Checker) SetBacktraces(s *BacktraceStats) *BacktraceStats {
 	return old
 }
 
+// SetProbes sets Options.NoProbes to !on for the next images.
+func (c *Checker) SetProbes(on bool) { c.opt.NoProbes = !on }
+
 // SetLenient sets Options.Lenient for the next images.
 func (c *Checker) SetLenient(l *emu.Lenient) { c.opt.Lenient = l }
 
@@ -250,7 +297,11 @@ func (c *Checker) check(img *image.Image, cons consumer.Consumer, record bool) *
 		res.LoadErr = err
 	}
 	c.img, c.cons, c.tracker, c.res, c.record = img, cons, tr, res, record
-	c.batch, c.steps, c.diffs = c.batch[:0], c.steps[:0], c.diffs[:0]
+	c.batch, c.steps, c.diffs, c.probe = c.batch[:0], c.steps[:0], c.diffs[:0], c.probe[:0]
+	c.probePCs, c.probed = c.probePCs[:0], false
+	if !c.opt.NoProbes {
+		c.probePCs = oracle.ProbePCs(c.probePCs, img)
+	}
 	paths := img.Paths
 	if len(paths) == 0 {
 		paths = []map[int]uint64{nil}
@@ -307,29 +358,44 @@ func (c *Checker) step(s *emu.Step) error {
 	}
 	if c.res.LoadErr != nil {
 		c.judge(s.Index, s.Regs.PC, c.expected, &consumer.Result{Err: c.res.LoadErr}, d)
+		c.probes(s)
 		return nil
 	}
 	if c.cons.BatchSize() <= 1 {
-		// The step and the result are written and read in place, field
-		// by field: a struct built on the stack and copied whole is read
-		// back with wide loads that stall on the stores that built it
-		// (perf annotate: the hottest instructions of step and judge).
-		if len(c.steps) == 0 {
-			c.steps = append(c.steps, consumer.Step{})
-		}
-		c.steps = c.steps[:1]
-		st := &c.steps[0]
-		st.Index, st.Regs, st.Mem, st.Snapshot = s.Index, s.Regs, s, nil
-		if len(c.out) == 0 {
-			c.out = make([]consumer.Result, 1)
-		}
-		if err := c.cons.Unwind(c.steps, c.out[:1]); err != nil {
-			c.judge(s.Index, s.Regs.PC, c.expected, &consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}, d)
-			return nil
-		}
-		c.judge(s.Index, s.Regs.PC, c.expected, &c.out[0], d)
+		c.judge(s.Index, s.Regs.PC, c.expected, c.unwindOne(s, s.Regs), d)
+		c.probes(s)
 		return nil
 	}
+	c.enqueue(s, c.expected, d, false)
+	c.probes(s)
+	return nil
+}
+
+// unwindOne asks an in-process consumer for the backtrace from regs, the
+// live machine's memory. The step and the result are written and read in
+// place, field by field: a struct built on the stack and copied whole is
+// read back with wide loads that stall on the stores that built it (perf
+// annotate: the hottest instructions of step and judge). The result lives
+// until the next call.
+func (c *Checker) unwindOne(s *emu.Step, regs *machine.Registers) *consumer.Result {
+	if len(c.steps) == 0 {
+		c.steps = append(c.steps, consumer.Step{})
+	}
+	c.steps = c.steps[:1]
+	st := &c.steps[0]
+	st.Index, st.Regs, st.Mem, st.Snapshot = s.Index, regs, s, nil
+	if len(c.out) == 0 {
+		c.out = make([]consumer.Result, 1)
+	}
+	if err := c.cons.Unwind(c.steps, c.out[:1]); err != nil {
+		return &consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}
+	}
+	return &c.out[0]
+}
+
+// enqueue adds a step for a batch consumer, a probe at its PC when probe
+// is set (expected is then frame 0 alone), and sends the batch when full.
+func (c *Checker) enqueue(s *emu.Step, expected []frame.Frame, d *rowPair, probe bool) {
 	// A batch's snapshots and expected frames live until it is judged
 	// (consumer.Step: the consumer must copy what it keeps), so their
 	// buffers serve the next batch.
@@ -340,18 +406,61 @@ func (c *Checker) step(s *emu.Step) error {
 	}
 	snap := &c.snaps[n]
 	snapshotInto(snap, s, c.target, c.img.Symbols)
+	if probe {
+		snap.Regs.PC = expected[0].PC
+	}
 	c.diffs = append(c.diffs, d)
+	c.probe = append(c.probe, probe)
 	if n < cap(c.batch) {
 		c.batch = c.batch[:n+1]
-		c.batch[n] = append(c.batch[n][:0], c.expected...)
+		c.batch[n] = append(c.batch[n][:0], expected...)
 	} else {
-		c.batch = append(c.batch, append([]frame.Frame(nil), c.expected...))
+		c.batch = append(c.batch, append([]frame.Frame(nil), expected...))
 	}
 	c.steps = append(c.steps, consumer.Step{Index: s.Index, Regs: &snap.Regs, Mem: snap, Snapshot: snap})
 	if len(c.batch) >= c.cons.BatchSize() {
 		c.flush()
 	}
-	return nil
+}
+
+// probes asks the consumer, at the first step of the first run whose FP
+// is not zero, for a backtrace from every probe PC of the image with that
+// step's registers otherwise (Result.Probes); in-process consumers are
+// asked at once, batch consumers in the step batches like any step. The
+// FP is not zero because a frame pointer of zero marks the outermost
+// frame to some unwinders (glibc's), whatever the PC: they end the trace
+// there without looking the PC up.
+func (c *Checker) probes(s *emu.Step) {
+	if c.probed || c.path != 0 || s.Regs.Regs[c.target.FP()] == 0 {
+		return
+	}
+	c.probed = true
+	sp, fp := s.Regs.Regs[c.target.SP()], s.Regs.Regs[c.target.FP()]
+	for _, pc := range c.probePCs {
+		f := [1]frame.Frame{{PC: pc, SP: sp, FP: fp}}
+		switch {
+		case c.res.LoadErr != nil:
+			c.judgeProbe(s.Index, f[0], consumer.Result{Err: c.res.LoadErr})
+		case c.cons.BatchSize() <= 1:
+			c.probeReg = *s.Regs
+			c.probeReg.PC = pc
+			c.judgeProbe(s.Index, f[0], *c.unwindOne(s, &c.probeReg))
+		default:
+			c.enqueue(s, f[:], nil, true)
+		}
+	}
+}
+
+// judgeProbe judges the backtrace r from probe frame f's PC.
+func (c *Checker) judgeProbe(index int, f frame.Frame, r consumer.Result) {
+	j := oracle.JudgeProbe(f.PC, f.SP, f.FP, r.Frames, r.Err)
+	c.res.Probes[j.Verdict]++
+	if j.Verdict == verdict.OK || len(c.res.Failures) >= c.opt.MaxFailures {
+		return
+	}
+	fl := c.failure(index, f.PC, []frame.Frame{f}, r, nil, j)
+	fl.Probe, fl.Insn = true, "(no instruction: a probe in no function)"
+	c.res.Failures = append(c.res.Failures, fl)
 }
 
 // flush sends buffered steps to a batch consumer and judges them.
@@ -369,9 +478,13 @@ func (c *Checker) flush() {
 		if err != nil {
 			r = consumer.Result{Err: fmt.Errorf("%s: %w", c.cons.Name(), err)}
 		}
+		if c.probe[i] {
+			c.judgeProbe(c.steps[i].Index, expected[0], r)
+			continue
+		}
 		c.judge(c.steps[i].Index, c.steps[i].Regs.PC, expected, &r, c.diffs[i])
 	}
-	c.batch, c.steps, c.diffs = c.batch[:0], c.steps[:0], c.diffs[:0]
+	c.batch, c.steps, c.diffs, c.probe = c.batch[:0], c.steps[:0], c.diffs[:0], c.probe[:0]
 }
 
 // judge judges one step; d, when the differential runs, is the step's

@@ -43,10 +43,13 @@ const (
 var LayoutNames = []string{LayoutAuxHeader, LayoutUnsorted, LayoutSectionRelative, LayoutPadding, LayoutConcatenated, LayoutModules}
 
 // LayoutShape says whether SFrame version v can carry a layout shape: Why
-// is "" when it can, else the reason it cannot.
+// is "" when it can, else the reason it cannot. Violates, when set, is the
+// rule (an sframe sentinel error) a section with the shape breaks: the
+// shape can be written, but the version's strict rules forbid it.
 type LayoutShape struct {
-	Name string
-	Why  string
+	Name     string
+	Why      string
+	Violates error
 }
 
 // LayoutShapes lists every shape with what version v says of it.
@@ -57,8 +60,10 @@ func LayoutShapes(v int) []LayoutShape {
 		switch {
 		case v >= 3 && n == LayoutAuxHeader:
 			out[i].Why = "SFrame v3's strict rules (the Linux unwinder's) forbid an auxiliary header"
+			out[i].Violates = sframe.ErrBadAuxHeader
 		case v >= 3 && n == LayoutUnsorted:
 			out[i].Why = "SFrame v3's strict rules (the Linux unwinder's) require sorted FDEs"
+			out[i].Violates = sframe.ErrNotSorted
 		case v >= 3 && n == LayoutSectionRelative:
 			out[i].Why = "SFrame v3 function starts are always PC-relative"
 		}

@@ -393,6 +393,10 @@ func csmithSeed(w *campaign.Worker, seed uint64, opt CsmithOptions, dir string, 
 		if err != nil {
 			return out, err
 		}
+		// A compiled program's symbols need not name every function with
+		// unwind information (crt's, the libc's): no probes.
+		chk.SetProbes(false)
+		defer chk.SetProbes(true)
 		for _, on := range opts {
 			o, err := FindOpt(on)
 			if err != nil {

@@ -21,7 +21,7 @@ func Regenerate(c *corpus.Case) (*gen.Program, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%s: the case has no generator coordinates (format %s): regenerate it with 'sfconform run --seed %d'", c.Target, c.Format, c.Seed)
 	}
-	opt := gen.Options{Funcs: g.Funcs, MaxDepth: g.MaxDepth, Patterns: g.Patterns, SFrameVersion: g.SFrameVersion, Paths: g.Paths}
+	opt := gen.Options{Funcs: g.Funcs, MaxDepth: g.MaxDepth, Patterns: g.Patterns, SFrameVersion: g.SFrameVersion, Paths: g.Paths, Idle: g.Idle}
 	var rs []gen.Reduction
 	for _, r := range g.Reductions {
 		rs = append(rs, gen.Reduction{Op: r.Op, Func: r.Func, Callee: r.Callee, N: r.N})

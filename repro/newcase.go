@@ -102,7 +102,14 @@ func SizeOf(s gen.Size) corpus.Size {
 // GeneratorOf is gen's coordinates of a program.
 func GeneratorOf(p *gen.Program) *corpus.Generator {
 	o := p.GenOptions()
-	g := &corpus.Generator{Seed: p.Seed, Funcs: o.Funcs, MaxDepth: o.MaxDepth, Patterns: o.Patterns, SFrameVersion: o.SFrameVersion, Paths: o.Paths}
+	g := &corpus.Generator{Seed: p.Seed, Funcs: o.Funcs, MaxDepth: o.MaxDepth, Patterns: o.Patterns, SFrameVersion: o.SFrameVersion, Paths: o.Paths, Idle: o.Idle}
+	if g.Idle == 0 {
+		// The seed's count now, written down: a replay must not depend on
+		// how a later generator derives it.
+		if g.Idle = gen.IdleCount(p.Seed); g.Idle == 0 {
+			g.Idle = -1
+		}
+	}
 	for _, r := range p.Applied() {
 		g.Reductions = append(g.Reductions, corpus.Reduction{Op: r.Op, Func: r.Func, Callee: r.Callee, N: r.N})
 	}

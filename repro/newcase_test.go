@@ -2,6 +2,7 @@ package repro
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,7 +109,16 @@ func TestNewCaseOfInvalidSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	fdes := prog.FDEs()
-	fdes[1].Size += 8 // runs into the next function
+	// A function right before the next one (no gap, whose bytes a probe
+	// would find covered) whose FDE runs into it.
+	k := slices.IndexFunc(fdes, func(f sframe.FDE) bool {
+		i := slices.IndexFunc(prog.Funcs, func(g *gen.Func) bool { return g.Addr == f.Start })
+		return i > 0 && i+1 < len(prog.Funcs) && len(prog.Funcs[i].Gap) == 0 && f.PCType == sframe.PCInc
+	})
+	if k < 0 {
+		t.Fatal("no function right before another")
+	}
+	fdes[k].Size += 8
 	img, err := producer.BuiltinFrom(prog, 2, fdes)
 	if err != nil {
 		t.Fatal(err)
@@ -140,4 +150,32 @@ func laidOut(t target.Target, seed int64, v int) (*gen.Program, error) {
 		return nil, err
 	}
 	return p, p.Layout(harness.CodeBase)
+}
+
+// A reproducer writes down the idle functions its program was made with,
+// and a replay makes that many, whatever the seed's own count is.
+func TestGeneratorKeepsTheIdleCount(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []int64{1, 20} {
+		p, err := gen.Generate(target.X86_64, seed, gen.Options{Paths: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := GeneratorOf(p)
+		want := gen.IdleCount(seed)
+		if want == 0 {
+			want = -1
+		}
+		if g.Idle != want || p.IdleFuncs() != max(want, 0) {
+			t.Errorf("seed %d: recorded idle %d, program has %d, want %d", seed, g.Idle, p.IdleFuncs(), want)
+		}
+	}
+	c := &corpus.Case{Target: target.X86_64.Name(), Seed: 20, Generator: &corpus.Generator{Seed: 20, Paths: 1, Idle: 5}}
+	p, err := Regenerate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.IdleFuncs(); n != 5 {
+		t.Errorf("replayed with idle 5: %d idle functions (seed 20's count is %d)", n, gen.IdleCount(20))
+	}
 }

@@ -63,9 +63,12 @@ func violation(err error) verdict.Violation {
 	if !errors.As(err, &fe) {
 		return verdict.Violation{Rule: "undecodable", Detail: err.Error()}
 	}
-	rule := strings.TrimPrefix(fe.Err.Error(), "sframe: ")
-	return verdict.Violation{Rule: rule, Offset: fe.Off, Detail: fe.Msg, Warning: isWarning(fe.Err)}
+	return verdict.Violation{Rule: Rule(fe.Err), Offset: fe.Off, Detail: fe.Msg, Warning: isWarning(fe.Err)}
 }
+
+// Rule is the name a violation of the sframe rule err (a sentinel such as
+// sframe.ErrNotSorted) has.
+func Rule(err error) string { return strings.TrimPrefix(err.Error(), "sframe: ") }
 
 // isWarning names the findings that real toolchains produce and reference
 // consumers accept: an FRE that starts at its function's end (GNU as 2.40

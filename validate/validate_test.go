@@ -43,7 +43,7 @@ func TestBuiltinSectionsAreValid(t *testing.T) {
 
 func TestViolations(t *testing.T) {
 	t.Parallel()
-	overlap := builtin(t, target.X86_64, 3, func(f []sframe.FDE) { f[2].Size += 4 })
+	overlap := builtin(t, target.X86_64, 3, func(f []sframe.FDE) { f[2].Size = uint32(f[3].Start-f[2].Start) + 4 }) // over any gap, into the next
 	wrongTarget := builtin(t, target.AArch64, 3, nil)
 	wrongTarget.Target = target.X86_64
 	truncated := builtin(t, target.S390X, 2, nil)

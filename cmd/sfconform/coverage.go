@@ -25,8 +25,11 @@ express, as a run's cell with the builtin consumer makes them, runs every
 path of each, and reports per target and producer the section shapes the
 cell's sections had (functions per section, FRE start sizes, auxiliary
 header, unsorted, section-relative starts, padding after the last FRE,
-concatenated sections; a zero is a shape the cell never met, and the
-cell's note says why a layout was not produced), the share of
+concatenated sections) and the function edges its programs had (a gap,
+padding or the next function after any function and after one ending in
+a call; signals at a function's first or last instruction): a zero is a
+shape the cell never met, and the cell's note says why a layout was not
+produced; then the share of
 functions, instructions and rows executed, how many executed instructions
 had each kind of unwind rule or needed each SFrame field size (PCMASK FDE,
 2- and 4-byte FRE starts; data words of 1, 2 or 4 bytes as sframe.Encode
@@ -89,7 +92,7 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 				if err != nil {
 					return fail(fmt.Errorf("%s seed %d: %w", t.Name(), s, err))
 				}
-				for _, n := range names {
+				for _, n := range append(names, prog.EdgeShapes()...) {
 					shapes[n]++
 				}
 				res := chk.Trace(img, cons)
@@ -115,6 +118,10 @@ func printCoverage(w io.Writer, t target.Target, prod string, c *gen.Coverage, s
 	fmt.Fprintf(w, "%s (%s mix, %d programs, %d executed instructions)\n", t.Name(), prod, c.Programs, c.Steps)
 	fmt.Fprintf(w, "  section shapes (programs whose section has each; %s):\n", layoutNote)
 	for _, k := range producer.SectionShapeNames {
+		fmt.Fprintf(w, "    %-24s %d\n", k, shapes[k])
+	}
+	fmt.Fprintf(w, "  function edges (programs with each: what follows a function, one ending in a call; signals at a function's bounds):\n")
+	for _, k := range gen.EdgeShapeNames {
 		fmt.Fprintf(w, "    %-24s %d\n", k, shapes[k])
 	}
 	fmt.Fprintf(w, "  functions executed     %s (%d of %d)\n", pct(c.FuncsRun, c.Funcs), c.FuncsRun, c.Funcs)

@@ -257,7 +257,7 @@ func addCell(m, c *cell) {
 	if m.Target == "" {
 		*m = cell{Target: c.Target, Producer: c.Producer, Consumer: c.Consumer, SFrameVersion: c.SFrameVersion,
 			Status: c.Status, Reason: c.Reason, Verdicts: map[string]int{}, Unexpressed: c.Unexpressed, Beyond: c.Beyond,
-			UnexpressedWhy: c.UnexpressedWhy, ProducerVersion: c.ProducerVersion, Packages: c.Packages}
+			UnexpressedWhy: c.UnexpressedWhy, ProducerVersion: c.ProducerVersion, Packages: c.Packages, Layouts: c.Layouts}
 	}
 	switch {
 	case c.Status == "error" || m.Status == "error":
@@ -287,6 +287,8 @@ func addCell(m, c *cell) {
 		}
 	}
 	m.WrongFields = addCounts(m.WrongFields, c.WrongFields)
+	m.Probes = addCounts(m.Probes, c.Probes)
+	m.ExpectedInvalid += c.ExpectedInvalid
 	m.AtOutermost = addCounts(m.AtOutermost, c.AtOutermost)
 	for p, why := range c.Limited {
 		if m.Limited == nil {

@@ -29,13 +29,13 @@ func TestRunCellsTable(t *testing.T) {
 		"x86-64 builtin-v3 x builtin": "clean", "x86-64 builtin-v3 x llvm-readobj-23": "unsupported",
 	}
 	for _, c := range cells {
-		if c.Status != want[c.Name()] || c.Status == "clean" && (c.Programs != 6 || c.Instructions == 0) {
-			t.Errorf("%s: %s (%s), %d programs", c.Name(), c.Status, c.Reason, c.Programs)
+		if c.Status != want[c.Name()] || c.Status == "clean" && (c.Programs != 6 || c.Instructions == 0 || c.Probes["OK"] == 0) {
+			t.Errorf("%s: %s (%s), %d programs, probes %v", c.Name(), c.Status, c.Reason, c.Programs, c.Probes)
 		}
 	}
 	var out bytes.Buffer
 	printSummary(&out, cells)
-	for _, s := range []string{"x86-64 builtin-v3 x llvm-readobj-23: unsupported (", "patterns far-code", "not in the mix"} {
+	for _, s := range []string{"  probes  ", "x86-64 builtin-v3 x llvm-readobj-23: unsupported (", "patterns far-code", "not in the mix"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("the table does not say %q:\n%s", s, out.String())
 		}

@@ -19,12 +19,12 @@ import (
 // ones judged OK), and the exact package versions the row ran.
 func printSummary(w io.Writer, cells []*cell) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tproducer\tconsumer\tprograms\tinstructions\tOK\tWRONG\tNOINFO\tERROR\tINVALID\tdiffers\tequiv\tfailed programs\tinstr/s\tversion\t")
+	fmt.Fprintln(tw, "target\tproducer\tconsumer\tprograms\tinstructions\tOK\tWRONG\tNOINFO\tERROR\tINVALID\tprobes\tdiffers\tequiv\tfailed programs\tinstr/s\tversion\t")
 	var notes []string
 	for _, c := range cells {
 		switch c.Status {
 		case "unsupported", "error":
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", c.Target, c.Producer, c.Consumer)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\n", c.Target, c.Producer, c.Consumer)
 			notes = append(notes, fmt.Sprintf("%s %s x %s: %s (%s)", c.Target, c.Producer, c.Consumer, c.Status, c.Reason))
 			continue
 		}
@@ -39,9 +39,9 @@ func printSummary(w io.Writer, cells []*cell) {
 		if c.Packages != "" {
 			version = c.Packages
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%.0f\t%s\t\n", c.Target, c.Producer, c.Consumer, c.Programs, c.Instructions,
-			c.Counts[verdict.OK], c.Counts[verdict.Wrong], c.Counts[verdict.NoInfo], c.Counts[verdict.Error], c.Counts[verdict.Invalid],
-			diff, equiv, c.Failed, rate, version)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", c.Target, c.Producer, c.Consumer, c.Programs, c.Instructions,
+			c.Counts[verdict.OK], c.Counts[verdict.Wrong], c.Counts[verdict.NoInfo], c.Counts[verdict.Error], invalidColumn(c),
+			probeColumn(c.Probes), diff, equiv, c.Failed, rate, version)
 	}
 	tw.Flush()
 	for _, n := range notes {
@@ -63,6 +63,9 @@ func printSummary(w io.Writer, cells []*cell) {
 				by = append(by, fmt.Sprintf("%s %d", f, c.WrongFields[f]))
 			}
 			parts = append(parts, "WRONG at "+strings.Join(by, ", "))
+		}
+		if n := probesFailed(c.Probes); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d probes at PCs in no function not NOINFO (%s)", n, verdictCounts(c.Probes)))
 		}
 		if len(c.AtOutermost) > 0 {
 			failing, at := 0, 0
@@ -129,4 +132,50 @@ func describe(res *harness.Result) string {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// probeColumn is the table's probes: how many lookups at PCs in no
+// function were judged, and how many of them failed.
+func probeColumn(p map[string]int) string {
+	n := 0
+	for _, k := range p {
+		n += k
+	}
+	if f := probesFailed(p); f > 0 {
+		return fmt.Sprintf("%d (%d failed)", n, f)
+	}
+	return strconv.Itoa(n)
+}
+
+// probesFailed counts the probes not judged OK.
+func probesFailed(p map[string]int) int {
+	n := 0
+	for v, k := range p {
+		if v != verdict.OK.String() {
+			n += k
+		}
+	}
+	return n
+}
+
+// verdictCounts lists counts by verdict name: "WRONG 3, ERROR 1".
+func verdictCounts(p map[string]int) string {
+	var out []string
+	for v := verdict.Wrong; v < verdict.Invalid; v++ {
+		if n := p[v.String()]; n > 0 {
+			out = append(out, fmt.Sprintf("%s %d", v, n))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// invalidColumn is the table's INVALID: the programs whose section breaks
+// a rule, and apart, those that break only what the cell produced on
+// purpose ("0 (+12 expected)").
+func invalidColumn(c *cell) string {
+	s := strconv.Itoa(c.Counts[verdict.Invalid])
+	if c.ExpectedInvalid > 0 {
+		s += fmt.Sprintf(" (+%d expected)", c.ExpectedInvalid)
+	}
+	return s
 }
