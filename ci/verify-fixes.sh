@@ -44,7 +44,9 @@
 # copies of those files:
 #   1. the glibc consumer (consumer/glibc/glibc.c, its shim and cprotocol)
 #      is built as setup step 7 builds it, twice, into $WORK: from the
-#      files as they are and from a copy with the patch applied.
+#      files as they are and from a copy with the patch applied (with
+#      NNN-inputs/glibc/host first on the include path when it exists:
+#      stand-ins for arch headers of the patch the host cannot compile).
 #   2. replay the finding: NNN-inputs/glibc/replay.sh GLIBC-DIR (GLIBC-DIR
 #      holds glibc's files, sysdeps/...; the script compiles its own
 #      driver against them): expected-unfixed.txt with the files as they
@@ -321,16 +323,18 @@ verify_programs() {
 	done
 }
 
-# build_glibc_consumer GLIBC-DIR VERSION OUT: the glibc consumer built from
-# the glibc files in GLIBC-DIR as setup step 7 builds it (the same
-# compiler lines: glibc's files unmodified, the shim first), into
-# OUT/sfconform-glibc.
+# build_glibc_consumer GLIBC-DIR VERSION OUT [HOST-DIR]: the glibc consumer
+# built from the glibc files in GLIBC-DIR as setup step 7 builds it (the
+# same compiler lines: glibc's files unmodified, the shim first), into
+# OUT/sfconform-glibc; HOST-DIR, when given, is searched for headers after
+# the shim and before glibc's (a finding's stand-in for an arch header the
+# host cannot compile).
 build_glibc_consumer() {
-	local src=$1 ver=$2 out=$3 c="$REPO/consumer"
+	local src=$1 ver=$2 out=$3 host=${4:-} c="$REPO/consumer"
 	rm -rf "$out"
 	mkdir -p "$out"
 	local cflags=(-O2 -g -Wall -std=gnu11 -include "$c/glibc/shim/prelude.h" -I "$c/glibc/shim"
-		-I "$src/sysdeps/unix/sysv/linux/x86_64" -I "$src/sysdeps/generic")
+		${host:+-I "$host"} -I "$src/sysdeps/unix/sysv/linux/x86_64" -I "$src/sysdeps/generic")
 	{
 		nice -n 19 gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe-read.c" -o "$out/sframe-read.o" &&
 			nice -n 19 gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe.c" -o "$out/sframe.o" &&
@@ -358,9 +362,16 @@ verify_glibc() {
 	mkdir -p "$tree"
 	cp -a "$gsrc/." "$tree"
 	patch -d "$tree" -p1 --quiet --no-backup-if-mismatch <"$patch" >&2 || die "$patch does not apply to glibc $gver's files"
-	local un="$WORK/unpatched-glibc" fx="$WORK/$n-glibc/consumer" got
-	build_glibc_consumer "$gsrc" "$gver" "$un"
-	build_glibc_consumer "$tree" "$gver+$base" "$fx"
+	local un="$WORK/unpatched-glibc" fx="$WORK/$n-glibc/consumer" got host=
+	# A finding whose patch adds an arch header the host cannot compile
+	# (026: AArch64's XPACLRI) has a stand-in for it in host/, used by its
+	# replay and by both consumers alike.
+	if [[ -d $inputs/host ]]; then
+		host=$inputs/host un="$WORK/$n-glibc/unpatched-consumer"
+		log "$base: both consumers built with $host first on the include path"
+	fi
+	build_glibc_consumer "$gsrc" "$gver" "$un" "$host"
+	build_glibc_consumer "$tree" "$gver+$base" "$fx" "$host"
 	log "$base: built in $((SECONDS - t0))s (wall)"
 	if [[ -x $inputs/replay.sh ]]; then
 		got=$("$inputs/replay.sh" "$gsrc" 2>&1 || true)
