@@ -20,7 +20,7 @@ import (
 // (another branch sharing the cache) is never taken for this one.
 // TestSourceHashIsSetups holds the patterns to every file on disk.
 //
-//go:embed */*.c */*.h */*/*.h
+//go:embed */*.c */*.h */*/*.h */*/*/*/*.h
 var cSources embed.FS
 
 // SourceHash is the content hash of the C sources a consumer is built

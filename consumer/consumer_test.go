@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
@@ -64,7 +65,8 @@ func x86Image(t *testing.T) *image.Image {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &image.Image{Target: target.X86_64, SFrame: sec, SFrameAddr: 0x4000}
+	code := append(bytes.Repeat([]byte{0x90}, 0x1f), 0xc3) // the function: nops and a ret
+	return &image.Image{Target: target.X86_64, SFrame: sec, SFrameAddr: 0x4000, Code: code, CodeAddr: 0x1000}
 }
 
 // The builtin consumer reports the frame it could not unwind as Partial

@@ -125,7 +125,7 @@ func (e *Exec) SetTimeout(d time.Duration) {
 func (e *Exec) Protocol() int { return e.proto }
 
 // LayoutsRead is what the consumer's registry entry declares it reads
-// (LayoutsRead of its name) and, when it speaks protocol version 2,
+// (LayoutsRead of its name) and, when it speaks protocol version 2 or later,
 // images of several modules: the program is started to learn its version.
 func (e *Exec) LayoutsRead() []string {
 	out := slices.Clone(LayoutsRead(e.name))
@@ -196,7 +196,7 @@ func (e *Exec) load() error {
 		return fmt.Errorf("%s: %w (it speaks version %d; the image has %d modules)", e.name, ErrModulesUnsupported, e.proto, len(e.img.Modules))
 	}
 	e.proc.stdin.SetWriteDeadline(time.Now().Add(e.timeout))
-	if err := writeLoad(e.proc.in, e.img); err != nil {
+	if err := writeLoad(e.proc.in, e.img, e.proto); err != nil {
 		return e.fail(fmt.Errorf("sending the section: %w", err))
 	}
 	line, err := e.readLine()

@@ -29,9 +29,14 @@ func init() {
 
 // Glibc is the SFrame stack tracer of the GNU C library (2.42 and later,
 // behind backtrace() when built with --enable-sframe): glibc's own
-// sysdeps/generic/sframe-read.c, sframe.c and x86-64's uw-sigframe.h from
+// sysdeps/generic/sframe-read.c and sframe.c with the target's
+// uw-sigframe.h (x86-64's, and AArch64's for AArch64 sections) from
 // Debian sid's glibc source package, compiled unmodified by ci/setup.sh
 // step 7 with the driver in consumer/glibc and run as an exec consumer.
+// It speaks protocol version 3: the image's code is mapped at its
+// addresses, so uw-sigframe.h's signal-trampoline check (at a PC without
+// an FRE) reads the real instructions and glibc's own signal-frame
+// decoding is judged.
 //
 // glibc decides whether it reads a section (SFrame version 2 in the host's
 // byte order only: x86-64 and AArch64 little-endian, v2; Supports says why

@@ -3,6 +3,7 @@ package consumer
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -105,7 +106,7 @@ func TestExecModules(t *testing.T) {
 	if err := e.Load(img); err != nil {
 		t.Fatal(err)
 	}
-	if e.Protocol() != 2 || !strings.Contains(strings.Join(e.LayoutsRead(), ","), "modules") {
+	if e.Protocol() != ProtocolVersion || !strings.Contains(strings.Join(e.LayoutsRead(), ","), "modules") {
 		t.Errorf("protocol %d, layouts %v", e.Protocol(), e.LayoutsRead())
 	}
 	got := make([]Result, 2)
@@ -153,7 +154,7 @@ func TestServeModulesVersions(t *testing.T) {
 	t.Parallel()
 	var load bytes.Buffer
 	w := newLineWriter(&load)
-	if err := writeLoad(w, modulesImage(t)); err != nil {
+	if err := writeLoad(w, modulesImage(t), ProtocolModules); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -173,8 +174,12 @@ func TestServeModulesVersions(t *testing.T) {
 			t.Errorf("hello %s answered %q", c.hello, out.String())
 		}
 	}
+	var load3 bytes.Buffer
+	if err := writeLoad(newLineWriter(&load3), modulesImage(t), ProtocolVersion); err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
-	if err := Serve(strings.NewReader("hello "+ProtocolName+" 7\n"+load.String()+"quit\n"), &out, NewBuiltin()); err != nil || out.String() != "hello "+ProtocolName+" 2 builtin\nok\n" {
+	if err := Serve(strings.NewReader("hello "+ProtocolName+" 7\n"+load3.String()+"quit\n"), &out, NewBuiltin()); err != nil || out.String() != fmt.Sprintf("hello %s %d builtin\nok\n", ProtocolName, ProtocolVersion) {
 		t.Errorf("version 7 offered: %q, %v", out.String(), err)
 	}
 }

@@ -19,16 +19,22 @@ import (
 
 // The unwind protocol (docs/consumer-protocol.md): line-based text
 // between sfconform and an out-of-process consumer. Version 2 adds the
-// modules of a process image ("modules", "module" lines); both sides
-// speak the highest version they share, so version 1 consumers still
-// work for images of one section.
+// modules of a process image ("modules", "module" lines), version 3 the
+// image's code bytes ("code", "text" lines after a load, for unwinders
+// that read the instructions at a PC, as glibc's signal-frame check
+// does); both sides speak the highest version they share, so version 1
+// and 2 consumers still work.
 const (
 	ProtocolName    = "sfconform-unwind"
-	ProtocolVersion = 2
+	ProtocolVersion = 3
 	// ProtocolModules is the first version that carries several modules.
 	ProtocolModules = 2
+	// ProtocolCode is the first version that carries the code bytes.
+	ProtocolCode = 3
 	// MaxModules bounds the modules of one image on the protocol.
 	MaxModules = 64
+	// MaxCodeRanges bounds the code ranges of one image on the protocol.
+	MaxCodeRanges = 64
 )
 
 // ErrModulesUnsupported is a consumer that speaks a protocol version
@@ -85,8 +91,10 @@ func truncate(s string) string {
 func hexU64(s string) (uint64, error) { return strconv.ParseUint(s, 16, 64) }
 
 // writeLoad sends a section: "load" for an image of one, "modules" and a
-// "module" line per module for a process image of several (version 2).
-func writeLoad(w *bufio.Writer, img *image.Image) error {
+// "module" line per module for a process image of several (version 2);
+// from version 3 the image's code follows, "code N" and a "text" line
+// per code range.
+func writeLoad(w *bufio.Writer, img *image.Image, version int) error {
 	hexOut := hex.NewEncoder(w)
 	if len(img.Modules) > 0 {
 		if len(img.Modules) > MaxModules {
@@ -100,14 +108,83 @@ func writeLoad(w *bufio.Writer, img *image.Image) error {
 			}
 			w.WriteByte('\n')
 		}
-		return w.Flush()
+	} else {
+		fmt.Fprintf(w, "load %s %x ", img.Target.Name(), img.SFrameAddr)
+		if _, err := hexOut.Write(img.SFrame); err != nil {
+			return err
+		}
+		w.WriteByte('\n')
 	}
-	fmt.Fprintf(w, "load %s %x ", img.Target.Name(), img.SFrameAddr)
-	if _, err := hexOut.Write(img.SFrame); err != nil {
+	if version >= ProtocolCode {
+		code := codeRanges(img)
+		if len(code) > MaxCodeRanges {
+			return fmt.Errorf("%d code ranges, the protocol carries at most %d", len(code), MaxCodeRanges)
+		}
+		fmt.Fprintf(w, "code %d\n", len(code))
+		for _, c := range code {
+			fmt.Fprintf(w, "text %x ", c.Addr)
+			if _, err := hexOut.Write(c.Code); err != nil {
+				return err
+			}
+			w.WriteByte('\n')
+		}
+	}
+	return w.Flush()
+}
+
+// codeRanges lists the image's code as it lies in memory: Code at
+// CodeAddr, then each segment; empty ones are left out.
+func codeRanges(img *image.Image) []image.Segment {
+	var out []image.Segment
+	if len(img.Code) > 0 {
+		out = append(out, image.Segment{Addr: img.CodeAddr, Code: img.Code})
+	}
+	for _, s := range img.Segments {
+		if len(s.Code) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// parseCode reads the code of an image (version 3): "code N", then N
+// lines "text ADDR HEXBYTES", from next, into img's Code and Segments.
+func parseCode(img *image.Image, next func() (string, error)) error {
+	line, err := next()
+	if err != nil {
 		return err
 	}
-	w.WriteByte('\n')
-	return w.Flush()
+	f := strings.Fields(line)
+	if len(f) != 2 || f[0] != "code" {
+		return protoErr("want \"code N\" after the section (version %d), got %q", ProtocolCode, truncate(line))
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil || n < 0 || n > MaxCodeRanges {
+		return protoErr("code: N %q is not 0 to %d", f[1], MaxCodeRanges)
+	}
+	for i := 0; i < n; i++ {
+		line, err := next()
+		if err != nil {
+			return err
+		}
+		g := strings.Split(line, " ")
+		if len(g) != 3 || g[0] != "text" {
+			return protoErr("want \"text ADDR HEXBYTES\", got %q", truncate(line))
+		}
+		var s image.Segment
+		if s.Addr, err = hexU64(g[1]); err != nil {
+			return protoErr("text: address %q", g[1])
+		}
+		if s.Code, err = hex.DecodeString(g[2]); err != nil {
+			return protoErr("text %x: code bytes: %v", s.Addr, err)
+		}
+		if i == 0 {
+			img.Code, img.CodeAddr = s.Code, s.Addr
+		} else {
+			img.Segments = append(img.Segments, s)
+		}
+	}
+	return nil
 }
 
 // writeSteps sends one unwind batch; every step must carry a snapshot.
@@ -288,6 +365,9 @@ func Serve(r io.Reader, w io.Writer, c Consumer) error {
 				img, err = parseModules(rest, func() (string, error) { return readLine(in) })
 			} else {
 				err = protoErr("\"modules\" is version %d's; this session speaks version %d", ProtocolModules, version)
+			}
+			if err == nil && version >= ProtocolCode {
+				err = parseCode(img, func() (string, error) { return readLine(in) })
 			}
 			if err != nil {
 				return err

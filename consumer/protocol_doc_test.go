@@ -53,7 +53,7 @@ func TestProtocolDocExample(t *testing.T) {
 	// The example's section is the one the exec tests use.
 	var load bytes.Buffer
 	w := newLineWriter(&load)
-	if err := writeLoad(w, x86Image(t)); err != nil {
+	if err := writeLoad(w, x86Image(t), ProtocolVersion); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(in.String(), load.String()) {

@@ -30,9 +30,9 @@ var pinnedGeneration = map[string]string{
 	"s390x/v0":      "c3bfecaf098acaa231f220a258e869a22a4d9c4c31892797804924f4bc2cd0b8",
 	"s390x/v2":      "d380b420b9a03be956a7196a15e68b862a28d83291ad5c7d769941d5c2f6a1ce",
 	"s390x/v3":      "85d2e0466c9942813f290a8b14fb0a36c459e4b8e5732734f32331cb79d91c5e",
-	"x86-64/v0":     "07ac3aa87ea9c4e2f7b3f164bbdbeeff46d34ac04c5e3590238ef04689978ba2",
+	"x86-64/v0":     "cc80643a29df8882c38338af598dea3cefc9f9ebb57ed0fb8316ece7dee5a226",
 	"x86-64/v2":     "25ef81e4ed162f6f82c450c29f917e739f3266a9c276682ed234c47de44b2f71",
-	"x86-64/v3":     "5e9de0839697efdf22a0c6039fbd2e19176af3d291df80927bd587cce354baa6",
+	"x86-64/v3":     "db8de1d55600c595111a673be671e31418b70bc78ef6da7912d36644c391579f",
 }
 
 // fingerprintSeeds are the seeds of every program set: the default mix gets

@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 #define PROTOCOL_NAME "sfconform-unwind"
-/* The highest version this file speaks: 2 (modules) for a consumer with
-   load_modules, else 1.  */
-#define PROTOCOL_VERSION 2
+/* The highest version this file speaks: 3 (modules, code) for a consumer
+   with load_modules, else 1.  */
+#define PROTOCOL_VERSION 3
+#define PROTOCOL_CODE 3
 
 static const char *program = "consumer";
 
@@ -337,6 +338,88 @@ read_line (size_t *len)
 static unsigned char *stack_buf, *section_buf;
 static size_t stack_cap, section_cap;
 
+/* --- the image's code (version 3) ----------------------------------------- */
+
+static struct sfc_code code[SFC_MAX_CODE];
+static unsigned char *code_bufs[SFC_MAX_CODE];
+static size_t code_caps[SFC_MAX_CODE];
+static int ncode;
+
+int
+sfc_code (const struct sfc_code **ranges)
+{
+  *ranges = code;
+  return ncode;
+}
+
+/* Reads "code N" and its N "text ADDR HEXBYTES" lines.  */
+static void
+read_code (void)
+{
+  size_t len;
+  char *l = read_line (&len);
+  int n;
+  char extra;
+  if (!l)
+    protocol_error ("input ended before the \"code N\" line");
+  if (sscanf (l, "code %d%c", &n, &extra) != 1 || n < 0 || n > SFC_MAX_CODE)
+    protocol_error ("want \"code N\", N from 0 to %d, got \"%.60s\"",
+		    SFC_MAX_CODE, l);
+  ncode = 0;
+  for (int i = 0; i < n; i++)
+    {
+      l = read_line (&len);
+      if (!l)
+	protocol_error ("input ended inside the code");
+      char *sp = strncmp (l, "text ", 5) == 0 ? strchr (l + 5, ' ') : NULL;
+      if (!sp)
+	protocol_error ("want \"text ADDR HEXBYTES\", got \"%.60s\"", l);
+      uint64_t addr;
+      if (!parse_u64 (l + 5, sp - (l + 5), &addr))
+	protocol_error ("text: bad address");
+      long nb = unhex (sp + 1, len - (sp + 1 - l), &code_bufs[i], &code_caps[i]);
+      if (nb < 0)
+	protocol_error ("text %llx: code bytes are not hex",
+			(unsigned long long) addr);
+      /* Kept sorted by address.  */
+      int j = i;
+      while (j > 0 && code[j - 1].addr > addr)
+	{
+	  code[j] = code[j - 1];
+	  j--;
+	}
+      code[j] = (struct sfc_code) {.addr = addr,.bytes = code_bufs[i],.size = nb };
+      ncode = i + 1;
+    }
+  for (int i = 1; i < ncode; i++)
+    if (code[i - 1].addr + code[i - 1].size > code[i].addr)
+      protocol_error ("text %llx overlaps the range before it",
+		      (unsigned long long) code[i].addr);
+}
+
+/* Copies [ADDR, ADDR + N) from one buffer at BASE of SIZE bytes, if it
+   holds all of it.  */
+static int
+copy_from (uint64_t base, const unsigned char *bytes, size_t size,
+	   uint64_t addr, void *buf, size_t n)
+{
+  if (addr < base || addr - base > size || n > size - (addr - base))
+    return 0;
+  memcpy (buf, bytes + (addr - base), n);
+  return 1;
+}
+
+int
+sfc_read_mem (const struct sfc_step *s, uint64_t addr, void *buf, size_t n)
+{
+  if (s && copy_from (s->stack_addr, s->stack, s->stack_len, addr, buf, n))
+    return 1;
+  for (int i = 0; i < ncode; i++)
+    if (copy_from (code[i].addr, code[i].bytes, code[i].size, addr, buf, n))
+      return 1;
+  return 0;
+}
+
 static void
 parse_step (char *s, size_t len, enum sfc_target target, struct sfc_step *st)
 {
@@ -413,11 +496,12 @@ write_result (const struct sfc_step *st, const struct sfc_result *r)
   for (int i = 0; i < r->n; i++)
     {
       const struct sfc_frame *f = &r->frames[i];
-      printf ("frame pc=%llx sp=%llx fp=%llx cfa=%llx%s%s\n",
+      printf ("frame pc=%llx sp=%llx fp=%llx cfa=%llx%s%s%s\n",
 	      (unsigned long long) f->pc, (unsigned long long) f->sp,
 	      (unsigned long long) f->fp, (unsigned long long) f->cfa,
 	      f->flags & SFC_OUTERMOST ? " outermost" : "",
-	      f->flags & SFC_PARTIAL ? " partial" : "");
+	      f->flags & SFC_PARTIAL ? " partial" : "",
+	      f->flags & SFC_SIGNAL ? " signal" : "");
     }
 }
 
@@ -490,6 +574,8 @@ sfc_serve (const struct sfc_consumer *c)
 	  if (!sp2)
 	    protocol_error ("want \"load TARGET ADDR HEXBYTES\"");
 	  *sp1 = 0;
+	  char tname[32];
+	  snprintf (tname, sizeof tname, "%s", p);	/* read_code reuses the line */
 	  target = parse_target (p);
 	  if (!parse_u64 (sp1 + 1, sp2 - sp1 - 1, &addr))
 	    protocol_error ("load: bad address");
@@ -497,10 +583,13 @@ sfc_serve (const struct sfc_consumer *c)
 			  &section_cap);
 	  if (n < 0)
 	    protocol_error ("load: section bytes are not hex");
+	  ncode = 0;
+	  if (version >= PROTOCOL_CODE)
+	    read_code ();
 	  const char *no;
 	  if (target == SFC_NO_TARGET)
 	    {
-	      snprintf (reason, sizeof reason, "unknown target %s", p);
+	      snprintf (reason, sizeof reason, "unknown target %s", tname);
 	      no = reason;
 	    }
 	  else
@@ -551,6 +640,9 @@ sfc_serve (const struct sfc_consumer *c)
 	      mods[i].section = bufs[i];
 	      mods[i].size = n;
 	    }
+	  ncode = 0;
+	  if (version >= PROTOCOL_CODE)
+	    read_code ();
 	  const char *no;
 	  if (target == SFC_NO_TARGET)
 	    {

@@ -64,6 +64,7 @@ struct sfc_step
 
 #define SFC_OUTERMOST 1
 #define SFC_PARTIAL 2
+#define SFC_SIGNAL 4		/* a signal trampoline's frame */
 
 struct sfc_frame
 {
@@ -97,6 +98,16 @@ struct sfc_module
   size_t size;
 };
 
+/* One range of the image's code (protocol version 3): the instructions
+   from ADDR on, as they lie in memory.  */
+#define SFC_MAX_CODE 64
+struct sfc_code
+{
+  uint64_t addr;
+  const unsigned char *bytes;
+  size_t size;
+};
+
 struct sfc_consumer
 {
   const char *name;		/* said in the hello line */
@@ -115,7 +126,8 @@ struct sfc_consumer
   /* Takes the N modules of a process image, sorted by START, ranges
      disjoint; returns NULL or the reason it refuses them.  The bytes stay
      valid until the next load.  A consumer that sets it speaks protocol
-     version 2; without it, version 1 (one section per image).  */
+     version 3 (modules, and the image's code: sfc_code); without it,
+     version 1 (one section per image, no code).  */
   const char *(*load_modules) (enum sfc_target target,
 			       const struct sfc_module *mods, int n,
 			       char *buf, size_t bufsize);
@@ -139,6 +151,17 @@ int sfc_reg (const struct sfc_step *s, int n, uint64_t *value);
 /* Reads the 8-byte word at ADDR from the step's stack copy, in the
    target's byte order; 0 when ADDR is outside the copy.  */
 int sfc_read_word (const struct sfc_step *s, uint64_t addr, uint64_t *value);
+
+/* The code of the image being loaded or last loaded (protocol version 3;
+   none before): sets *RANGES to its ranges, sorted by address and
+   disjoint, and returns how many.  Valid from the load callback on until
+   the next load.  */
+int sfc_code (const struct sfc_code **ranges);
+
+/* Copies the N bytes at ADDR into BUF from the step's stack copy or the
+   image's code; 0 (BUF unspecified) when any of them lies in neither.  */
+int sfc_read_mem (const struct sfc_step *s, uint64_t addr, void *buf,
+		  size_t n);
 
 /* Ends OUT with END (SFC_NOINFO or SFC_FAILED) and a message; the last
    frame, which could not be unwound, becomes partial.  */

@@ -7,10 +7,15 @@
    (__stacktrace_sframe) and the per-arch uw-sigframe.h recognises signal
    trampolines and the outermost frame.  ci/setup.sh (step 7) fetches
    Debian sid's glibc source package and compiles those files unmodified
-   with the host gcc, with three small headers of ours in ./shim (a
+   with the host gcc, with small headers of ours in ./shim (a
    force-included prelude, ldsodefs.h, dlfcn.h), and links them with this
-   driver and ../cprotocol.  sfconform runs it as the consumer "glibc"
-   (consumer/glibc.go).
+   driver and ../cprotocol.  sframe.c is compiled twice: once with
+   x86-64's uw-sigframe.h (__stacktrace_sframe, for x86-64 sections) and
+   once with AArch64's (renamed __stacktrace_sframe_aarch64, for AArch64
+   sections), the latter with __AARCH64EL__ defined (the code it checks is
+   little-endian AArch64's) and AArch64's <sys/ucontext.h> from Debian's
+   libc6-dev-arm64-cross (./shim/aarch64 says how).  sfconform runs it as
+   the consumer "glibc" (consumer/glibc.go).
 
    What is glibc's and what is ours:
 
@@ -26,23 +31,28 @@
        SFRAME_SP_VAL_OFFSET is 0 on these targets) and FP.
 
    Ours
-     - the memory glibc reads: the section and each step's stack copy are
-       mapped at their emulated addresses in this process (mmap with
-       MAP_FIXED_NOREPLACE; an address range the process already uses is
-       refused with the mapping that holds it); a read anywhere else faults
-       and is reported as "failed", except a read of the code at the PC
-       (the signal-frame check in uw-sigframe.h), which the protocol does
-       not carry: such pages are mapped zero-filled, so no signal
-       trampoline is ever recognised;
+     - the memory glibc reads: the sections, the image's code (protocol
+       version 3) and each step's stack copy are mapped at their emulated
+       addresses in this process (mmap with MAP_FIXED_NOREPLACE; an
+       address range the process already uses is refused with the mapping
+       that holds it), the code read-only, so uw-sigframe.h's
+       signal-frame check reads the real instructions at the PC; a read
+       anywhere else faults and is reported as "failed", except a read of
+       code the protocol did not carry (near the PC glibc checks): such
+       pages are mapped zero-filled, where no trampoline is recognised;
      - the _dl_find_object stand-in: a PC belongs to the object (the
        image's one section, or one of a process image's modules, protocol
        version 2) whose code range holds it, and the stand-in returns that
        object's mapping and section address, as the dynamic linker's does;
        a PC in no object fails (-1), and glibc's walk stops there;
-     - uw-sigframe.h: x86-64's, also for AArch64 sections (AArch64's needs
-       the AArch64 kernel's signal frame headers); both detect the
-       outermost frame alike (FP = 0), and their signal checks read code
-       the protocol does not carry;
+     - which uw-sigframe.h: the section's target's (x86-64's or
+       AArch64's); glibc calls it for a frame whose PC has no FRE: it
+       reads the code at the PC and, on a signal trampoline, takes the
+       next frame's PC, SP and FP from the kernel's signal frame at the
+       SP (AArch64's takes the FP from x30, its FP_REGNUM); otherwise an
+       FP of 0 makes the frame outermost.  A step of the walk that returns
+       1 for a frame without an FRE went through that check: the driver
+       flags the frame "signal";
      - the mapping of glibc's answers to frames.  A step that returns 1
        gives the caller's frame and, as its SP, this frame's CFA.  A step
        that returns 0 means glibc stopped; in backtrace() that either ends
@@ -76,6 +86,9 @@
 
 #include "../cprotocol/protocol.h"
 
+/* glibc's sframe.c built with AArch64's uw-sigframe.h (ci/setup.sh).  */
+int __stacktrace_sframe_aarch64 (void **ra_lst, int count, frame *frame);
+
 #ifndef GLIBC_VERSION
 #define GLIBC_VERSION "unknown"
 #endif
@@ -93,10 +106,10 @@ struct region
 
 static struct region stack_map;
 
-/* The pages the sections are mapped on: one region per run of pages the
-   sections share or touch (a process image's modules may place their
-   sections on one page).  */
-static struct region section_maps[SFC_MAX_MODULES];
+/* The pages the sections and the code are mapped on: one region per run
+   of pages they share or touch (a process image's modules may place their
+   sections on one page, a section may follow code on its page).  */
+static struct region section_maps[SFC_MAX_MODULES + SFC_MAX_CODE];
 static int nsection_maps;
 
 /* Zero-filled pages mapped for code reads, unmapped after each step.  */
@@ -327,12 +340,36 @@ load_objects (enum sfc_target target, const struct sfc_module *mods, int nm,
 	}
       order[j] = i;
     }
-  struct region runs[SFC_MAX_MODULES];
-  int nruns = 0;
-  for (int k = 0; k < nm; k++)
+  /* The image's code (protocol version 3), sorted by address, goes on
+     the same pages: a section and code may share one.  */
+  const struct sfc_code *code;
+  int ncode = sfc_code (&code);
+  struct region spans[SFC_MAX_MODULES + SFC_MAX_CODE];
+  int nspans = 0;
+  for (int k = 0, c = 0; k < nm || c < ncode;)
     {
-      const struct sfc_module *m = &mods[order[k]];
-      uint64_t lo = page_down (m->addr), hi = page_up (m->addr + m->size);
+      uint64_t a, len;
+      if (c >= ncode || (k < nm && mods[order[k]].addr < code[c].addr))
+	{
+	  a = mods[order[k]].addr;
+	  len = mods[order[k]].size;
+	  k++;
+	}
+      else
+	{
+	  a = code[c].addr;
+	  len = code[c].size;
+	  c++;
+	  if (len == 0)
+	    continue;
+	}
+      spans[nspans++] = (struct region) {.start = page_down (a),.end = page_up (a + len) };
+    }
+  struct region runs[SFC_MAX_MODULES + SFC_MAX_CODE];
+  int nruns = 0;
+  for (int k = 0; k < nspans; k++)
+    {
+      uint64_t lo = spans[k].start, hi = spans[k].end;
       if (nruns > 0 && lo <= runs[nruns - 1].end)
 	{
 	  if (hi > runs[nruns - 1].end)
@@ -352,6 +389,8 @@ load_objects (enum sfc_target target, const struct sfc_module *mods, int nm,
     }
   for (int i = 0; i < nm; i++)
     memcpy ((void *) (uintptr_t) mods[i].addr, mods[i].section, mods[i].size);
+  for (int c = 0; c < ncode; c++)
+    memcpy ((void *) (uintptr_t) code[c].addr, code[c].bytes, code[c].size);
   for (int r = 0; r < nruns; r++)
     mprotect ((void *) (uintptr_t) section_maps[r].start,
 	      section_maps[r].end - section_maps[r].start, PROT_READ);
@@ -432,6 +471,30 @@ unmap_code_pages (void)
   for (int i = 0; i < ncode_pages; i++)
     unmap (&code_pages[i]);
   ncode_pages = 0;
+}
+
+/* Whether glibc's reader finds an FRE for PC in the section of the
+   object holding it, as __stacktrace_sframe looks it up: a step that
+   returned 1 for a PC without one went through uw-sigframe.h's
+   signal-frame check.  */
+static int
+has_fre (uint64_t pc)
+{
+  const struct object *o = object_at (pc);
+  if (!o)
+    return 0;
+  sframe_decoder_ctx d;
+  sframe_frame_row_entry fre;
+  memset (&d, 0, sizeof d);
+  in_glibc = 1;
+  glibc_pc = pc;
+  int sig = sigsetjmp (in_glibc_jmp, 1);
+  int found = 0;
+  if (!sig && __sframe_decode (&d, (const char *) (uintptr_t) o->addr) == _URC_NO_REASON)
+    found = __sframe_find_fre (&d, (int32_t) (pc - o->addr), &fre) == _URC_NO_REASON;
+  in_glibc = 0;
+  unmap_code_pages ();
+  return found;
 }
 
 /* Why glibc stopped at frame F, in glibc's own terms: the FRE its reader
@@ -523,6 +586,9 @@ unwind (const struct sfc_step *st, struct sfc_result *out)
       sfc_stop (out, SFC_FAILED, "%s", buf);
       return;
     }
+  /* glibc's walk as built with the target's uw-sigframe.h.  */
+  int (*walk) (void **, int, frame *) =
+    t == SFC_AARCH64 ? __stacktrace_sframe_aarch64 : __stacktrace_sframe;
   for (int k = 0;; k++)
     {
       struct sfc_frame *f = &out->frames[k];
@@ -532,7 +598,7 @@ unwind (const struct sfc_step *st, struct sfc_result *out)
       sfc_phase ("__stacktrace_sframe at pc", f->pc);
       in_glibc = 1;
       int sig = sigsetjmp (in_glibc_jmp, 1);
-      int r = sig ? -1 : __stacktrace_sframe (&ra, 1, &fr);
+      int r = sig ? -1 : walk (&ra, 1, &fr);
       in_glibc = 0;
       sfc_phase ("idle", 0);
       unmap_code_pages ();
@@ -560,6 +626,14 @@ unwind (const struct sfc_step *st, struct sfc_result *out)
 	  return;
 	}
       f->cfa = fr.sp;
+      if (!has_fre (f->pc))
+	{
+	  /* uw-sigframe.h recognised a signal trampoline at the PC: the next
+	     frame is the interrupted context, and this frame's CFA is not
+	     one glibc computes.  */
+	  f->flags |= SFC_SIGNAL;
+	  f->cfa = 0;
+	}
       if (out->n >= SFC_MAX_FRAMES)
 	{
 	  sfc_stop (out, SFC_FAILED, "more than %d frames (glibc's walk has no bound of its own)", SFC_MAX_FRAMES);
