@@ -39,15 +39,30 @@
 #      programs, WRONG, ERROR or INVALID verdicts, or differing steps, and
 #      the cells that change are listed.
 #
-# A glibc patch (its paths start with sysdeps/) is verified by its finding's
-# reproduction instead (docs/findings/check-lib.sh NNN), which builds
-# glibc's files as they are and patched and prints both results.
+# A patch to glibc (paths under sysdeps/: glibc's SFrame tracer, the files
+# setup step 7 fetches from sid's glibc source package) is verified on
+# copies of those files:
+#   1. the glibc consumer (consumer/glibc/glibc.c, its shim and cprotocol)
+#      is built as setup step 7 builds it, twice, into $WORK: from the
+#      files as they are and from a copy with the patch applied (with
+#      NNN-inputs/glibc/host first on the include path when it exists:
+#      stand-ins for arch headers of the patch the host cannot compile).
+#   2. replay the finding: NNN-inputs/glibc/replay.sh GLIBC-DIR (GLIBC-DIR
+#      holds glibc's files, sysdeps/...; the script compiles its own
+#      driver against them): expected-unfixed.txt with the files as they
+#      are, expected-fixed.txt with the patched copy. A finding without
+#      it is replayed by its page's reproduction (docs/findings/check-lib.sh
+#      NNN), which builds glibc's files as they are and patched and
+#      compares both results with the write-up.
+#   3. glibc's matrix cells: builtin-v2 x the two built consumers (run as
+#      exec:BINARY), x86-64 and AArch64 (the targets glibc reads); cells
+#      may only improve, as for gas, and the cells that change are listed.
 # Exit status 0 when every patch verifies; the log names what did not.
 #
 # Usage: ci/verify-fixes.sh [NNN...]
 # Environment: SFCONFORM_CACHE, VERIFY_PROGRAMS (programs per matrix cell,
 # default 40), VERIFY_SEED (default 1), VERIFY_PRODUCERS (the slice's producers,
-# default builtin-v2,builtin-v3,gas-src).
+# default builtin-v2,builtin-v3,gas-src; glibc patches: builtin-v2).
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -56,6 +71,7 @@ CACHE=${SFCONFORM_CACHE:-/var/cache/sfconform}
 PROGRAMS=${VERIFY_PROGRAMS:-40}
 PRODUCERS=${VERIFY_PRODUCERS:-builtin-v2,builtin-v3,gas-src}
 SEED=${VERIFY_SEED:-1}
+TARGETS=all
 FINDINGS="$REPO/docs/findings"
 
 log() { printf 'verify-fixes: %s\n' "$*" >&2; }
@@ -109,7 +125,7 @@ patched_tree() {
 verdicts() {
 	local consumer=$1 out
 	out=$("$SFC" run -q -json --no-minimize --out "$WORK/failures" --producer "$PRODUCERS" \
-		--consumer "$consumer" --targets all --programs "$PROGRAMS" --seed "$SEED" 2>"$WORK/run.err") || true
+		--consumer "$consumer" --targets "$TARGETS" --programs "$PROGRAMS" --seed "$SEED" 2>"$WORK/run.err") || true
 	[[ -n $out ]] || die "sfconform run with $consumer printed nothing: $(tail -n3 "$WORK/run.err")"
 	python3 -c '
 import json, sys
@@ -137,9 +153,9 @@ unpatched_verdicts() {
 	local key file d
 	key=$({
 		sha256sum "$SFC"
-		echo "$1 $PRODUCERS $PROGRAMS $SEED"
+		echo "$1 $PRODUCERS $TARGETS $PROGRAMS $SEED"
 		for d in $(tr ',' '\n' <<<"$1,$PRODUCERS" | sed -n 's/^[a-z]*://p'); do
-			find "$d" -type f \( -name libsframe.a -o -name as-new -o -name ld-new -o -name objdump -o -name readelf \) -print0 |
+			find "$d" -type f \( -name libsframe.a -o -name as-new -o -name ld-new -o -name objdump -o -name readelf -o -name sfconform-glibc \) -print0 |
 				sort -z | xargs -0r sha256sum
 		done
 	} | sha256sum | cut -c1-16)
@@ -310,6 +326,109 @@ verify_programs() {
 	done
 }
 
+# AArch64's <sys/ucontext.h> as glibc's AArch64 uw-sigframe.h reads it, as
+# in ci/setup.sh.
+AARCH64_UCONTEXT=/usr/aarch64-linux-gnu/include/sys/ucontext.h
+
+# build_glibc_consumer GLIBC-DIR VERSION OUT [HOST-DIR]: the glibc consumer
+# built from the glibc files in GLIBC-DIR as setup step 7 builds it (the
+# same compiler lines: glibc's files unmodified, the shim first), into
+# OUT/sfconform-glibc; HOST-DIR, when given, is searched for headers after
+# the shim and before glibc's (a finding's stand-in for an arch header the
+# host cannot compile).
+build_glibc_consumer() {
+	local src=$1 ver=$2 out=$3 host=${4:-} c="$REPO/consumer"
+	rm -rf "$out"
+	mkdir -p "$out"
+	[[ -f $AARCH64_UCONTEXT ]] || die "$AARCH64_UCONTEXT is missing (package libc6-dev-arm64-cross, setup step 1)"
+	local cflags=(-O2 -g -Wall -std=gnu11 -include "$c/glibc/shim/prelude.h" -I "$c/glibc/shim"
+		${host:+-I "$host"} -I "$src/sysdeps/unix/sysv/linux/x86_64" -I "$src/sysdeps/generic")
+	local a64flags=(-O2 -g -Wall -std=gnu11 -include "$c/glibc/shim/prelude.h" -I "$c/glibc/shim/aarch64"
+		-I "$c/glibc/shim" ${host:+-I "$host"} -I "$src/sysdeps/unix/sysv/linux/aarch64" -I "$src/sysdeps/generic"
+		-D__AARCH64EL__ -DSFCONFORM_AARCH64_UCONTEXT_H="\"$AARCH64_UCONTEXT\""
+		-D__stacktrace_sframe=__stacktrace_sframe_aarch64 -D__getPC=__getPC_aarch64 -D__getSP=__getSP_aarch64)
+	{
+		nice -n 19 gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe-read.c" -o "$out/sframe-read.o" &&
+			nice -n 19 gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe.c" -o "$out/sframe.o" &&
+			nice -n 19 gcc "${a64flags[@]}" -c "$src/sysdeps/generic/sframe.c" -o "$out/sframe-aarch64.o" &&
+			nice -n 19 gcc "${cflags[@]}" -DGLIBC_VERSION="\"$ver\"" -c "$c/glibc/glibc.c" -o "$out/glibc.o" &&
+			nice -n 19 gcc -O2 -g -Wall -std=gnu11 -c "$c/cprotocol/protocol.c" -o "$out/protocol.o" &&
+			gcc "$out"/*.o -o "$out/sfconform-glibc"
+	} 2>"$out/build.log" || die "building the glibc consumer from $src failed: $(tail -n5 "$out/build.log")"
+	rm -f "$out"/*.o
+}
+
+# verify_glibc PATCH: the glibc verification (see the top).
+verify_glibc() {
+	local patch=$1 base n inputs stamp="$CACHE/stamps/glibc-src-sid" gsrc gver tree t0
+	base=$(basename "$patch" .patch)
+	n=${base%%-*}
+	inputs="$FINDINGS/$n-inputs/glibc"
+	[[ -f $stamp ]] || die "no glibc source files: run 'make setup' (ci/setup.sh step 7)"
+	gsrc=$(sed -n 's/^dir=//p' "$stamp")
+	gver=$(sed -n 's/^version=//p' "$stamp")
+	[[ -f $gsrc/sysdeps/generic/sframe.c ]] || die "$gsrc holds no glibc sysdeps/generic/sframe.c: run 'make setup'"
+	log "$base: building the glibc consumer from glibc $gver's files, as they are and patched"
+	t0=$SECONDS
+	tree="$WORK/$n-glibc/src"
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	cp -a "$gsrc/." "$tree"
+	patch -d "$tree" -p1 --quiet --no-backup-if-mismatch <"$patch" >&2 || die "$patch does not apply to glibc $gver's files"
+	local un="$WORK/unpatched-glibc" fx="$WORK/$n-glibc/consumer" got host=
+	# A finding whose patch adds an arch header the host cannot compile
+	# (026: AArch64's XPACLRI) has a stand-in for it in host/, used by its
+	# replay and by both consumers alike.
+	if [[ -d $inputs/host ]]; then
+		host=$inputs/host un="$WORK/$n-glibc/unpatched-consumer"
+		log "$base: both consumers built with $host first on the include path"
+	fi
+	build_glibc_consumer "$gsrc" "$gver" "$un" "$host"
+	build_glibc_consumer "$tree" "$gver+$base" "$fx" "$host"
+	log "$base: built in $((SECONDS - t0))s (wall)"
+	if [[ -x $inputs/replay.sh ]]; then
+		got=$("$inputs/replay.sh" "$gsrc" 2>&1 || true)
+		if [[ $got == "$(cat "$inputs/expected-unfixed.txt")" ]]; then
+			log "$base: replay without the patch: fails as the finding says"
+		else
+			log "$base: replay without the patch does not print expected-unfixed.txt:"
+			diff <(echo "$got") "$inputs/expected-unfixed.txt" >&2 || true
+			fail=1
+		fi
+		got=$("$inputs/replay.sh" "$tree" 2>&1 || true)
+		if [[ $got == "$(cat "$inputs/expected-fixed.txt")" ]]; then
+			log "$base: replay with the patch: fixed"
+		else
+			log "$base: replay with the patch does not print expected-fixed.txt:"
+			diff <(echo "$got") "$inputs/expected-fixed.txt" >&2 || true
+			fail=1
+		fi
+	else
+		log "$base: no $inputs/replay.sh: running its finding's reproduction (check-lib.sh $n), unpatched and patched"
+		if bash "$FINDINGS/check-lib.sh" "$n" >&2; then
+			log "$base: reproduction: without the patch as the finding says, fixed with it"
+		else
+			log "$base: the reproduction does not print what the finding says"
+			fail=1
+		fi
+	fi
+	local a b changes saved=$PRODUCERS
+	PRODUCERS=${VERIFY_GLIBC_PRODUCERS:-builtin-v2} TARGETS=x86-64,aarch64
+	log "$base: matrix slice: $PRODUCERS x glibc (unpatched, patched) on $TARGETS, $PROGRAMS programs a cell, seed $SEED"
+	unpatched_verdicts "exec:$un/sfconform-glibc"
+	a=$UNPATCHED
+	b=$(verdicts "exec:$fx/sfconform-glibc")
+	PRODUCERS=$saved TARGETS=all
+	if changes=$(compare_cells "$a" "$b"); then
+		log "$base: matrix slice (glibc): $(wc -l <<<"$a") cells, none worse with the patch${changes:+; changed:}"
+		[[ -z $changes ]] || sed 's/^/  /' <<<"$changes" >&2
+	else
+		log "$base: matrix slice (glibc): the patch makes cells worse:"
+		sed 's/^/  /' <<<"$changes" >&2
+		fail=1
+	fi
+}
+
 fail=0
 verify() {
 	local patch=$1 base n inputs comp tree
@@ -318,16 +437,7 @@ verify() {
 	inputs="$FINDINGS/$n-inputs"
 	comp=$(sed -n 's|^+++ b/\([^/]*\)/.*|\1|p' "$patch" | sort -u)
 	if [[ $comp == sysdeps ]]; then
-		# A glibc patch: the finding's own reproduction builds glibc's files
-		# as they are and patched, and check-lib compares both outputs with
-		# the write-up.
-		log "$base: a glibc patch: running its finding's reproduction (check-lib.sh $n), unpatched and patched"
-		if bash "$FINDINGS/check-lib.sh" "$n" >&2; then
-			log "$base: verified: without the patch as the finding says, fixed with it"
-		else
-			log "$base: the reproduction does not print what the finding says"
-			fail=1
-		fi
+		verify_glibc "$patch"
 		return
 	fi
 	if [[ $comp != libsframe ]] || grep -q '^+++ b/libsframe/sframe-dump\.c' "$patch"; then

@@ -357,3 +357,130 @@ func TestFencesAndSteps(t *testing.T) {
 		t.Errorf("normalize changed a source path: %q", got)
 	}
 }
+
+// patchFile matches the proposed patches, NNN-*.patch.
+var patchFile = regexp.MustCompile(`^(\d{3})-[a-z0-9.-]+\.patch$`)
+
+// TestPatches holds every proposed patch to what ci/verify-fixes.sh needs
+// and the index promises: its finding's page links it; its inputs
+// (NNN-inputs/, or NNN-inputs/glibc/ for a patch to glibc's sysdeps/)
+// hold an executable replay.sh and the two outputs, which differ (a
+// replay that prints the same with and without the patch shows nothing);
+// and it applies to the source it is made against (glibc's files of
+// setup step 7, binutils' tree of 'make binutils-src').
+func TestPatches(t *testing.T) {
+	t.Parallel()
+	ents, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := toolchain.CacheDir()
+	n := 0
+	for _, e := range ents {
+		m := patchFile.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		n++
+		name := e.Name()
+		t.Run(strings.TrimSuffix(name, ".patch"), func(t *testing.T) {
+			body, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages, _ := filepath.Glob(m[1] + "-*.md")
+			linked := false
+			for _, p := range pages {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				linked = linked || bytes.Contains(b, []byte("]("+name+")"))
+			}
+			if !linked {
+				t.Errorf("no page %s-*.md links [..](%s)", m[1], name)
+			}
+			glibc := bytes.Contains(body, []byte("\n+++ b/sysdeps/"))
+			inputs := m[1] + "-inputs"
+			if glibc {
+				inputs += "/glibc"
+			}
+			_, noInputs := os.Stat(inputs)
+			switch {
+			case glibc && noInputs != nil:
+				// ci/verify-fixes.sh replays it by the page's own
+				// reproduction, which must apply the patch.
+				if !reproApplies(t, m[1], name) {
+					t.Errorf("%s has no %s and no page %s-*.md whose check-lib run applies it", name, inputs, m[1])
+				}
+			default:
+				if fi, err := os.Stat(filepath.Join(inputs, "replay.sh")); err != nil || fi.Mode()&0o111 == 0 {
+					t.Errorf("%s/replay.sh is missing or not executable (%v)", inputs, err)
+				}
+				un, err1 := os.ReadFile(filepath.Join(inputs, "expected-unfixed.txt"))
+				fx, err2 := os.ReadFile(filepath.Join(inputs, "expected-fixed.txt"))
+				switch {
+				case err1 != nil || err2 != nil:
+					t.Errorf("%s lacks the replay's outputs: %v %v", inputs, err1, err2)
+				case bytes.Equal(un, fx):
+					t.Errorf("%s/expected-unfixed.txt and expected-fixed.txt are the same: the replay shows nothing", inputs)
+				}
+			}
+			var src string
+			if glibc {
+				stamp, err := os.ReadFile(filepath.Join(cache, "stamps", "glibc-src-sid"))
+				if err != nil {
+					testenv.Missing(t, testenv.Step(7), "glibc's source files (%v)", err)
+				}
+				src = stampValue(stamp, "dir")
+			} else {
+				stamp, err := os.ReadFile(filepath.Join(cache, "stamps", "binutils-src"))
+				if err != nil {
+					testenv.Missing(t, testenv.BinutilsSrc, "binutils' source tree (%v)", err)
+				}
+				src = filepath.Join(cache, "sources", "binutils-"+stampValue(stamp, "version"))
+			}
+			cmd := exec.Command("patch", "-p1", "--dry-run", "--quiet", "-d", src, "-i", filepath.Join(must(os.Getwd()), name))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("%s does not apply to %s: %v\n%s", name, src, err, out)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no NNN-*.patch in docs/findings")
+	}
+}
+
+// reproApplies reports whether a page of finding num is checked by
+// check-lib.sh and its run applies the patch name.
+func reproApplies(t *testing.T, num, name string) bool {
+	t.Helper()
+	pages, _ := filepath.Glob(num + "-*.md")
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("<!-- check-lib: run -->")) && bytes.Contains(b, []byte("-p1 <$R/docs/findings/"+name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// stampValue is KEY's value in a setup stamp (KEY=VALUE lines).
+func stampValue(stamp []byte, key string) string {
+	for _, l := range strings.Split(string(stamp), "\n") {
+		if v, ok := strings.CutPrefix(l, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
