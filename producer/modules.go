@@ -32,14 +32,59 @@ func modulesChosen(seed int64) bool { return uint64(seed)%8 == 4 }
 // module's after the far code), then padding zero bytes. It returns nil
 // when the program has too few functions with rows to make two modules.
 func encodeModules(p *gen.Program, fdes []sframe.FDE, opt sframe.EncodeOptions, padding int) ([]image.Module, error) {
+	cuts, far := moduleCuts(p, fdes)
+	if cuts == nil {
+		return nil, nil
+	}
+	nearEnd := p.Base + uint64(len(p.Code))
+	mods := make([]image.Module, len(cuts))
+	next := alignUp(nearEnd, sectionAlign)
+	for i, c := range cuts {
+		var own []sframe.FDE
+		for _, f := range fdes {
+			if f.Start >= c.start && f.Start < c.end {
+				own = append(own, f)
+			}
+		}
+		addr := next
+		if far && i == len(cuts)-1 {
+			addr = alignUp(c.end, sectionAlign)
+		}
+		o := opt
+		o.Base = addr
+		sec, err := sframe.Encode(own, o)
+		if err != nil {
+			return nil, err
+		}
+		sec = append(sec, make([]byte, padding)...)
+		name := "exe"
+		if i > 0 {
+			name = fmt.Sprintf("lib%d.so", i)
+		}
+		mods[i] = image.Module{Name: name, Start: c.start, End: c.end, SFrame: sec, SFrameAddr: addr}
+		if addr == next {
+			next = alignUp(addr+uint64(len(sec)), sectionAlign)
+		}
+	}
+	return mods, nil
+}
+
+// moduleCut is one module's code range, [start, end).
+type moduleCut struct{ start, end uint64 }
+
+// moduleCuts cuts the program into modules at function starts, as
+// encodeModules describes, from the seed and fdes (gen's FDEs, in any
+// order): the code ranges in address order, the far segment last when
+// it is a module (far true), or nil when the program has too few
+// functions with rows to make two modules.
+func moduleCuts(p *gen.Program, fdes []sframe.FDE) ([]moduleCut, bool) {
 	rng := rand.New(rand.NewPCG(uint64(p.Seed), 0xbb67_ae85_84ca_a73b))
 	nearEnd := p.Base + uint64(len(p.Code))
-	type cut struct{ start, end uint64 }
-	var far *cut
+	var far *moduleCut
 	if len(p.FarCode) > 0 {
-		far = &cut{p.FarBase, p.FarBase + uint64(len(p.FarCode))}
+		far = &moduleCut{p.FarBase, p.FarBase + uint64(len(p.FarCode))}
 	}
-	hasRows := func(c cut) bool {
+	hasRows := func(c moduleCut) bool {
 		return slices.ContainsFunc(fdes, func(f sframe.FDE) bool { return len(f.Rows) > 0 && f.Start >= c.start && f.Start < c.end })
 	}
 	// Boundaries: starts of functions that run (not idle fillers, not a
@@ -63,13 +108,13 @@ func encodeModules(p *gen.Program, fdes []sframe.FDE, opt sframe.EncodeOptions, 
 		want--
 	}
 	rng.Shuffle(len(starts), func(a, b int) { starts[a], starts[b] = starts[b], starts[a] })
-	cuts := []cut{{p.Base, nearEnd}}
+	cuts := []moduleCut{{p.Base, nearEnd}}
 	for _, s := range starts {
 		if len(cuts) >= want {
 			break
 		}
-		i := slices.IndexFunc(cuts, func(c cut) bool { return s > c.start && s < c.end })
-		lo, hi := cut{cuts[i].start, s}, cut{s, cuts[i].end}
+		i := slices.IndexFunc(cuts, func(c moduleCut) bool { return s > c.start && s < c.end })
+		lo, hi := moduleCut{cuts[i].start, s}, moduleCut{s, cuts[i].end}
 		if hasRows(lo) && hasRows(hi) {
 			cuts = slices.Replace(cuts, i, i+1, lo, hi)
 		}
@@ -81,36 +126,7 @@ func encodeModules(p *gen.Program, fdes []sframe.FDE, opt sframe.EncodeOptions, 
 		far = nil
 	}
 	if len(cuts) < 2 {
-		return nil, nil
+		return nil, false
 	}
-	mods := make([]image.Module, len(cuts))
-	next := alignUp(nearEnd, sectionAlign)
-	for i, c := range cuts {
-		var own []sframe.FDE
-		for _, f := range fdes {
-			if f.Start >= c.start && f.Start < c.end {
-				own = append(own, f)
-			}
-		}
-		addr := next
-		if far != nil && i == len(cuts)-1 {
-			addr = alignUp(far.end, sectionAlign)
-		}
-		o := opt
-		o.Base = addr
-		sec, err := sframe.Encode(own, o)
-		if err != nil {
-			return nil, err
-		}
-		sec = append(sec, make([]byte, padding)...)
-		name := "exe"
-		if i > 0 {
-			name = fmt.Sprintf("lib%d.so", i)
-		}
-		mods[i] = image.Module{Name: name, Start: c.start, End: c.end, SFrame: sec, SFrameAddr: addr}
-		if addr == next {
-			next = alignUp(addr+uint64(len(sec)), sectionAlign)
-		}
-	}
-	return mods, nil
+	return cuts, far != nil
 }
