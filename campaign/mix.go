@@ -59,15 +59,18 @@ func (l LayoutStatus) String() string {
 // declares it reads it (consumer.About.Layouts); the plan's producer is
 // then the builtin one with those shapes. A shape a version's strict rules
 // forbid is not produced: its sections would be INVALID, and a cell
-// cannot yet count that as expected. A toolchain writes its own layout.
+// cannot yet count that as expected. A toolchain writes its own layout,
+// but for modules: a producer.ModuleLinker builds the programs the
+// modules layout picks one ELF per module, when the consumers read it.
 func (p *Plan) setLayouts(conses []consumer.Consumer) {
 	b, builtin := p.Producer.(producer.Builtin)
+	ml, linker := p.Producer.(producer.ModuleLinker)
 	var set []string
 	p.Mix.Layouts = nil
 	for _, sh := range producer.LayoutShapes(p.Version) {
 		st := LayoutStatus{Name: sh.Name, Why: sh.Why}
 		switch {
-		case !builtin:
+		case !builtin && !(linker && sh.Name == producer.LayoutModules):
 			st.Why = "the toolchain decides its section's layout"
 		case st.Why != "":
 		case len(conses) == 0:
@@ -86,9 +89,12 @@ func (p *Plan) setLayouts(conses []consumer.Consumer) {
 		}
 		p.Mix.Layouts = append(p.Mix.Layouts, st)
 	}
-	if builtin {
+	switch {
+	case builtin:
 		b.Layouts, _ = producer.LayoutSet(set...)
 		p.Producer = b
+	case linker && slices.Contains(set, producer.LayoutModules):
+		p.Producer = ml.WithModules()
 	}
 }
 

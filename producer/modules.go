@@ -32,7 +32,7 @@ func modulesChosen(seed int64) bool { return uint64(seed)%8 == 4 }
 // module's after the far code), then padding zero bytes. It returns nil
 // when the program has too few functions with rows to make two modules.
 func encodeModules(p *gen.Program, fdes []sframe.FDE, opt sframe.EncodeOptions, padding int) ([]image.Module, error) {
-	cuts, far := moduleCuts(p, fdes)
+	cuts, far := moduleCuts(p, fdes, nil)
 	if cuts == nil {
 		return nil, nil
 	}
@@ -74,10 +74,11 @@ type moduleCut struct{ start, end uint64 }
 
 // moduleCuts cuts the program into modules at function starts, as
 // encodeModules describes, from the seed and fdes (gen's FDEs, in any
-// order): the code ranges in address order, the far segment last when
+// order), at starts keep allows (nil: every one): the code ranges in
+// address order, the far segment last when
 // it is a module (far true), or nil when the program has too few
 // functions with rows to make two modules.
-func moduleCuts(p *gen.Program, fdes []sframe.FDE) ([]moduleCut, bool) {
+func moduleCuts(p *gen.Program, fdes []sframe.FDE, keep func(start uint64) bool) ([]moduleCut, bool) {
 	rng := rand.New(rand.NewPCG(uint64(p.Seed), 0xbb67_ae85_84ca_a73b))
 	nearEnd := p.Base + uint64(len(p.Code))
 	var far *moduleCut
@@ -97,7 +98,8 @@ func moduleCuts(p *gen.Program, fdes []sframe.FDE) ([]moduleCut, bool) {
 	var starts []uint64
 	for _, f := range p.Funcs {
 		if !f.Idle && f.PartOf == "" && !f.Far && f.Addr > p.Base && f.Addr < nearEnd &&
-			slices.ContainsFunc(fdes, func(d sframe.FDE) bool { return d.Start == f.Addr }) && !inside(f.Addr) {
+			slices.ContainsFunc(fdes, func(d sframe.FDE) bool { return d.Start == f.Addr }) && !inside(f.Addr) &&
+			(keep == nil || keep(f.Addr)) {
 			starts = append(starts, f.Addr)
 		}
 	}

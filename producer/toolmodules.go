@@ -11,6 +11,7 @@ import (
 	"github.com/sfconform/sfconform/gen"
 	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/sframe"
+	"github.com/sfconform/sfconform/target"
 	"github.com/sfconform/sfconform/toolchain"
 )
 
@@ -22,7 +23,9 @@ import (
 // own source file, placed with .org where gen laid them out, and linked
 // on their own: the first module as an executable at its address, each
 // other one as a shared object (-shared -z now -Bsymbolic) whose .text is
-// at its address. Every module's .sframe is the one its ELF's
+// at its address (rounded down to 64 bytes, which llvm-mc's .text
+// alignment asks; the bytes before the module's first function are not
+// the module's code). Every module's .sframe is the one its ELF's
 // PT_GNU_SFRAME segment finds, placed with --section-start 1 MiB apart
 // above the code (the far module's above the far code), so that no two
 // sections share an address.
@@ -59,11 +62,37 @@ func toolModuleCuts(p *gen.Program) ([]moduleCut, bool) {
 	if len(fdes) >= maxConcatenated {
 		return nil, false
 	}
-	cuts, far := moduleCuts(p, fdes)
+	cuts, far := moduleCuts(p, fdes, noShortBranchAcross(p))
 	if cuts == nil || len(p.FarCode) > 0 && !far {
 		return nil, false
 	}
 	return cuts, far
+}
+
+// noShortBranchAcross allows a cut at a function start that no 2-byte
+// x86-64 branch (jmp rel8, jcc rel8, jrcxz, loop) crosses: GNU as
+// encodes a jump to a symbol another object defines with a 32-bit
+// displacement, so gen's short jump cannot be a jump between modules. On
+// other targets a branch's size does not depend on its target.
+func noShortBranchAcross(p *gen.Program) func(uint64) bool {
+	if p.Target != target.X86_64 {
+		return nil
+	}
+	type branch struct{ from, to uint64 }
+	var short []branch
+	for _, f := range p.Funcs {
+		for _, in := range f.Insns {
+			b := in.Bytes
+			if len(b) != 2 || b[0] != 0xeb && b[0]&0xf0 != 0x70 && (b[0] < 0xe0 || b[0] > 0xe3) {
+				continue
+			}
+			at := f.Addr + uint64(in.Off)
+			short = append(short, branch{at, at + 2 + uint64(int64(int8(b[1])))})
+		}
+	}
+	return func(s uint64) bool {
+		return !slices.ContainsFunc(short, func(br branch) bool { return (br.from < s) != (br.to < s) })
+	}
 }
 
 // produceLayout is produce, with the programs the modules layout picks
@@ -139,6 +168,7 @@ func splitAssembly(lines []string) (map[string]funcBlock, []string, error) {
 // moduleLinked is one module's ELF, read.
 type moduleLinked struct {
 	cut          moduleCut
+	base         uint64 // where its .text starts: cut.start rounded down to batchAlign
 	name         string
 	src, obj, so string
 	lineOf       []int // the program's line of each line of the module's source
@@ -170,7 +200,10 @@ func (b *toolBuild) buildModules(p *gen.Program, cuts []moduleCut, far bool) (*i
 	for k, c := range cuts {
 		isFar := far && k == len(cuts)-1
 		m := &moduleLinked{cut: c, name: moduleName(k), src: filepath.Join(dir, fmt.Sprintf("b%d.s", k)),
-			obj: filepath.Join(dir, fmt.Sprintf("b%d.o", k)), so: filepath.Join(dir, moduleName(k))}
+			obj: filepath.Join(dir, fmt.Sprintf("b%d.o", k)), so: filepath.Join(dir, moduleName(k)), base: c.start &^ (batchAlign - 1)}
+		if isFar {
+			m.base = c.start
+		}
 		var body []string
 		for _, f := range p.Funcs {
 			if f.Far != isFar || !isFar && (f.Addr < c.start || f.Addr >= c.end) {
@@ -180,7 +213,7 @@ func (b *toolBuild) buildModules(p *gen.Program, cuts []moduleCut, far bool) (*i
 			if !ok {
 				return nil, fmt.Errorf("the assembly has no text for function %s", f.Name)
 			}
-			body = append(body, fmt.Sprintf("\t.org %#x", f.Addr-c.start))
+			body = append(body, fmt.Sprintf("\t.org %#x", f.Addr-m.base))
 			m.lineOf = append(m.lineOf, 0)
 			for i := bl.from; i <= bl.to; i++ {
 				body = append(body, lines[i])
@@ -224,7 +257,7 @@ func (b *toolBuild) buildModules(p *gen.Program, cuts []moduleCut, far bool) (*i
 	}
 	nearEnd := p.Base + uint64(len(p.Code))
 	for k, m := range mods {
-		l := toolchain.Link{Output: m.so, Objects: []string{m.obj}, Text: m.cut.start, Entry: m.cut.start, Symbols: map[string]uint64{}}
+		l := toolchain.Link{Output: m.so, Objects: []string{m.obj}, Text: m.base, Entry: m.cut.start, Symbols: map[string]uint64{}}
 		at := alignUp(nearEnd, moduleSectionGap) + uint64(k)*moduleSectionGap
 		if far && k == len(mods)-1 {
 			at = alignUp(m.cut.end, moduleSectionGap)
@@ -287,7 +320,7 @@ func (m *moduleLinked) readObject() error {
 		case s.Section == elf.SHN_UNDEF:
 			m.undefined = append(m.undefined, s.Name)
 		case int(s.Section) == text:
-			m.defined[s.Name] = m.cut.start + s.Value
+			m.defined[s.Name] = m.base + s.Value
 		}
 	}
 	return nil
