@@ -93,8 +93,8 @@ func (p *Plan) setLayouts(conses []consumer.Consumer) {
 	case builtin:
 		b.Layouts, _ = producer.LayoutSet(set...)
 		p.Producer = b
-	case linker && slices.Contains(set, producer.LayoutModules):
-		p.Producer = ml.WithModules()
+	case linker:
+		p.Producer = ml.WithModules(slices.Contains(set, producer.LayoutModules))
 	}
 }
 

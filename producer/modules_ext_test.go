@@ -60,7 +60,7 @@ func TestToolchainModules(t *testing.T) {
 	if !ok {
 		t.Fatalf("gas-2.47 (%T) does not link modules", gas)
 	}
-	mods := ml.WithModules()
+	mods := ml.WithModules(true)
 	tg := target.X86_64
 	v, err := gas.SFrameVersion(tg)
 	if err != nil {

@@ -425,18 +425,28 @@ func (b *toolBuild) loadModules(p *gen.Program, mods []*moduleLinked, far bool, 
 // modules layout picks one ELF per module.
 type ModuleLinker interface {
 	BatchProducer
-	// WithModules is the producer with the modules layout on: the
-	// programs modulesChosen picks are built one ELF per module.
-	WithModules() BatchProducer
+	// WithModules is the producer with the modules layout on (the
+	// programs modulesChosen picks are built one ELF per module) or off.
+	WithModules(on bool) BatchProducer
 }
 
 // WithModules is g building the modules layout's programs one ELF per
-// module.
-func (g *GAS) WithModules() BatchProducer { return gasModules{g} }
+// module, or not.
+func (g *GAS) WithModules(on bool) BatchProducer {
+	if on {
+		return gasModules{g}
+	}
+	return g
+}
 
 // WithModules is l building the modules layout's programs one ELF per
-// module.
-func (l *LLVMMC) WithModules() BatchProducer { return llvmModules{l} }
+// module, or not.
+func (l *LLVMMC) WithModules(on bool) BatchProducer {
+	if on {
+		return llvmModules{l}
+	}
+	return l
+}
 
 // gasModules is a GAS producer with the modules layout on.
 type gasModules struct{ *GAS }
