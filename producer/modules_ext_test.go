@@ -1,6 +1,7 @@
 package producer_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,6 +105,12 @@ func TestToolchainModules(t *testing.T) {
 		ref, err := harness.Reference(img, p)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// A reproducer's one-ELF commands keep none of a module's link.
+		if tl := producer.ToolsOf(img.Record); tl == nil || slices.ContainsFunc(tl.LDFlags, func(a string) bool {
+			return strings.HasPrefix(a, "--defsym") || a == "-Bsymbolic" || a == "-shared"
+		}) {
+			t.Errorf("seed %d: the tools read from the record: %+v", p.Seed, tl)
 		}
 		got, want := chk.CheckAgainst(img, ref, consumer.NewBuiltin()), chk.CheckAgainst(one, ref, consumer.NewBuiltin())
 		if got.Steps == 0 || got.Steps != want.Steps || got.Counts != want.Counts || got.LoadErr != nil || got.RunErr != nil {
