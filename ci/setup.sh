@@ -23,6 +23,10 @@
 #      libsframe), is unpacked into a private root $SFCONFORM_CACHE/roots/<suite>
 #   5. sid's newest llvm-mc and llvm-readobj:
 #      $SFCONFORM_CACHE/toolchains/llvm-<major>/bin/{llvm-mc,llvm-readobj}
+#   5b. the build pipelines' tools (package pipelines): the host suite's
+#      elfutils (eu-strip), dwz and lld, and sid's lld and BOLT of the LLVM
+#      major of step 5, unpacked into sid's root, behind
+#      $SFCONFORM_CACHE/toolchains/llvm-<major>/bin/{ld.lld,llvm-bolt}
 #   6. the libsframe consumer: consumer/libsframe compiled with the host gcc
 #      against sid's libsframe-dev (libsframe.a, unpacked into sid's root),
 #      into $SFCONFORM_CACHE/consumers/libsframe-<source hash>/
@@ -110,7 +114,7 @@ apt_suites() {
 HOST_PACKAGES=(gcc g++ libc6-dev make pkg-config dpkg-dev shellcheck python3 binutils binutils-x86-64-linux-gnu
 	binutils-aarch64-linux-gnu binutils-s390x-linux-gnu ca-certificates
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu g++-s390x-linux-gnu
-	libc6-dev-s390x-cross)
+	libc6-dev-s390x-cross elfutils dwz lld)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() {
@@ -735,6 +739,44 @@ setup_llvm() {
 	note "llvm-mc (sid): $version in $dir"
 }
 
+# --- 5b. the build pipelines' tools -----------------------------------------
+
+# Package pipelines links with lld and rewrites linked programs with
+# eu-strip, dwz and BOLT (step 1 installs the host suite's elfutils, dwz and
+# lld). lld and llvm-bolt of the LLVM major step 5 provisioned come from sid,
+# without their dependencies beyond libllvm (step 5) and z3 (BOLT's solver).
+PIPELINE_LLVM_TOOLS=(ld.lld llvm-bolt)
+
+setup_pipeline_tools() {
+	if [[ ${SFCONFORM_SKIP_LLVM:-} == 1 ]]; then
+		note "lld, llvm-bolt (sid): skipped (SFCONFORM_SKIP_LLVM=1)"
+		return
+	fi
+	local stamp="$CACHE/stamps/llvm-sid" dir root major x missing=()
+	[[ -f $stamp ]] || die "llvm from sid is not provisioned (step 5)"
+	dir=$(sed -n 's/^dir=//p' "$stamp")
+	root=$(sed -n 's/^root=//p' "$dir/llvm.conf")
+	major=${dir##*/llvm-}
+	for x in "${PIPELINE_LLVM_TOOLS[@]}"; do
+		[[ -x $dir/bin/$x && -x $root/usr/lib/llvm-$major/bin/$x ]] || missing+=("$x")
+	done
+	if ((${#missing[@]} == 0)); then
+		note "ld.lld, llvm-bolt (sid): $dir/bin (present)"
+		return
+	fi
+	[[ -w $CACHE ]] || need_root "lld and llvm-bolt from Debian sid"
+	log "provisioning lld-$major and bolt-$major from Debian sid"
+	NODEPS=1 extract_root sid "$root" "lld-$major" "bolt-$major" libz3-4
+	for x in "${PIPELINE_LLVM_TOOLS[@]}"; do
+		[[ -x $root/usr/lib/llvm-$major/bin/$x ]] || die "lld-$major/bolt-$major from Debian sid have no bin/$x"
+		check_libs sid "$root" "$root/usr/lib/llvm-$major/bin/$x"
+		rm -f "$dir/bin/$x"
+		write_wrapper "$dir/bin/$x" "$root/usr/lib/llvm-$major/bin/$x" "$root"
+		"$dir/bin/$x" --version >/dev/null || die "$x from Debian sid does not run: $dir/bin/$x --version"
+	done
+	note "ld.lld, llvm-bolt (sid): $(root_version "$root" "lld-$major") in $dir/bin"
+}
+
 # --- 6. the libsframe consumer ---------------------------------------------
 
 # consumer_hash DIR prints the content hash of a C consumer's sources (DIR
@@ -1010,6 +1052,7 @@ main() {
 		setup_binutils "$suite"
 	done
 	setup_llvm
+	setup_pipeline_tools
 	setup_libsframe_consumer
 	setup_glibc_consumer
 	setup_realcode

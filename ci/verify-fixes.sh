@@ -19,6 +19,25 @@
 #      builtin producers and gas-src on every target, libsframe:DIR as the
 #      consumer) against both builds: the patched library must give the
 #      same verdicts as the unpatched one, cell by cell.
+#
+# A patch that touches the programs (gas/, ld/, bfd/, binutils/, or
+# libsframe/sframe-dump.c, the dump code objdump and readelf link) is
+# verified on build trees instead:
+#   1. the configured, built tree of `make binutils-src` for each target
+#      triple the finding names (NNN-inputs/triples, default
+#      x86_64-linux-gnu) is copied, its Makefiles pointed at a copy of the
+#      source with the patch applied, and only the touched components are
+#      rebuilt (make -C bfd, libsframe, gas as-new, ld ld-new, binutils
+#      objdump readelf); the log gives the copy's and the build's CPU time.
+#   2. replay.sh BUILDS (BUILDS holds one build tree per triple, named by
+#      it): expected-unfixed.txt with the unpatched trees,
+#      expected-fixed.txt with the patched ones.
+#   3. the component's matrix slice: a patch to gas, ld or bfd runs the
+#      builtin consumer on `--producer gas:TREE`, one to the dumpers runs
+#      `--consumer objdump:TREE,readelf:TREE` on the slice's producers.
+#      Cells may only improve: with the patch, no cell has more failed
+#      programs, WRONG, ERROR or INVALID verdicts, or differing steps, and
+#      the cells that change are listed.
 # Exit status 0 when every patch verifies; the log names what did not.
 #
 # Usage: ci/verify-fixes.sh [NNN...]
@@ -93,7 +112,7 @@ import json, sys
 s = json.load(sys.stdin)
 def strip(x):
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in ("consumer", "version", "duration", "elapsed", "seconds", "consumer_version", "hello", "failures", "reproducers")}
+        return {k: strip(v) for k, v in x.items() if k not in ("consumer", "version", "duration", "elapsed", "seconds", "instructions_per_second", "consumer_version", "hello", "failures", "reproducers")}
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x
@@ -103,6 +122,190 @@ for c in cells if isinstance(cells, list) else [cells]:
 ' <<<"$out"
 }
 
+# unpatched_verdicts CONSUMER: verdicts CONSUMER (with the producers of
+# $PRODUCERS) into UNPATCHED, computed once: they are kept in
+# $WORK/unpatched-verdicts under a key made of everything they depend on
+# (this sfconform, the slice's parameters, the programs and libraries of
+# the directories the consumer and producers name), so that later patches
+# and runs reuse them. Called outside a command substitution.
+UNPATCHED=
+unpatched_verdicts() {
+	local key file d
+	key=$({
+		sha256sum "$SFC"
+		echo "$1 $PRODUCERS $PROGRAMS $SEED"
+		for d in $(tr ',' '\n' <<<"$1,$PRODUCERS" | sed -n 's/^[a-z]*://p'); do
+			find "$d" -type f \( -name libsframe.a -o -name as-new -o -name ld-new -o -name objdump -o -name readelf \) -print0 |
+				sort -z | xargs -0r sha256sum
+		done
+	} | sha256sum | cut -c1-16)
+	file="$WORK/unpatched-verdicts/$key"
+	if [[ -s $file ]]; then
+		log "unpatched verdicts for $1 ($PRODUCERS): kept from an earlier run ($file)"
+	else
+		mkdir -p "$WORK/unpatched-verdicts"
+		# A name of this run's own: two runs may compute the same key.
+		verdicts "$1" >"$file.$$.tmp"
+		mv "$file.$$.tmp" "$file"
+	fi
+	UNPATCHED=$(cat "$file")
+}
+
+TREES="$CACHE/toolchains/binutils-src-$VER/build"
+
+# patched_build NNN TREE TRIPLE COMPS: a copy of the unpatched build tree of
+# TRIPLE at $WORK/NNN/build/TRIPLE whose Makefiles and libtool archives name
+# the patched source TREE (and the copy) instead of the originals, with the
+# components COMPS (touched top directories) rebuilt.
+patched_build() {
+	local n=$1 tree=$2 triple=$3 comps=$4 orig="$TREES/$3" out="$WORK/$1/build/$3" c
+	[[ -x $orig/gas/as-new && -x $orig/binutils/objdump ]] || die "no build tree $orig: run 'make binutils-src'"
+	rm -rf "$out"
+	mkdir -p "$WORK/$n/build"
+	/usr/bin/time -f "%U %S" -o "$WORK/$n/copy.time" cp -a "$orig" "$out"
+	# config.status is left alone: touching it would re-run it and remake
+	# every config.h, that is rebuild everything. The dependency files
+	# (.deps/*.Po) are rewritten too: a source file #included by another
+	# (gas/config/tc-aarch64-ginsn.c by tc-aarch64.c) is only found
+	# changed through them.
+	find "$out" \( -name Makefile -o -name '*.la' -o -name '*.lai' -o -name libtool -o -name '*.Po' -o -name '*.Plo' \) -type f -print0 |
+		xargs -0 sed -i -e "s|$SRC|$tree|g" -e "s|$orig|$out|g"
+	# Dependants first need what they link: bfd links libsframe; gas, ld,
+	# objdump and readelf link both.
+	local order=() make_log="$WORK/$n/make-$triple.log"
+	for c in libsframe bfd opcodes; do
+		[[ " $comps " == *" $c "* ]] && order+=("$c:all")
+	done
+	if [[ " $comps " == *" libsframe "* || " $comps " == *" bfd "* || " $comps " == *" gas "* ]]; then
+		order+=("gas:as-new")
+	fi
+	if [[ " $comps " == *" libsframe "* || " $comps " == *" bfd "* || " $comps " == *" ld "* ]]; then
+		order+=("ld:ld-new")
+	fi
+	if [[ " $comps " == *" libsframe "* || " $comps " == *" bfd "* || " $comps " == *" binutils "* ]]; then
+		order+=("binutils:objdump readelf")
+	fi
+	: >"$make_log"
+	local cpu=0 t
+	for c in "${order[@]}"; do
+		# shellcheck disable=SC2086 # the targets are words
+		/usr/bin/time -f "%U %S" -o "$WORK/$n/make.time" nice -n 19 make -C "$out/${c%%:*}" -j2 MAKEINFO=true ${c#*:} >>"$make_log" 2>&1 ||
+			die "building ${c%%:*} of the patched tree failed: $(grep -m3 -E 'error' "$make_log") (log $make_log)"
+		t=$(awk '{ print $1 + $2 }' "$WORK/$n/make.time")
+		cpu=$(awk -v a="$cpu" -v b="$t" 'BEGIN { print a + b }')
+	done
+	log "$(basename "$n"): $triple: copied the build tree in $(awk '{ print $1 + $2 }' "$WORK/$n/copy.time")s CPU, rebuilt ${order[*]%%:*} in ${cpu}s CPU (user+sys)"
+}
+
+# compare_cells A B: A and B are verdicts (one JSON cell a line, same
+# order); B may only be better. Prints the cells that changed; exit status
+# 1 when one got worse.
+compare_cells() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+a = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+b = [json.loads(l) for l in sys.argv[2].splitlines() if l.strip()]
+if len(a) != len(b):
+    print(f"{len(a)} cells without the patch, {len(b)} with it")
+    sys.exit(1)
+def bad(c):
+    v = c.get("verdicts") or {}
+    return {"failed programs": c.get("failed_programs", 0), "WRONG": v.get("WRONG", 0),
+            "ERROR": v.get("ERROR", 0), "INVALID": v.get("INVALID", 0),
+            "differing steps": (c.get("differs") or {}).get("steps", 0)}
+worse = False
+for x, y in zip(a, b):
+    if x == y:
+        continue
+    name = "%s %s %s" % (x.get("target"), x.get("producer"), x.get("consumer", ""))
+    bx, by = bad(x), bad(y)
+    changes = ", ".join(f"{k} {bx[k]} -> {by[k]}" for k in bx if bx[k] != by[k]) or "other fields only"
+    if any(by[k] > bx[k] for k in bx):
+        worse = True
+        print(f"WORSE {name}: {changes}")
+    else:
+        print(f"better {name}: {changes}")
+sys.exit(1 if worse else 0)
+PY
+}
+
+# verify_programs PATCH: the build-tree verification (see the top).
+verify_programs() {
+	local patch=$1 base n inputs comps tree triples triple t0
+	base=$(basename "$patch" .patch)
+	n=${base%%-*}
+	inputs="$FINDINGS/$n-inputs"
+	comps=$(sed -n 's|^+++ b/\([^/]*\)/.*|\1|p' "$patch" | sort -u | tr '\n' ' ')
+	triples=x86_64-linux-gnu
+	[[ -f $inputs/triples ]] && triples=$(grep -v '^#' "$inputs/triples" | tr '\n' ' ')
+	log "$base: touches ${comps% }: rebuilding them in copies of the build trees of $triples"
+	t0=$SECONDS
+	tree=$(patched_tree "$n" "$patch")
+	for triple in $triples; do
+		patched_build "$n" "$tree" "$triple" "$comps"
+	done
+	log "$base: built in $((SECONDS - t0))s (wall)"
+	local un="$TREES" fx="$WORK/$n/build" got
+	if [[ -x $inputs/replay.sh ]]; then
+		got=$("$inputs/replay.sh" "$un" 2>&1 || true)
+		if [[ $got == "$(cat "$inputs/expected-unfixed.txt")" ]]; then
+			log "$base: replay without the patch: fails as the finding says"
+		else
+			log "$base: replay without the patch does not print expected-unfixed.txt:"
+			diff <(echo "$got") "$inputs/expected-unfixed.txt" >&2 || true
+			fail=1
+		fi
+		got=$("$inputs/replay.sh" "$fx" 2>&1 || true)
+		if [[ $got == "$(cat "$inputs/expected-fixed.txt")" ]]; then
+			log "$base: replay with the patch: fixed"
+		else
+			log "$base: replay with the patch does not print expected-fixed.txt:"
+			diff <(echo "$got") "$inputs/expected-fixed.txt" >&2 || true
+			fail=1
+		fi
+	else
+		log "$base: no $inputs/replay.sh"
+		fail=1
+	fi
+	local a b changes saved=$PRODUCERS
+	for triple in $triples; do
+		if [[ " $comps " == *" gas "* || " $comps " == *" ld "* || " $comps " == *" bfd "* ]]; then
+			log "$base: matrix slice: gas:TREE of $triple x builtin, every target it assembles for, $PROGRAMS programs a cell, seed $SEED"
+			PRODUCERS="gas:$un/$triple"
+			unpatched_verdicts builtin
+			a=$UNPATCHED
+			PRODUCERS="gas:$fx/$triple"
+			b=$(verdicts builtin)
+			PRODUCERS=$saved
+			# The cells name the trees: compare them without.
+			a=${a//"$un/$triple"/TREE} b=${b//"$fx/$triple"/TREE}
+			if changes=$(compare_cells "$a" "$b"); then
+				log "$base: matrix slice ($triple, gas): $(wc -l <<<"$a") cells, none worse with the patch${changes:+; changed:}"
+				[[ -z $changes ]] || sed 's/^/  /' <<<"$changes" >&2
+			else
+				log "$base: matrix slice ($triple, gas): the patch makes cells worse:"
+				sed 's/^/  /' <<<"$changes" >&2
+				fail=1
+			fi
+		fi
+		if [[ " $comps " == *" binutils "* || " $comps " == *" libsframe "* || " $comps " == *" bfd "* ]]; then
+			log "$base: matrix slice: $PRODUCERS x objdump:TREE,readelf:TREE of $triple, $PROGRAMS programs a cell, seed $SEED"
+			unpatched_verdicts "objdump:$un/$triple,readelf:$un/$triple"
+			a=$UNPATCHED
+			b=$(verdicts "objdump:$fx/$triple,readelf:$fx/$triple")
+			a=${a//"$un/$triple"/TREE} b=${b//"$fx/$triple"/TREE}
+			if changes=$(compare_cells "$a" "$b"); then
+				log "$base: matrix slice ($triple, dumpers): $(wc -l <<<"$a") cells, none worse with the patch${changes:+; changed:}"
+				[[ -z $changes ]] || sed 's/^/  /' <<<"$changes" >&2
+			else
+				log "$base: matrix slice ($triple, dumpers): the patch makes cells worse:"
+				sed 's/^/  /' <<<"$changes" >&2
+				fail=1
+			fi
+		fi
+	done
+}
+
 fail=0
 verify() {
 	local patch=$1 base n inputs comp tree
@@ -110,11 +313,10 @@ verify() {
 	n=${base%%-*}
 	inputs="$FINDINGS/$n-inputs"
 	comp=$(sed -n 's|^+++ b/\([^/]*\)/.*|\1|p' "$patch" | sort -u)
-	[[ $comp == libsframe ]] || {
-		log "$base: touches '$comp': only libsframe patches are verified so far"
-		fail=1
+	if [[ $comp != libsframe ]] || grep -q '^+++ b/libsframe/sframe-dump\.c' "$patch"; then
+		verify_programs "$patch"
 		return
-	}
+	fi
 	log "$base: building libsframe of binutils $VER, as it is and patched"
 	local t0=$SECONDS
 	build_libsframe "$SRC" "$WORK/unpatched-libsframe"
@@ -170,7 +372,8 @@ verify() {
 	# 4. A slice of libsframe's matrix cells: the same verdicts.
 	log "$base: matrix slice ($PRODUCERS x every target, $PROGRAMS programs a cell, seed $SEED), unpatched and patched"
 	local a b
-	a=$(verdicts "libsframe:$un")
+	unpatched_verdicts "libsframe:$un"
+	a=$UNPATCHED
 	b=$(verdicts "libsframe:$fx")
 	if [[ $a == "$b" ]]; then
 		log "$base: matrix slice: $(wc -l <<<"$a") cells, the same verdicts with and without the patch"

@@ -33,7 +33,24 @@ var knownFindings = []knownFinding{
 	// .sframe will be created" and concatenates what it cannot read: 020
 	// shows both with llvm-mc's version 2 objects (there with ld 2.44).
 	{Mixed, "", []string{"2.47"}, "", "section ignored", "020-llvm-mc-interop.md"},
+	{Mixed, "", []string{"2.47"}, "", "unexpected SFrame format version", "020-llvm-mc-interop.md"},
 	{Mixed, "", []string{"2.40", "2.44"}, "", "no .sframe will be created", "020-llvm-mc-interop.md"},
+	// lld knows nothing of SFrame: C++ links fail on the .sframe
+	// relocations of discarded COMDAT copies, other links get the inputs'
+	// sections one after the other, without PT_GNU_SFRAME.
+	{LLD, "", nil, "", "lld refused the link", "045-lld-sframe-plain-section.md"},
+	{LLD, "", nil, "", "no PT_GNU_SFRAME", "045-lld-sframe-plain-section.md"},
+	{BOLT, "", nil, "", "", "046-bolt-stale-sframe.md"},
+	{LTO, "excpt: -flto, excpt.o with -Wa,--gsframe + excpt2.o without", nil, "", "dropping all",
+		"by design: gcc's lto-wrapper drops every -Wa option when the objects' options differ, with a warning"},
+	{FarCode, "excpt: .sframe", []string{"2.40", "2.44"}, "", "relocation truncated to fit",
+		"by design: SFrame v1 and v2 hold an FDE's function start as a 32-bit offset (v3: 64-bit), so ld cannot reach code 2 GiB away and refuses the link"},
+	// A generated hot/cold function's cold part, entered with the frame
+	// live: its .cfi_restore takes the FDE's first row (005).
+	{Generated, "", nil, "", "_hot_cold.cold: SFrame row", "005-gas-cfi-restore-first-fre.md"},
+	// The entry stub's outermost frame (.cfi_undefined of the RA), which
+	// gas 2.44 does not carry into SFrame (008).
+	{Generated, "", []string{"2.40", "2.44"}, "", "first: _start: SFrame row", "008-gas-mid-function-undefined-ra-ignored.md"},
 	// Any x86-64 link with a .plt.got whose only (first) error is that
 	// entry's row: ld 2.44 and 2.47 write CFA = SP+16 there. Last, so that
 	// the rows above keep their own write-ups.

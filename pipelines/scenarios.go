@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/sfconform/sfconform/check"
-	"github.com/sfconform/sfconform/target"
-	"github.com/sfconform/sfconform/toolchain"
 )
 
 func (b *build) scenario(sc string) []Row {
@@ -23,6 +21,16 @@ func (b *build) scenario(sc string) []Row {
 		return b.ldR()
 	case COMDAT:
 		return b.comdat()
+	case LTO:
+		return b.lto()
+	case FarCode:
+		return b.farCode()
+	case LLD:
+		return b.lld()
+	case BOLT:
+		return b.bolt()
+	case Generated:
+		return b.generated()
 	}
 	return []Row{{Scenario: sc, Case: "all", Toolchain: b.tc.Name, Target: b.tg.Name(), Status: NotPossible, Detail: "unknown scenario"}}
 }
@@ -97,6 +105,17 @@ func (b *build) postLink() []Row {
 				return "; .sframe in the --only-keep-debug file: " + k
 			}},
 		}
+		// elfutils' strip and dwz (the host suite's), on the same input.
+		edbg := b.out(p.name + ".eu-debug")
+		steps = append(steps,
+			step{"eu-strip", [][]string{{b.cfg.tools.euStrip, "-o", b.out(p.name + "-eu-strip"), base}}, b.out(p.name + "-eu-strip"), nil},
+			step{"eu-strip -g", [][]string{{b.cfg.tools.euStrip, "-g", "-o", b.out(p.name + "-eu-strip-g"), base}}, b.out(p.name + "-eu-strip-g"), nil},
+			step{"eu-strip -f (separate debug file)", [][]string{{b.cfg.tools.euStrip, "-f", edbg, "-o", b.out(p.name + "-eu-strip-f"), base}}, b.out(p.name + "-eu-strip-f"), func() string {
+				k, _ := sframeOf(edbg)
+				return "; .sframe in the -f debug file: " + k
+			}},
+			step{"dwz", [][]string{{b.cfg.tools.dwz, "-o", b.out(p.name + "-dwz"), base}}, b.out(p.name + "-dwz"), nil},
+		)
 		for i, st := range steps {
 			var cmds []string
 			var ferr error
@@ -131,7 +150,7 @@ func (b *build) postLink() []Row {
 			if st.extra != nil {
 				rw.Detail += st.extra()
 			}
-			if i == 0 {
+			if i == 0 || st.cs == "eu-strip" {
 				rw.Control = b.control(st.out)
 			}
 			rows = append(rows, rw)
@@ -418,117 +437,4 @@ func (b *build) comdat() []Row {
 		rows = append(rows, rw)
 	}
 	return rows
-}
-
-// runMixed links excpt.o from one gas series with excpt2.o from another,
-// in both orders, with every series' ld.
-func runMixed(cfg Config, tg target.Target, cc [2]string, tcs []toolchain.Toolchain) ([]Row, []string) {
-	if len(tcs) < 2 {
-		var names []string
-		for _, tc := range tcs {
-			names = append(names, tc.Name)
-		}
-		return []Row{{Scenario: Mixed, Case: "all", Toolchain: strings.Join(names, " "), Target: tg.Name(), Status: NotPossible,
-			Detail: fmt.Sprintf("only %d provisioned gas series writes SFrame for %s", len(tcs), tg.Name())}}, nil
-	}
-	var rows []Row
-	var vers []string
-	builds := map[string]*build{}
-	objs := map[string][2]string{} // series name: excpt.o, excpt2.o
-	cmdsOf := map[string][2]string{}
-	for _, tc := range tcs {
-		b, err := newBuild(cfg, tg, cc, tc)
-		if err != nil {
-			return append(rows, Row{Scenario: Mixed, Case: "all", Toolchain: tc.Name, Target: tg.Name(), Status: NotPossible, Detail: err.Error()}), vers
-		}
-		vers = append(vers, b.versions()...)
-		builds[tc.Name] = b
-		o1, o2 := b.out("mixed-excpt.o"), b.out("mixed-excpt2.o")
-		c1, err1 := b.compile(true, o1, []string{"-O2", "-fPIE", "-c"}, "excpt.cc")
-		c2, err2 := b.compile(true, o2, []string{"-O2", "-fPIE", "-c"}, "excpt2.cc")
-		if err1 != nil || err2 != nil {
-			return append(rows, Row{Scenario: Mixed, Case: "all", Toolchain: tc.Name, Target: tg.Name(), Status: NotPossible,
-				Detail: fmt.Sprintf("build failed: %v %v", err1, err2)}), vers
-		}
-		objs[tc.Name], cmdsOf[tc.Name] = [2]string{o1, o2}, [2]string{c1, c2}
-	}
-	controlled := false
-	for _, a := range tcs {
-		for _, c := range tcs {
-			if a.Name == c.Name {
-				continue
-			}
-			for _, l := range tcs {
-				lb := builds[l.Name]
-				cs := fmt.Sprintf("excpt.o %s (v%d) + excpt2.o %s (v%d)", a.Name, a.SFrameVersion, c.Name, c.SFrameVersion)
-				out := lb.out(fmt.Sprintf("mixed-%s-%s", a.Name, c.Name))
-				o1, o2 := objs[a.Name][0], objs[c.Name][1]
-				args := []string{"-B" + lb.bdir + "/", "-pie", "-o", out, o1, o2}
-				cmds := []string{cmdsOf[a.Name][0], cmdsOf[c.Name][1]}
-				cl, stderr, err := lb.run(cc[1], args...)
-				cmds = append(cmds, cl)
-				name := "ld " + l.Name
-				if err != nil {
-					r := lb.fail(Mixed, cs, cmds, err)
-					r.Toolchain, r.Status = name, Finding
-					r.Detail = "ld refused the link: " + errorLine(stderr)
-					rows = append(rows, r)
-					continue
-				}
-				r, err := lb.judge(out)
-				rw := row(Mixed, cs, l, tg, r, err)
-				rw.Toolchain, rw.Commands = name, cmds
-				what := "output"
-				if err == nil {
-					var vs []string
-					for _, s := range r.Sections {
-						vs = append(vs, fmt.Sprintf("v%d (%d FDEs)", s.Version, s.NumFDEs))
-					}
-					what += " " + strings.Join(vs, " + ")
-					if len(vs) == 0 {
-						what += " without SFrame"
-					}
-					// Both inputs carried SFrame: every function of theirs
-					// that made it into the output must have its FDE.
-					has := map[string]bool{}
-					for _, f := range r.Functions {
-						has[f.Name] = f.HasFDE
-					}
-					var kept []string
-					for i, o := range []string{o1, o2} {
-						syms, serr := funcSyms(o)
-						if serr != nil {
-							continue
-						}
-						n, k := 0, 0
-						for fn := range syms {
-							if with, ok := has[fn]; ok {
-								n++
-								if with {
-									k++
-								}
-							}
-						}
-						ver := []int{a.SFrameVersion, c.SFrameVersion}[i]
-						kept = append(kept, fmt.Sprintf("%s (v%d): %d of %d functions with an FDE", []string{"excpt.o", "excpt2.o"}[i], ver, k, n))
-						if k < n {
-							rw.Status = Finding
-						}
-					}
-					what += "; " + strings.Join(kept, ", ")
-				}
-				if w := strings.TrimSpace(stderr); w != "" {
-					what += "; ld said: " + oneLine(w)
-				} else {
-					what += "; ld said nothing"
-				}
-				rw.Detail = strings.TrimPrefix(rw.Detail+"; "+what, "; ")
-				if _, data := sframeOf(out); !controlled && len(data) > 0 {
-					rw.Control, controlled = lb.control(out), true
-				}
-				rows = append(rows, rw)
-			}
-		}
-	}
-	return rows, vers
 }
