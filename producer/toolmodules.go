@@ -62,6 +62,25 @@ func toolModuleCuts(p *gen.Program) ([]moduleCut, bool) {
 	if len(fdes) >= maxConcatenated {
 		return nil, false
 	}
+	// A function rendered as an empty FDE (.cfi_startproc simple, no CFA
+	// rule) gets no rows from the assembler (GNU as 2.47 writes an FDE
+	// without FREs), whatever gen's rows, and so does a signal
+	// restorer, whose CFA is a DWARF expression (GNU as 2.47 for x86-64:
+	// an FDE without FREs): a module of such functions alone would have
+	// a section without FREs, which the Linux unwinder's rules refuse.
+	// The cut counts them as rowless.
+	empty := map[uint64]bool{}
+	for _, f := range p.Funcs {
+		if f.EmptyFDE || f.Kind == image.KindSignalRestorer {
+			empty[f.Addr] = true
+		}
+	}
+	fdes = slices.Clone(fdes)
+	for i := range fdes {
+		if empty[fdes[i].Start] {
+			fdes[i].Rows = nil
+		}
+	}
 	cuts, far := moduleCuts(p, fdes, noShortBranchAcross(p))
 	if cuts == nil || len(p.FarCode) > 0 && !far {
 		return nil, false
