@@ -64,7 +64,12 @@ func TestToolchainModules(t *testing.T) {
 		t.Fatalf("gas-2.47 (%T) does not link modules", gas)
 	}
 	mods := ml.WithModules(true)
-	tg := target.X86_64
+	for _, tg := range []target.Target{target.X86_64, target.AArch64} {
+		t.Run(tg.Name(), func(t *testing.T) { modulesOf(t, gas, mods, tg) })
+	}
+}
+
+func modulesOf(t *testing.T, gas, mods producer.Producer, tg target.Target) {
 	v, err := gas.SFrameVersion(tg)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +82,7 @@ func TestToolchainModules(t *testing.T) {
 	// Seed 44 (module 6) has a module whose only function is a signal
 	// restorer, which GNU as 2.47 gives an FDE without FREs.
 	progs := laidOut(t, tg, v, modulesSeeds(6))
-	imgs, errs := mods.ProduceBatch(progs)
+	imgs, errs := mods.(producer.BatchProducer).ProduceBatch(progs)
 	var two, more, libSteps int
 	for i, p := range progs {
 		if errs[i] != nil {
