@@ -81,15 +81,17 @@ func (m Mix) ExpectedRules() []string {
 // then the builtin one with those shapes. A shape the version's strict
 // rules forbid is produced on the same terms, its sections INVALID as
 // expected for that rule (LayoutStatus.Rule). A toolchain writes its own
-// layout.
+// layout, but for modules: a producer.ModuleLinker builds the programs the
+// modules layout picks one ELF per module, when the consumers read it.
 func (p *Plan) setLayouts(conses []consumer.Consumer) {
 	b, builtin := p.Producer.(producer.Builtin)
+	ml, linker := p.Producer.(producer.ModuleLinker)
 	var set []string
 	p.Mix.Layouts = nil
 	for _, sh := range producer.LayoutShapes(p.Version) {
 		st := LayoutStatus{Name: sh.Name, Why: sh.Why}
 		switch {
-		case !builtin:
+		case !builtin && !(linker && sh.Name == producer.LayoutModules):
 			st.Why = "the toolchain decides its section's layout"
 		case st.Why != "" && sh.Violates == nil:
 		case len(conses) == 0:
@@ -111,9 +113,12 @@ func (p *Plan) setLayouts(conses []consumer.Consumer) {
 		}
 		p.Mix.Layouts = append(p.Mix.Layouts, st)
 	}
-	if builtin {
+	switch {
+	case builtin:
 		b.Layouts, _ = producer.LayoutSet(set...)
 		p.Producer = b
+	case linker:
+		p.Producer = ml.WithModules(slices.Contains(set, producer.LayoutModules))
 	}
 }
 

@@ -78,3 +78,54 @@ func sumValues(m map[string]int) int {
 	}
 	return n
 }
+
+// TestToolchainPlanModules: a cell of a toolchain that links modules says
+// "modules: produced and judged" when its consumers read them, and its
+// producer then builds the programs the layout picks (seed%8 == 4) one
+// ELF per module; with a consumer that does not declare modules the cell
+// says so and every image is one ELF. Every other shape stays the
+// toolchain's.
+func TestToolchainPlanModules(t *testing.T) {
+	t.Parallel()
+	prod, err := producer.New("gas-2.47")
+	if err != nil {
+		testenv.Missing(t, testenv.Binutils, "producer gas-2.47: %v", err)
+	}
+	seeds := []int64{1, 4, 12, 20}
+	modules := func(p *Plan) (n int) {
+		for _, b := range ProduceBatch(p.Producer, p.Target, seeds, p.Mix.Options(1)) {
+			if b.Err != nil {
+				t.Fatal(b.Err)
+			}
+			if len(b.Img.Modules) > 0 {
+				if b.Seed%8 != 4 {
+					t.Errorf("seed %d: %d modules, outside the layout's seeds", b.Seed, len(b.Img.Modules))
+				}
+				n++
+			}
+		}
+		return n
+	}
+	p, err := NewPlan(prod, target.X86_64, nil, consumer.NewBuiltin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range p.Mix.Layouts {
+		if l.Produced != (l.Name == producer.LayoutModules) || !l.Produced && l.Why == "" {
+			t.Errorf("gas-2.47 x builtin: %s", l)
+		}
+	}
+	if n := modules(p); n < 2 {
+		t.Errorf("gas-2.47 x builtin: %d of the programs of seeds %v made of modules", n, seeds)
+	}
+	// The same plan set again for a consumer that reads no layout.
+	p.setLayouts([]consumer.Consumer{named("no-layouts")})
+	for _, l := range p.Mix.Layouts {
+		if l.Name == producer.LayoutModules && (l.Produced || !strings.Contains(l.Why, "no-layouts")) {
+			t.Errorf("gas-2.47 x a consumer reading no layouts: %s", l)
+		}
+	}
+	if n := modules(p); n != 0 {
+		t.Errorf("gas-2.47 x a consumer reading no layouts: %d programs made of modules", n)
+	}
+}

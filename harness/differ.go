@@ -47,9 +47,11 @@ func (d RowDiff) String() string {
 // differ compares the rows of two tables at PCs, remembering each PC's
 // answer: a program's paths run the same code.
 type differ struct {
-	got, want *sframe.Table
-	err       error // a table that does not decode: every PC differs
-	memo      map[uint64]rowPair
+	img  *image.Image
+	got  []*sframe.Table // per section of img (image.Image.Sections)
+	want *sframe.Table
+	err  error // a table that does not decode: every PC differs
+	memo map[uint64]rowPair
 }
 
 // rowPair is the two tables' rows for one PC.
@@ -76,10 +78,19 @@ func (r rowAt) String() string {
 }
 
 func newDiffer(img, ref *image.Image) *differ {
-	d := &differ{memo: map[uint64]rowPair{}}
+	d := &differ{img: img, memo: map[uint64]rowPair{}}
 	var err error
-	if d.got, err = sframe.Decode(img.SFrame, img.SFrameAddr); err != nil {
-		d.err = fmt.Errorf("the section does not decode: %w", err)
+	// An image of several modules has a table per module: a PC's row is
+	// in its module's.
+	for _, m := range img.Sections() {
+		t, err := sframe.Decode(m.SFrame, m.SFrameAddr)
+		if err != nil && d.err == nil {
+			d.err = fmt.Errorf("the section does not decode: %w", err)
+			if m.Name != "" {
+				d.err = fmt.Errorf("the section of module %s does not decode: %w", m.Name, err)
+			}
+		}
+		d.got = append(d.got, t)
 	}
 	if d.want, err = sframe.Decode(ref.SFrame, ref.SFrameAddr); err != nil {
 		d.err = fmt.Errorf("the reference does not decode: %w", err)
@@ -96,7 +107,12 @@ func (d *differ) at(pc uint64) rowPair {
 	if d.err != nil {
 		r.got.err = d.err
 	} else {
-		r.got, r.want = lookupRow(d.got, pc), lookupRow(d.want, pc)
+		r.want = lookupRow(d.want, pc)
+		if len(d.img.Modules) == 0 {
+			r.got = lookupRow(d.got[0], pc)
+		} else if i := d.img.ModuleAt(pc); i >= 0 {
+			r.got = lookupRow(d.got[i], pc)
+		}
 		r.same = sameRule(r.got, r.want)
 	}
 	d.memo[pc] = r

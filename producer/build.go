@@ -516,7 +516,7 @@ func readLinked(path string, tg target.Target) (*linked, error) {
 	sec := f.Section(sframe.SectionName)
 	switch {
 	case sec == nil || sec.Size == 0:
-		return nil, errors.New("the linked file has no .sframe contents")
+		return nil, errNoSFrameContents
 	case seg == nil:
 		return nil, errors.New("the linked file has .sframe but no PT_GNU_SFRAME segment")
 	case seg.Vaddr != sec.Addr || seg.Filesz < sec.Size:
@@ -562,7 +562,7 @@ func readLinked(path string, tg target.Target) (*linked, error) {
 	if err != nil {
 		return nil, fmt.Errorf("symbols: %w", err)
 	}
-	if f.Type == elf.ET_DYN {
+	if f.Type == elf.ET_DYN && f.Section(".plt") != nil {
 		if l.plt, err = readPLT(f, tg); err != nil {
 			return nil, fmt.Errorf("the shared object's PLT: %w", err)
 		}
@@ -675,7 +675,12 @@ func describeAt(p *gen.Program, pc uint64) string {
 // consumer: those gen's rules name, and those the toolchain's rows for
 // this program name (a toolchain may base a rule on another register).
 func ruleRegs(p *gen.Program, img *image.Image, t *sframe.Table) []int {
-	regs := p.RuleRegs()
+	return ruleRegsIn(p, img, t, p.RuleRegs())
+}
+
+// ruleRegsIn is regs with the registers t's rows for img's functions
+// name.
+func ruleRegsIn(p *gen.Program, img *image.Image, t *sframe.Table, regs []int) []int {
 	if t == nil {
 		return regs
 	}
@@ -704,3 +709,7 @@ func toolOf(name, path string, tc toolchain.Toolchain) (image.Tool, error) {
 	}
 	return image.Tool{Name: name, Path: path, Version: v, Package: tc.Package, Suite: tc.Suite}, nil
 }
+
+// errNoSFrameContents is a link whose output has no .sframe bytes: every
+// input function lacked an FDE the toolchain could write.
+var errNoSFrameContents = errors.New("the linked file has no .sframe contents")

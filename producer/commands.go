@@ -85,7 +85,8 @@ func ldFlags(args []string) []string {
 		switch a := args[i]; {
 		case a == "-o" || a == "-e":
 			i++
-		case strings.HasPrefix(a, "-Ttext=") || strings.HasPrefix(a, "--section-start="), strings.HasSuffix(a, ".o"):
+		case strings.HasPrefix(a, "-Ttext=") || strings.HasPrefix(a, "--section-start="), strings.HasSuffix(a, ".o"),
+			strings.HasPrefix(a, "--defsym=") || a == "-Bsymbolic": // a module's link (toolmodules.go)
 		default:
 			out = append(out, a)
 		}

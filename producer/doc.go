@@ -42,6 +42,15 @@
 // measured once per toolchain and target says so and the calls reach
 // gen's stubs, as before.
 //
+// The programs the modules layout picks (1 in 8 by seed, cut as the
+// builtin producer cuts them, at function starts no 2-byte x86-64 branch
+// crosses) are built one ELF per module when the cell's consumers read
+// modules (toolmodules.go): each module assembled from its own source
+// file and linked on its own, an executable and -shared objects, each
+// image.Module carrying the .sframe its ELF's PT_GNU_SFRAME finds. Calls
+// between modules stay gen's direct calls to fixed addresses (--defsym,
+// -Bsymbolic: no PLT, no dynamic relocation).
+//
 // Each image carries an image.Record: the tools' --version and Debian
 // package versions, the commands run, and the tools' warnings, attributed
 // to the function (and the line of the program's own assembly text) they

@@ -207,6 +207,12 @@ func (g *GAS) ProduceBatch(progs []*gen.Program) ([]*image.Image, []error) {
 // produceWith runs the target's build over progs, or reports on every
 // program why there is none.
 func produceWith(progs []*gen.Program, build func(target.Target) (*toolBuild, error)) ([]*image.Image, []error) {
+	return produceLayout(progs, build, false)
+}
+
+// produceLayout is produceWith, the programs the modules layout picks
+// built one ELF per module when modules is set (toolmodules.go).
+func produceLayout(progs []*gen.Program, build func(target.Target) (*toolBuild, error), modules bool) ([]*image.Image, []error) {
 	if len(progs) == 0 {
 		return nil, nil
 	}
@@ -218,7 +224,7 @@ func produceWith(progs []*gen.Program, build func(target.Target) (*toolBuild, er
 		}
 		return make([]*image.Image, len(progs)), errs
 	}
-	return b.produce(progs)
+	return b.produceLayout(progs, modules)
 }
 
 // IsToolchain reports whether p runs real tools (and so its table may

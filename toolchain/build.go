@@ -92,6 +92,12 @@ type Link struct {
 	// before .text, the .plt among it.
 	Shared      bool
 	TextSegment uint64
+	// Symbols are symbols defined at fixed addresses (--defsym), e.g. the
+	// functions of other objects a module calls directly; Symbolic binds
+	// a shared object's references to its own definitions, these among
+	// them (-Bsymbolic), so that ld makes no PLT entry for them.
+	Symbols  map[string]uint64
+	Symbolic bool
 }
 
 // Link runs the linker with the target's flags (LDFlags).
@@ -99,6 +105,9 @@ func (t Toolchain) Link(l Link) (Run, error) {
 	args := append([]string{t.LD}, t.LDFlags...)
 	if l.Shared {
 		args = append(args, "-shared", "-z", "now")
+	}
+	if l.Symbolic {
+		args = append(args, "-Bsymbolic")
 	}
 	if l.TextSegment != 0 {
 		args = append(args, fmt.Sprintf("-Ttext-segment=%#x", l.TextSegment))
@@ -111,6 +120,14 @@ func (t Toolchain) Link(l Link) (Run, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		args = append(args, fmt.Sprintf("--section-start=%s=%#x", name, l.Sections[name]))
+	}
+	syms := make([]string, 0, len(l.Symbols))
+	for name := range l.Symbols {
+		syms = append(syms, name)
+	}
+	sort.Strings(syms)
+	for _, name := range syms {
+		args = append(args, fmt.Sprintf("--defsym=%s=%#x", name, l.Symbols[name]))
 	}
 	args = append(args, "-e", fmt.Sprintf("%#x", l.Entry), "-o", l.Output)
 	return run(append(args, l.Objects...)...)

@@ -43,7 +43,15 @@ func groupFailures(c *cell, known *deviation.List) []*failureGroup {
 					field = ":" + k.Field
 				}
 				pattern := patternOf[path]
-				sig = fmt.Sprintf("%s%s in pattern %s, frame %d, row %s", k.Verdict, field, orDash(pattern), k.Frame, orDash(k.Row))
+				// The row, without the module that holds it: one root
+				// cause in programs of one and of several modules.
+				row := k.Row
+				if rest, ok := strings.CutPrefix(row, "module "); ok {
+					if _, r, ok := strings.Cut(rest, ": "); ok {
+						row = r
+					}
+				}
+				sig = fmt.Sprintf("%s%s in pattern %s, frame %d, row %s", k.Verdict, field, orDash(pattern), k.Frame, orDash(row))
 				g.Verdict, g.Detail = k.Verdict.String(), k.Detail
 				if e := known.Match(deviation.Key{Producer: c.Producer, Consumer: c.Consumer, Target: t, Pattern: pattern, Verdict: k.Verdict, Field: k.Field}); e != nil {
 					g.Finding = e.Finding
