@@ -1,0 +1,42 @@
+package packages
+
+import "strings"
+
+// known is a group of findings already written up: the builds it explains
+// (series, target, a prefix of the group's key, the type of the file) and
+// the write-up.
+type known struct {
+	series  []string // "" matches every series
+	target  string   // "" matches every target
+	key     string   // prefix of Group.Key
+	example string   // substring of Group.Example
+	linked  bool     // only in linked files
+	Finding string   // docs/findings file, or a sentence for behaviour by design
+}
+
+var knownFindings = []known{
+	// ld 2.44 and 2.47 write CFA = SP+16 for x86-64's .plt.got entries,
+	// which are 8 bytes without IBT and run at CFA = SP+8.
+	{series: []string{"2.44", "2.47"}, target: "x86-64", key: "static: ", example: ".plt.got+0:", linked: true, Finding: "037-ld-x86-plt-got-cfa-16.md"},
+}
+
+// Triage returns the write-up explaining group g of file f of build r, or
+// "" when it is new.
+func Triage(r *BuildResult, f FileResult, g Group) string {
+	for _, k := range knownFindings {
+		if (len(k.series) == 0 || contains(k.series, r.Series)) && (k.target == "" || k.target == r.Target) &&
+			strings.HasPrefix(g.Key, k.key) && strings.Contains(g.Example, k.example) && (!k.linked || f.Type != "REL") {
+			return k.Finding
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
