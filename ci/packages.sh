@@ -38,7 +38,7 @@ DEFAULT_SOURCES=(zlib bzip2 lz4 libzstd expat libyaml pcre2 jansson lmdb cjson
 read -r -a SOURCES <<<"${PACKAGES_SOURCES:-${DEFAULT_SOURCES[*]}}"
 
 # The build systems' tools, from the host's own archive.
-TOOLS=(cmake make dpkg-dev)
+TOOLS=(cmake make dpkg-dev autoconf automake libtool)
 
 log() { printf 'packages: %s\n' "$*" >&2; }
 die() {

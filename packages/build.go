@@ -234,8 +234,14 @@ func buildPackage(r Recipe, src Source, tg target.Target, tc toolchain.Toolchain
 		}
 		return out
 	}
+	b.env = append(b.env, subst(r.Env)...)
 	switch r.System {
 	case Configure:
+		if r.Autoreconf {
+			if err := b.run(top, "autoreconf", "-fi"); err != nil {
+				return b, flags, top, err
+			}
+		}
 		args := []string{"./configure"}
 		if r.Package == "zlib" {
 			// zlib's own configure knows no --host: CHOST names the cross

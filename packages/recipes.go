@@ -28,6 +28,12 @@ type Recipe struct {
 	// %[1]s in them is replaced by the compiler flags (CFLAGS), %[2]s by
 	// CPPFLAGS, %[3]s by LDFLAGS, %[4]s by the cc wrapper.
 	Args []string
+	// Env are variables the packaging exports (same substitutions as
+	// Args), after the flags.
+	Env []string
+	// Autoreconf: run autoreconf -fi before configure (the source has
+	// only configure.ac), as dh_autoreconf does.
+	Autoreconf bool
 	// Opt replaces Debian's -O2 when the package's packaging builds at
 	// another level ("" keeps -O2).
 	Opt string
@@ -48,15 +54,17 @@ var Recipes = []Recipe{
 		Note: "the static library and the programs (Makefile); Debian's shared library comes from Makefile-libbz2_so, not built"},
 	{Package: "cjson", System: CMake, Args: []string{"-DENABLE_CJSON_TEST=OFF", "-DENABLE_CJSON_UTILS=ON", "-DBUILD_SHARED_AND_STATIC_LIBS=ON",
 		"-DENABLE_CUSTOM_COMPILER_FLAGS=OFF"}},
-	{Package: "lz4", System: Make, Args: []string{"CC=%[4]s", "CFLAGS=%[1]s", "CPPFLAGS=%[2]s -DLZ4F_PUBLISH_STATIC_FUNCTIONS", "LDFLAGS=%[3]s", "lib", "lz4"}},
+	// Debian's rules export CFLAGS, CPPFLAGS and LDFLAGS (the Makefiles
+	// add to them) and give CC on the command line.
+	{Package: "lz4", System: Make, Args: []string{"CC=%[4]s", "lib", "lz4"}, Env: []string{"CPPFLAGS=%[2]s -DLZ4F_PUBLISH_STATIC_FUNCTIONS"}},
 	{Package: "lmdb", System: Make, Dir: "libraries/liblmdb", Args: []string{"CC=%[4]s", "OPT=%[1]s", "XCFLAGS=%[2]s", "LDFLAGS=%[3]s",
 		"liblmdb.a", "liblmdb.so", "mdb_stat", "mdb_copy", "mdb_dump", "mdb_load"}, Note: "the library and the four tools, not the mtest programs"},
-	{Package: "libyaml", System: CMake, Args: []string{"-DBUILD_SHARED_LIBS=ON", "-DBUILD_TESTING=OFF"},
-		Note: "cmake: the Debian source has no generated configure (autoreconf would be a build dependency)"},
-	{Package: "jansson", System: CMake, Args: []string{"-DJANSSON_BUILD_SHARED_LIBS=ON", "-DJANSSON_BUILD_DOCS=OFF", "-DJANSSON_WITHOUT_TESTS=ON", "-DJANSSON_EXAMPLES=OFF"},
-		Note: "cmake: the Debian source has no generated configure"},
-	{Package: "expat", System: CMake, Dir: "expat", Args: []string{"-DEXPAT_BUILD_TESTS=OFF", "-DEXPAT_BUILD_DOCS=OFF", "-DEXPAT_BUILD_EXAMPLES=OFF"},
-		Note: "cmake: the Debian source has no generated configure"},
+	// No generated configure in these: autoreconf first, as debhelper does.
+	{Package: "libyaml", System: Configure, Autoreconf: true},
+	{Package: "jansson", System: Configure, Autoreconf: true},
+	// Debian's patch for CVE-2024-8176 tests XML_DTD == 1, which
+	// configure defines and expat's CMake build leaves empty: configure.
+	{Package: "expat", System: Configure, Autoreconf: true, Dir: "expat", Args: []string{"--without-docbook"}},
 	{Package: "pcre2", System: Configure, Note: "8-bit library only (configure's default), without JIT"},
 	{Package: "libzstd", System: CMake, Dir: "build/cmake", Args: []string{"-DZSTD_BUILD_STATIC=OFF", "-DZSTD_BUILD_SHARED=ON", "-DZSTD_BUILD_PROGRAMS=OFF", "-DZSTD_BUILD_TESTS=OFF"},
 		Note: "the shared library only (CPU): Debian's packaging builds the static one and the programs too"},

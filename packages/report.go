@@ -105,7 +105,10 @@ func Markdown(w io.Writer, results []*BuildResult, command string) error {
 			}
 		}
 		status := r.Status
-		if r.Why != "" {
+		switch {
+		case r.Status == Failed:
+			status += " (" + strings.Fields(r.Why + " ?")[0] + ": see below)"
+		case r.Why != "":
 			status += ": " + esc(r.Why)
 		}
 		ver := "-"
@@ -151,11 +154,13 @@ func findings(w io.Writer, results []*BuildResult) {
 				gs = []Group{{Severity: "error", Kind: "unusable", Key: "unusable: " + numRE.ReplaceAllString(f.Unusable, "N"), Count: 1, Example: f.Unusable}}
 			}
 			for _, g := range gs {
-				k := g.Severity + "\x00" + g.Key
+				// One group per write-up too: a key that one finding
+				// explains in one file may be new in another.
+				known := Triage(r, f, g)
+				k := g.Severity + "\x00" + g.Key + "\x00" + known
 				a, ok := idx[k]
 				if !ok {
-					a = &agg{g: g, builds: map[string]bool{}, first: r.Package + " " + r.Target + " " + r.Series + ": " + f.Rel}
-					a.known = Triage(r, f, g)
+					a = &agg{g: g, builds: map[string]bool{}, first: r.Package + " " + r.Target + " " + r.Series + ": " + f.Rel, known: known}
 					idx[k] = a
 					keys = append(keys, k)
 				}
