@@ -33,9 +33,12 @@ type Config struct {
 	Work     string          // the campaign's directory: one subdirectory per build, kept (logs, results)
 	Jobs     int             // make -j
 	Force    bool            // build again what has a result already
-	Quick    bool            // build only each recipe's Quick targets (the package test)
-	Dynamic  bool            // also emulate every function of linked files (check's dynamic check)
-	Log      func(format string, args ...any)
+	// Recheck: check the kept outputs of builds with a result again,
+	// without building (after a change to check or to the grouping).
+	Recheck bool
+	Quick   bool // build only each recipe's Quick targets (the package test)
+	Dynamic bool // also emulate every function of linked files (check's dynamic check)
+	Log     func(format string, args ...any)
 }
 
 // BuildResult is one package built for one target with one binutils
@@ -150,6 +153,17 @@ func Run(cfg Config) ([]*BuildResult, error) {
 				series := toolchain.Series(tc.Version)
 				dir := buildDir(cfg.Work, r.Package, tg, series)
 				resPath := filepath.Join(dir, "result.json")
+				if cfg.Recheck {
+					if res, err := readResult(resPath); err == nil && res.Status == Built {
+						cfg.Log("%s %s %s: checking again", r.Package, tg.Name(), series)
+						checkAll(cfg, res, dir, src)
+						if err := writeResult(resPath, res); err != nil {
+							return out, err
+						}
+						out = append(out, res)
+					}
+					continue
+				}
 				if !cfg.Force {
 					if res, err := readResult(resPath); err == nil && res.Quick == cfg.Quick {
 						cfg.Log("%s %s %s: done before (%s)", r.Package, tg.Name(), series, res.Status)
@@ -288,19 +302,25 @@ func buildOne(cfg Config, r Recipe, src Source, tg target.Target, tc toolchain.T
 		return res
 	}
 	res.Status = Built
+	checkAll(cfg, res, dir, src)
+	return res
+}
+
+// checkAll collects a build's outputs and checks each.
+func checkAll(cfg Config, res *BuildResult, dir string, src Source) {
 	outs, shipped, err := collect(dir, src.Dir)
 	res.Shipped = shipped
 	if err != nil {
 		res.Status, res.Why = Failed, "collecting the outputs: "+err.Error()
-		return res
+		return
 	}
 	t0 := cpuNow()
 	seen := map[[32]byte]string{}
+	res.Files = nil
 	for _, o := range outs {
 		res.Files = append(res.Files, checkOutput(o, cfg.Dynamic, seen))
 	}
 	res.CheckCPU = cpuNow() - t0
-	return res
 }
 
 // checkOutput judges one output with check (statically; dynamically too
@@ -354,6 +374,15 @@ var (
 // groupKey is a finding's message with what varies from file to file
 // (addresses, counts, the function's name) taken out.
 func groupKey(f check.Finding) string {
+	// Where: the linker's stubs by section (".plt.got+0" is a stub's
+	// name), apart from the code of functions, so that a stub's known
+	// finding never stands for a function's.
+	where := "function"
+	if strings.HasPrefix(f.Func, ".") {
+		where, _, _ = strings.Cut(f.Func, "+")
+	} else if f.Func == "" {
+		where = "file"
+	}
 	m := f.Message
 	if f.Func != "" {
 		m = strings.ReplaceAll(m, f.Func, "F")
@@ -363,7 +392,7 @@ func groupKey(f check.Finding) string {
 	if f.Cause != "" {
 		m = f.Cause + ": " + m
 	}
-	return f.Kind + ": " + m
+	return f.Kind + " [" + where + "]: " + m
 }
 
 // groups totals a report's errors and warnings by kind and cause (a gap

@@ -17,7 +17,7 @@ type known struct {
 var knownFindings = []known{
 	// ld 2.44 and 2.47 write CFA = SP+16 for x86-64's .plt.got entries,
 	// which are 8 bytes without IBT and run at CFA = SP+8.
-	{series: []string{"2.44", "2.47"}, target: "x86-64", key: "static: ", example: ".plt.got+0:", linked: true, Finding: "037-ld-x86-plt-got-cfa-16.md"},
+	{series: []string{"2.44", "2.47"}, target: "x86-64", key: "static [.plt.got]: ", linked: true, Finding: "037-ld-x86-plt-got-cfa-16.md"},
 }
 
 // Triage returns the write-up explaining group g of file f of build r, or

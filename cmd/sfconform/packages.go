@@ -21,14 +21,15 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 		names = append(names, r.Package)
 	}
 	head := "usage: sfconform packages --dir DIR [--packages LIST] [--targets LIST] [--series LIST] [--jobs N] [--force]\n" +
-		"                          [--dynamic] [--out docs/packages.md] [--report-only] [-q]\n\n" +
+		"                          [--dynamic] [--recheck] [--out docs/packages.md] [--report-only] [-q]\n\n" +
 		"Builds Debian source packages (fetched by ci/packages.sh) with their upstream build system (configure, cmake,\n" +
 		"their own Makefile) and dpkg-buildflags' flags plus -Wa,--gsframe, with the as and ld of each provisioned\n" +
 		"binutils series (gcc -B), and checks every ELF file the build makes (executables, shared libraries, objects,\n" +
 		"static archives' members) with check. Each build's result and log stay in --dir; a build with a result is not\n" +
 		"run again unless --force, so the campaign resumes where it stopped. Then writes the Markdown report of every\n" +
 		"result in --dir (--out; default stdout): builds, findings grouped by cause, sizes of .sframe against\n" +
-		".eh_frame + .eh_frame_hdr. --report-only: build nothing, only write the report.\n\n" +
+		".eh_frame + .eh_frame_hdr. --report-only: build nothing, only write the report. --recheck: build nothing,\n" +
+		"check the kept outputs of the selected builds again (after a change to check).\n\n" +
 		"Packages: " + strings.Join(names, ", ") + ".\n" +
 		"Targets: x86-64, aarch64, s390x (Debian's gcc of each; aarch64_be has no Debian C library). --dynamic: also\n" +
 		"emulate every function of the linked files (slow). --jobs: make -j. -q: no progress on stderr. Exit 1 when a\n" +
@@ -40,6 +41,7 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 	series := fs.String("series", "", "binutils series, comma-separated (default: every provisioned one)")
 	jobs := fs.Int("jobs", 2, "make -j")
 	force := fs.Bool("force", false, "build again what has a result")
+	recheck := fs.Bool("recheck", false, "build nothing; check the kept outputs of the selected builds again")
 	dynamic := fs.Bool("dynamic", false, "also run check's dynamic check on linked files")
 	out := fs.String("out", "", "write the Markdown report here (default: stdout)")
 	reportOnly := fs.Bool("report-only", false, "build nothing; write the report of the results in --dir")
@@ -51,7 +53,7 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sfconform packages: --dir is required\n")
 		return exitSetup
 	}
-	cfg := packages.Config{Work: *dir, Jobs: *jobs, Force: *force, Dynamic: *dynamic, Packages: splitFlag(*pkgs), Series: splitFlag(*series)}
+	cfg := packages.Config{Work: *dir, Jobs: *jobs, Force: *force, Recheck: *recheck, Dynamic: *dynamic, Packages: splitFlag(*pkgs), Series: splitFlag(*series)}
 	for _, n := range splitFlag(*targets) {
 		tg, err := target.Parse(n)
 		if err != nil {
