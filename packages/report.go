@@ -118,6 +118,7 @@ func Markdown(w io.Writer, results []*BuildResult, command string) error {
 		p("| %s | %s | %s | %s | %s | %d / %d / %d | %d | %d | %.1f | %.1f |\n", r.Package, r.Target, r.Series, ver, status, linked, objs, members,
 			withErr, withWarn, r.BuildCPU.Seconds(), r.CheckCPU.Seconds())
 	}
+	cpuTable(w, results)
 	findings(w, results)
 	coverage(w, results)
 	sizes(w, results)
@@ -387,4 +388,64 @@ func failures(w io.Writer, results []*BuildResult) {
 	for _, r := range fs {
 		fmt.Fprintf(w, "\n### %s %s %s\n\n%s (log: `%s`)\n\n```\n%s\n```\n", r.Package, r.Target, r.Series, r.Why, r.Log, r.LogTail)
 	}
+}
+
+// cpuTable is the build CPU time of each package, a column per target
+// and series.
+func cpuTable(w io.Writer, results []*BuildResult) {
+	var cols, pkgs []string
+	seenC, seenP := map[string]bool{}, map[string]bool{}
+	cell := map[[2]string]string{}
+	for _, r := range results {
+		c := r.Target + " " + r.Series
+		if !seenC[c] {
+			seenC[c] = true
+			cols = append(cols, c)
+		}
+		if !seenP[r.Package] {
+			seenP[r.Package] = true
+			pkgs = append(pkgs, r.Package)
+		}
+		v := "-"
+		switch r.Status {
+		case Built:
+			v = fmt.Sprintf("%.1f", r.BuildCPU.Seconds())
+		case Failed:
+			v = fmt.Sprintf("failed (%.1f)", r.BuildCPU.Seconds())
+		}
+		cell[[2]string{r.Package, c}] = v
+	}
+	sort.SliceStable(cols, func(i, j int) bool {
+		ti, si, _ := strings.Cut(cols[i], " ")
+		tj, sj, _ := strings.Cut(cols[j], " ")
+		if ti != tj {
+			return targetRank(ti) < targetRank(tj)
+		}
+		return si < sj
+	})
+	fmt.Fprintf(w, "\n### Build CPU per package\n\nSeconds of user+system time of each build (its configure or cmake and make, with their children).\n\n| package |")
+	for _, c := range cols {
+		fmt.Fprintf(w, " %s |", c)
+	}
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(cols)))
+	for _, p := range pkgs {
+		fmt.Fprintf(w, "| %s |", p)
+		for _, c := range cols {
+			v, ok := cell[[2]string{p, c}]
+			if !ok {
+				v = "not run"
+			}
+			fmt.Fprintf(w, " %s |", v)
+		}
+		fmt.Fprintf(w, "\n")
+	}
+}
+
+func targetRank(name string) int {
+	for i, t := range Targets {
+		if t.Name() == name {
+			return i
+		}
+	}
+	return len(Targets)
 }
