@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -24,14 +23,13 @@ type Output struct {
 // notBuilt says whether a path of the build tree is not an output of the
 // package's build: CMake's compiler identification programs and scratch
 // builds.
+// CMake's own programs live under CMakeFiles/ (compiler identification,
+// ABI detection, CheckTypeSize and try_compile programs); the package's
+// objects under CMakeFiles/<target>.dir/.
 func notBuilt(rel string) bool {
-	return cmakeOwn.MatchString(rel)
+	i := strings.Index(rel, "CMakeFiles/")
+	return i >= 0 && !strings.Contains(rel[i:], ".dir/")
 }
-
-// cmakeOwn matches CMake's own programs: CMakeFiles/<cmake version>/
-// (compiler identification, ABI detection), CMakeTmp and CMakeScratch
-// (try_compile).
-var cmakeOwn = regexp.MustCompile(`(^|/)CMakeFiles/([0-9]|CMakeTmp|CMakeScratch)`)
 
 // collect walks the work directory's src and build trees for ELF files
 // and static archives the build made (a file also in the package's

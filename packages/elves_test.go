@@ -59,3 +59,20 @@ func TestExtractMembers(t *testing.T) {
 		t.Errorf("truncated archive: %v, want an error with the byte offset", err)
 	}
 }
+
+func TestNotBuilt(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"build/CMakeFiles/3.25.1/CompilerIdC/a.out":          true,
+		"build/CMakeFiles/CheckTypeSize/INT.bin":             true,
+		"build/CMakeFiles/CMakeScratch/TryCompile-x/cmTC":    true,
+		"build/CMakeFiles/jansson.dir/src/dump.c.o":          false,
+		"build/libjansson.so.4.14.0":                         false,
+		"src/.libs/libexpat.so.1.8.10":                       false,
+		"build/src/CMakeFiles/yaml-cpp.dir/src/node.cpp.o":   false,
+		"build/test/CMakeFiles/CMakeTmp/CheckSymbolExists.o": true,
+	} {
+		if got := notBuilt(rel); got != want {
+			t.Errorf("notBuilt(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

@@ -46,7 +46,9 @@ func Markdown(w io.Writer, results []*BuildResult, command string) error {
 	p("%d builds: %d built, %d failed, %d not possible; build CPU %s, check CPU %s (user+system).\n\n", len(results), built, failed, notPossible,
 		dur(buildCPU), dur(checkCPU))
 
-	p("## Packages\n\n| package | Debian version | language | build system | what is built |\n|---|---|---|---|---|\n")
+	summary(w, results)
+
+	p("\n## Packages\n\n| package | Debian version | language | build system | what is built |\n|---|---|---|---|---|\n")
 	for _, name := range pkgOrder {
 		r := pkgs[name]
 		note := "everything its default target builds"
@@ -448,4 +450,74 @@ func targetRank(name string) int {
 		}
 	}
 	return len(Targets)
+}
+
+// summary is a row per target and series: builds by status, files
+// checked, files with an error no write-up explains, files whose errors
+// are all known.
+func summary(w io.Writer, results []*BuildResult) {
+	type row struct {
+		built, failed, notPossible, cxx, files, newErr, knownOnly int
+		failedPkgs                                                []string
+	}
+	rows := map[string]*row{}
+	var keys []string
+	for _, r := range results {
+		k := r.Target + " " + r.Series
+		x, ok := rows[k]
+		if !ok {
+			x = &row{}
+			rows[k] = x
+			keys = append(keys, k)
+		}
+		switch r.Status {
+		case Built:
+			x.built++
+			if strings.HasPrefix(r.Lang, "C++") {
+				x.cxx++
+			}
+		case Failed:
+			x.failed++
+			x.failedPkgs = append(x.failedPkgs, r.Package)
+		default:
+			x.notPossible++
+		}
+		for _, f := range r.Files {
+			x.files++
+			isNew, any := f.Unusable != "", f.Unusable != ""
+			for _, g := range f.Groups {
+				if g.Severity != "error" {
+					continue
+				}
+				any = true
+				if Triage(r, f, g) == "" {
+					isNew = true
+				}
+			}
+			switch {
+			case isNew:
+				x.newErr++
+			case any:
+				x.knownOnly++
+			}
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		ti, si, _ := strings.Cut(keys[i], " ")
+		tj, sj, _ := strings.Cut(keys[j], " ")
+		if ti != tj {
+			return targetRank(ti) < targetRank(tj)
+		}
+		return si < sj
+	})
+	fmt.Fprintf(w, "## Summary\n\n| target | series | built (C++) | failed | not possible | ELF files checked | with a new error | with known errors only |\n|---|---|---|---|---|---|---|---|\n")
+	for _, k := range keys {
+		x := rows[k]
+		t, s, _ := strings.Cut(k, " ")
+		failed := fmt.Sprint(x.failed)
+		if x.failed > 0 {
+			failed += " (" + strings.Join(x.failedPkgs, ", ") + ")"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d (%d) | %s | %d | %d | %d | %d |\n", t, s, x.built, x.cxx, failed, x.notPossible, x.files, x.newErr, x.knownOnly)
+	}
 }
