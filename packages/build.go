@@ -200,9 +200,13 @@ func (b *builder) run(dir string, args ...string) error {
 // the log kept.
 func buildPackage(r Recipe, src Source, tg target.Target, tc toolchain.Toolchain, work string, jobs int, quick bool, log io.Writer) (*builder, Flags, string, error) {
 	b := &builder{log: log, jobs: max(jobs, 1)}
+	// Nothing of an earlier build stays: its outputs would be taken for
+	// this one's (a recipe that moved from cmake to configure).
 	tree := filepath.Join(work, "src")
-	if err := os.RemoveAll(tree); err != nil {
-		return b, Flags{}, "", err
+	for _, d := range []string{tree, filepath.Join(work, "build"), filepath.Join(work, "members")} {
+		if err := os.RemoveAll(d); err != nil {
+			return b, Flags{}, "", err
+		}
 	}
 	if out, err := exec.Command("cp", "-a", src.Dir, tree).CombinedOutput(); err != nil {
 		return b, Flags{}, "", fmt.Errorf("copying %s: %v: %s", src.Dir, err, out)
