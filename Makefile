@@ -12,7 +12,7 @@ RUN_ARGS ?=
 # the Unicorn it installs.
 .NOTPARALLEL:
 
-.PHONY: binutils-src test-binutils-src verify-fixes
+.PHONY: binutils-src test-binutils-src verify-fixes packages
 .PHONY: setup build run test test-matrix test-toolchains campaign matrix fixtures realcode pipelines check-matrix lint docker-test
 
 setup:
@@ -92,6 +92,19 @@ realcode: setup build
 # with every provisioned gas/ld series, each output checked (pipelines/).
 pipelines: setup build
 	$(BIN)/sfconform pipelines -q --out docs/pipelines.md
+
+# docs/packages.md regenerated: Debian source packages (ci/packages.sh
+# fetches them and installs cmake; not part of setup or test: slow) built by
+# their own build systems with -Wa,--gsframe and every binutils series,
+# every ELF output checked, .sframe sized against .eh_frame (packages/).
+# Resumable: each build's result stays in PACKAGES_DIR. PACKAGES_ARGS: e.g.
+# PACKAGES_ARGS="--packages zlib --series 2.47".
+PACKAGES_DIR  ?= $(SFCONFORM_CACHE_DIR)/packages-campaign
+PACKAGES_ARGS ?=
+SFCONFORM_CACHE_DIR ?= $(or $(SFCONFORM_CACHE),/var/cache/sfconform)
+packages: setup build
+	bash ci/packages.sh
+	$(BIN)/sfconform packages --dir $(PACKAGES_DIR) --targets x86-64,aarch64,s390x $(PACKAGES_ARGS) --out docs/packages.md
 
 # The GitHub workflows (.github/workflows), linted by actionlint (pinned by
 # go.mod's tool directive, fetched by setup), which runs shellcheck on their
