@@ -121,7 +121,8 @@ patched_tree() {
 }
 
 # verdicts CONSUMER: the matrix slice's verdict counts per cell, one line
-# each, without the consumer's name and version (they differ by design).
+# each, without the consumer's name and version and the layouts' reasons,
+# which name the consumer (they differ by design).
 verdicts() {
 	local consumer=$1 out
 	out=$("$SFC" run -q -json --no-minimize --out "$WORK/failures" --producer "$PRODUCERS" \
@@ -132,7 +133,7 @@ import json, sys
 s = json.load(sys.stdin)
 def strip(x):
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in ("consumer", "version", "duration", "elapsed", "seconds", "instructions_per_second", "consumer_version", "hello", "failures", "reproducers")}
+        return {k: strip(v) for k, v in x.items() if k not in ("consumer", "version", "duration", "elapsed", "seconds", "instructions_per_second", "why", "consumer_version", "hello", "failures", "reproducers")}
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x
@@ -145,14 +146,14 @@ for c in cells if isinstance(cells, list) else [cells]:
 # unpatched_verdicts CONSUMER: verdicts CONSUMER (with the producers of
 # $PRODUCERS) into UNPATCHED, computed once: they are kept in
 # $WORK/unpatched-verdicts under a key made of everything they depend on
-# (this sfconform, the slice's parameters, the programs and libraries of
+# (this sfconform and this script, the slice's parameters, the programs and libraries of
 # the directories the consumer and producers name), so that later patches
 # and runs reuse them. Called outside a command substitution.
 UNPATCHED=
 unpatched_verdicts() {
 	local key file d
 	key=$({
-		sha256sum "$SFC"
+		sha256sum "$SFC" "${BASH_SOURCE[0]}"
 		echo "$1 $PRODUCERS $TARGETS $PROGRAMS $SEED"
 		for d in $(tr ',' '\n' <<<"$1,$PRODUCERS" | sed -n 's/^[a-z]*://p'); do
 			find "$d" -type f \( -name libsframe.a -o -name as-new -o -name ld-new -o -name objdump -o -name readelf -o -name sfconform-glibc \) -print0 |
