@@ -250,6 +250,31 @@ sys.exit(1 if worse else 0)
 PY
 }
 
+# replay_expect BASE INPUTS unfixed|fixed ARGS...: INPUTS/replay.sh ARGS
+# must print INPUTS/expected-unfixed.txt (without the patch) or
+# expected-fixed.txt (with it); logs the outcome and, when it differs, the
+# difference. Exit status 1 when it differs.
+replay_expect() {
+	local base=$1 inputs=$2 which=$3 got
+	shift 3
+	got=$("$inputs/replay.sh" "$@" 2>&1 || true)
+	if [[ $got == "$(cat "$inputs/expected-$which.txt")" ]]; then
+		if [[ $which == unfixed ]]; then
+			log "$base: replay without the patch: fails as the finding says"
+		else
+			log "$base: replay with the patch: fixed"
+		fi
+		return 0
+	fi
+	if [[ $which == unfixed ]]; then
+		log "$base: replay without the patch does not print expected-unfixed.txt:"
+	else
+		log "$base: replay with the patch does not print expected-fixed.txt:"
+	fi
+	diff <(echo "$got") "$inputs/expected-$which.txt" >&2 || true
+	return 1
+}
+
 # verify_programs PATCH: the build-tree verification (see the top).
 verify_programs() {
 	local patch=$1 base n inputs comps tree triples triple t0
@@ -266,24 +291,10 @@ verify_programs() {
 		patched_build "$n" "$tree" "$triple" "$comps"
 	done
 	log "$base: built in $((SECONDS - t0))s (wall)"
-	local un="$TREES" fx="$WORK/$n/build" got
+	local un="$TREES" fx="$WORK/$n/build"
 	if [[ -x $inputs/replay.sh ]]; then
-		got=$("$inputs/replay.sh" "$un" 2>&1 || true)
-		if [[ $got == "$(cat "$inputs/expected-unfixed.txt")" ]]; then
-			log "$base: replay without the patch: fails as the finding says"
-		else
-			log "$base: replay without the patch does not print expected-unfixed.txt:"
-			diff <(echo "$got") "$inputs/expected-unfixed.txt" >&2 || true
-			fail=1
-		fi
-		got=$("$inputs/replay.sh" "$fx" 2>&1 || true)
-		if [[ $got == "$(cat "$inputs/expected-fixed.txt")" ]]; then
-			log "$base: replay with the patch: fixed"
-		else
-			log "$base: replay with the patch does not print expected-fixed.txt:"
-			diff <(echo "$got") "$inputs/expected-fixed.txt" >&2 || true
-			fail=1
-		fi
+		replay_expect "$base" "$inputs" unfixed "$un" || fail=1
+		replay_expect "$base" "$inputs" fixed "$fx" || fail=1
 	else
 		log "$base: no $inputs/replay.sh"
 		fail=1
@@ -376,7 +387,7 @@ verify_glibc() {
 	mkdir -p "$tree"
 	cp -a "$gsrc/." "$tree"
 	patch -d "$tree" -p1 --quiet --no-backup-if-mismatch <"$patch" >&2 || die "$patch does not apply to glibc $gver's files"
-	local un="$WORK/unpatched-glibc" fx="$WORK/$n-glibc/consumer" got host=
+	local un="$WORK/unpatched-glibc" fx="$WORK/$n-glibc/consumer" host=
 	# A finding whose patch adds an arch header the host cannot compile
 	# (026: AArch64's XPACLRI) has a stand-in for it in host/, used by its
 	# replay and by both consumers alike.
@@ -388,22 +399,8 @@ verify_glibc() {
 	build_glibc_consumer "$tree" "$gver+$base" "$fx" "$host"
 	log "$base: built in $((SECONDS - t0))s (wall)"
 	if [[ -x $inputs/replay.sh ]]; then
-		got=$("$inputs/replay.sh" "$gsrc" 2>&1 || true)
-		if [[ $got == "$(cat "$inputs/expected-unfixed.txt")" ]]; then
-			log "$base: replay without the patch: fails as the finding says"
-		else
-			log "$base: replay without the patch does not print expected-unfixed.txt:"
-			diff <(echo "$got") "$inputs/expected-unfixed.txt" >&2 || true
-			fail=1
-		fi
-		got=$("$inputs/replay.sh" "$tree" 2>&1 || true)
-		if [[ $got == "$(cat "$inputs/expected-fixed.txt")" ]]; then
-			log "$base: replay with the patch: fixed"
-		else
-			log "$base: replay with the patch does not print expected-fixed.txt:"
-			diff <(echo "$got") "$inputs/expected-fixed.txt" >&2 || true
-			fail=1
-		fi
+		replay_expect "$base" "$inputs" unfixed "$gsrc" || fail=1
+		replay_expect "$base" "$inputs" fixed "$tree" || fail=1
 	else
 		log "$base: no $inputs/replay.sh: running its finding's reproduction (check-lib.sh $n), unpatched and patched"
 		if bash "$FINDINGS/check-lib.sh" "$n" >&2; then
@@ -455,23 +452,8 @@ verify() {
 
 	# 2. The finding's own input and driver.
 	if [[ -x $inputs/replay.sh ]]; then
-		local got
-		got=$("$inputs/replay.sh" "$un/.libs/libsframe.a" "$SRC/include" 2>&1 || true)
-		if [[ $got == "$(cat "$inputs/expected-unfixed.txt")" ]]; then
-			log "$base: replay without the patch: fails as the finding says"
-		else
-			log "$base: replay without the patch does not print expected-unfixed.txt:"
-			diff <(echo "$got") "$inputs/expected-unfixed.txt" >&2 || true
-			fail=1
-		fi
-		got=$("$inputs/replay.sh" "$fx/.libs/libsframe.a" "$tree/include" 2>&1 || true)
-		if [[ $got == "$(cat "$inputs/expected-fixed.txt")" ]]; then
-			log "$base: replay with the patch: fixed"
-		else
-			log "$base: replay with the patch does not print expected-fixed.txt:"
-			diff <(echo "$got") "$inputs/expected-fixed.txt" >&2 || true
-			fail=1
-		fi
+		replay_expect "$base" "$inputs" unfixed "$un/.libs/libsframe.a" "$SRC/include" || fail=1
+		replay_expect "$base" "$inputs" fixed "$fx/.libs/libsframe.a" "$tree/include" || fail=1
 	fi
 
 	# 3. Stored cases: the difffuzz reproducers of the finding.
