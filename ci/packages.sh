@@ -40,6 +40,9 @@ read -r -a SOURCES <<<"${PACKAGES_SOURCES:-${DEFAULT_SOURCES[*]}}"
 # The build systems' tools, from the host's own archive.
 TOOLS=(cmake make dpkg-dev autoconf automake libtool)
 
+# shellcheck source=ci/debsrc.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debsrc.sh"
+
 log() { printf 'packages: %s\n' "$*" >&2; }
 die() {
 	printf 'packages: error: %s\n' "$*" >&2
@@ -63,7 +66,8 @@ tools() {
 		die "apt-get install failed for: ${missing[*]}"
 }
 
-# source PKG: ci/setup.sh's realcode_source, with setup's deb-src state.
+# source PKG: fetched and unpacked as setup's step 8 does (ci/debsrc.sh),
+# with setup's deb-src state for bookworm.
 source_pkg() {
 	local pkg=$1 stamp="$CACHE/stamps/src-$1" dir
 	if [[ -f $stamp ]]; then
@@ -73,34 +77,8 @@ source_pkg() {
 			return
 		fi
 	fi
-	local versions ver tmp got="" tried=()
-	versions=$(APT_CONFIG=$APT_CONF apt-cache showsrc "$pkg" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -u -r -V)
-	[[ -n $versions ]] || die "source package '$pkg' is not in Debian $SUITE's lists ($APT_CONF)"
-	tmp=$(mktemp -d "$CACHE/.src-$pkg.XXXXXX")
-	for ver in $versions; do
-		tried+=("$ver")
-		log "fetching $pkg $ver's source package from Debian $SUITE"
-		if (cd "$tmp" && APT_CONFIG=$APT_CONF apt-get source --download-only -qq "$pkg=$ver" >"$tmp/download.log" 2>&1) &&
-			compgen -G "$tmp/*.dsc" >/dev/null; then
-			got=$ver
-			break
-		fi
-		log "$pkg $ver: $(grep -m1 -E '^E:' "$tmp/download.log" || echo 'no .dsc'); trying the revision before it"
-		rm -f "$tmp"/*.dsc "$tmp"/*.tar.* "$tmp"/*.diff.*
-		((${#tried[@]} < 4)) || break
-	done
-	[[ -n $got ]] || die "cannot download the source package '$pkg' from Debian $SUITE (tried ${tried[*]}): $(grep -m2 -E '^E:' "$tmp/download.log")"
-	ver=$got
-	local dsc=("$tmp"/*.dsc)
-	(cd "$tmp" && dpkg-source -x "${dsc[0]}" tree >"$tmp/unpack.log" 2>&1) ||
-		die "dpkg-source cannot unpack '$pkg=$ver': $(tail -n3 "$tmp/unpack.log")"
-	dir="$CACHE/sources/$pkg-${ver#*:}"
-	rm -rf "$dir"
-	mkdir -p "$CACHE/sources" "$CACHE/stamps"
-	mv "$tmp/tree" "$dir"
-	rm -rf "$tmp"
-	printf 'package=%s\nversion=%s\nsuite=%s\ndir=%s\n' "$pkg" "$ver" "$SUITE" "$dir" >"$stamp"
-	log "source $pkg: $ver in $dir"
+	debsrc_unpack "$pkg" "$SUITE" "$APT_CONF" "lists of $APT_CONF"
+	log "source $pkg: $DEBSRC_VERSION in $DEBSRC_DIR"
 }
 
 main() {

@@ -116,6 +116,9 @@ HOST_PACKAGES=(gcc g++ libc6-dev make pkg-config dpkg-dev shellcheck python3 bin
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu g++-s390x-linux-gnu
 	libc6-dev-s390x-cross elfutils dwz lld)
 
+# shellcheck source=ci/debsrc.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debsrc.sh"
+
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() {
 	printf 'setup: error: %s\n' "$*" >&2
@@ -994,36 +997,10 @@ realcode_source() {
 	fi
 	[[ -w $CACHE ]] || need_root "the source package $pkg"
 	command -v dpkg-source >/dev/null || die "dpkg-source is missing (package dpkg-dev)"
-	local conf versions ver tmp got="" tried=()
+	local conf
 	conf=$(apt_for "$suite" src)
-	versions=$(APT_CONFIG=$conf apt-cache showsrc "$pkg" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -u -r -V)
-	[[ -n $versions ]] || die "source package '$pkg' is not in Debian '$suite' (mirror $(debian_mirror); real-code step 8)"
-	tmp=$(mktemp -d "$CACHE/.src-$pkg.XXXXXX")
-	for ver in $versions; do
-		tried+=("$ver")
-		log "fetching $pkg $ver's source package from Debian $suite"
-		if (cd "$tmp" && APT_CONFIG=$conf apt-get source --download-only -qq "$pkg=$ver" >"$tmp/download.log" 2>&1) &&
-			compgen -G "$tmp/*.dsc" >/dev/null; then
-			got=$ver
-			break
-		fi
-		log "$pkg $ver: $(grep -m1 -E '^E:' "$tmp/download.log" || echo 'no .dsc'); trying the revision before it"
-		rm -f "$tmp"/*.dsc "$tmp"/*.tar.* "$tmp"/*.diff.*
-		((${#tried[@]} < 4)) || break
-	done
-	[[ -n $got ]] || die "cannot download the source package '$pkg' from Debian '$suite' (tried ${tried[*]}; mirror $(debian_mirror)): $(grep -m2 -E '^E:' "$tmp/download.log")"
-	ver=$got
-	local dsc=("$tmp"/*.dsc)
-	(cd "$tmp" && dpkg-source -x "${dsc[0]}" tree >"$tmp/unpack.log" 2>&1) ||
-		die "dpkg-source cannot unpack '$pkg=$ver' from Debian '$suite': $(tail -n3 "$tmp/unpack.log")"
-	dir="$CACHE/sources/$pkg-${ver#*:}"
-	rm -rf "$dir"
-	mkdir -p "$CACHE/sources"
-	mv "$tmp/tree" "$dir"
-	rm -rf "$tmp"
-	mkdir -p "$CACHE/stamps"
-	printf 'package=%s\nversion=%s\nsuite=%s\ndir=%s\n' "$pkg" "$ver" "$suite" "$dir" >"$stamp"
-	note "source $pkg: $ver from Debian $suite in $dir"
+	debsrc_unpack "$pkg" "$suite" "$conf" "mirror $(debian_mirror); real-code step 8"
+	note "source $pkg: $DEBSRC_VERSION from Debian $suite in $DEBSRC_DIR"
 }
 
 setup_realcode() {
