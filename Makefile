@@ -12,7 +12,7 @@ RUN_ARGS ?=
 # the Unicorn it installs.
 .NOTPARALLEL:
 
-.PHONY: binutils-src test-binutils-src verify-fixes packages
+.PHONY: binutils-src test-binutils-src verify-fixes packages gcc-newest check-gcc-findings
 .PHONY: setup build run test test-matrix test-toolchains campaign matrix fixtures realcode pipelines check-matrix lint docker-test
 
 setup:
@@ -38,6 +38,17 @@ test-binutils-src: binutils-src
 VERIFY_ARGS ?=
 verify-fixes: binutils-src
 	bash ci/verify-fixes.sh $(VERIFY_ARGS)
+
+# The newest gcc Debian offers (sid's gcc-N) for x86-64 and s390x, to
+# assembly only, in a private root (ci/gcc-newest.sh; about 60 MB of .debs,
+# cached under $SFCONFORM_CACHE/toolchains/gcc-<version>), and the gcc
+# findings (docs/findings/NNN-inputs/gcc/) reproduced with it and
+# binutils-src's as and objdump. Not part of setup or test.
+gcc-newest: setup
+	bash ci/gcc-newest.sh
+
+check-gcc-findings: gcc-newest binutils-src
+	bash docs/findings/check-gcc.sh
 
 build:
 	$(GO) build -o $(BIN)/sfconform ./cmd/sfconform
