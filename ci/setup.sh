@@ -851,9 +851,10 @@ GLIBC_FILES=(sysdeps/generic/sframe-read.c sysdeps/generic/sframe-read.h sysdeps
 	sysdeps/generic/sframe.h sysdeps/generic/uw-sigframe.h sysdeps/unix/sysv/linux/x86_64/uw-sigframe.h
 	sysdeps/unix/sysv/linux/aarch64/uw-sigframe.h sysdeps/unix/sysv/linux/aarch64/kernel_rt_sigframe.h)
 
-# AArch64's <sys/ucontext.h> as glibc's AArch64 uw-sigframe.h reads it:
-# the cross toolchain's (package libc6-dev-arm64-cross, step 1).
-AARCH64_UCONTEXT=/usr/aarch64-linux-gnu/include/sys/ucontext.h
+# How the consumer is compiled (glibc_consumer_compile, AARCH64_UCONTEXT):
+# shared with ci/verify-fixes.sh.
+# shellcheck source=ci/glibc-consumer.sh
+source "$(dirname "${BASH_SOURCE[0]}")/glibc-consumer.sh"
 
 # glibc_sources prints a directory holding GLIBC_FILES from sid's newest
 # glibc source package that the archive still serves: when the newest
@@ -921,31 +922,12 @@ setup_glibc_consumer() {
 	src=$(glibc_sources)
 	ver=$(sed -n 's/^version=//p' "$CACHE/stamps/glibc-src-sid")
 	log "building the glibc consumer from glibc $ver"
-	local staging="$CACHE/consumers/.staging-glibc-$$" c="$REPO/consumer"
+	local staging="$CACHE/consumers/.staging-glibc-$$"
 	rm -rf "$staging"
 	mkdir -p "$staging"
 	[[ -f $AARCH64_UCONTEXT ]] || die "$AARCH64_UCONTEXT is missing (package libc6-dev-arm64-cross)"
-	# glibc's files unmodified; our shim headers come first, x86-64's
-	# uw-sigframe.h before the generic one. sframe.c a second time with
-	# AArch64's uw-sigframe.h, its walk renamed, for AArch64 sections: the
-	# code it checks is little-endian AArch64's, and its <sys/ucontext.h>
-	# the AArch64 C library's (consumer/glibc/shim/aarch64).
-	local cflags=(-O2 -g -Wall -std=gnu11 -include "$c/glibc/shim/prelude.h" -I "$c/glibc/shim"
-		-I "$src/sysdeps/unix/sysv/linux/x86_64" -I "$src/sysdeps/generic")
-	local a64flags=(-O2 -g -Wall -std=gnu11 -include "$c/glibc/shim/prelude.h" -I "$c/glibc/shim/aarch64"
-		-I "$c/glibc/shim" -I "$src/sysdeps/unix/sysv/linux/aarch64" -I "$src/sysdeps/generic"
-		-D__AARCH64EL__ -DSFCONFORM_AARCH64_UCONTEXT_H="\"$AARCH64_UCONTEXT\""
-		-D__stacktrace_sframe=__stacktrace_sframe_aarch64 -D__getPC=__getPC_aarch64 -D__getSP=__getSP_aarch64)
-	{
-		gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe-read.c" -o "$staging/sframe-read.o" &&
-			gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe.c" -o "$staging/sframe.o" &&
-			gcc "${a64flags[@]}" -c "$src/sysdeps/generic/sframe.c" -o "$staging/sframe-aarch64.o" &&
-			gcc "${cflags[@]}" -DGLIBC_VERSION="\"$ver\"" -c "$c/glibc/glibc.c" -o "$staging/glibc.o" &&
-			gcc -O2 -g -Wall -std=gnu11 -c "$c/cprotocol/protocol.c" -o "$staging/protocol.o" &&
-			gcc "$staging"/*.o -o "$staging/$bin"
-	} 2>"$staging/build.log" ||
+	glibc_consumer_compile "$REPO" "$src" "$ver" "$staging" ||
 		die "building the glibc consumer from sid's glibc $ver failed: $(tail -n5 "$staging/build.log")"
-	rm -f "$staging"/*.o
 	consumer_works "$staging/$bin" x86-64 2 ||
 		die "the glibc consumer built in $staging does not answer 'supports x86-64 2' with yes"
 	printf '# Written by ci/setup.sh.\nname=glibc\nversion=%s\nsuite=sid\npackage=glibc (source)\nsource=%s\n' "$ver" "$hash" >"$staging/consumer.conf"

@@ -43,10 +43,11 @@
 # setup step 7 fetches from sid's glibc source package) is verified on
 # copies of those files:
 #   1. the glibc consumer (consumer/glibc/glibc.c, its shim and cprotocol)
-#      is built as setup step 7 builds it, twice, into $WORK: from the
-#      files as they are and from a copy with the patch applied (with
-#      NNN-inputs/glibc/host first on the include path when it exists:
-#      stand-ins for arch headers of the patch the host cannot compile).
+#      is built by setup step 7's own lines (ci/glibc-consumer.sh), twice,
+#      into $WORK: from the files as they are and from a copy with the
+#      patch applied (with NNN-inputs/glibc/host first on the include path
+#      when it exists: stand-ins for arch headers of the patch the host
+#      cannot compile).
 #   2. replay the finding: NNN-inputs/glibc/replay.sh GLIBC-DIR (GLIBC-DIR
 #      holds glibc's files, sysdeps/...; the script compiles its own
 #      driver against them): expected-unfixed.txt with the files as they
@@ -57,6 +58,8 @@
 #   3. glibc's matrix cells: builtin-v2 x the two built consumers (run as
 #      exec:BINARY), x86-64 and AArch64 (the targets glibc reads); cells
 #      may only improve, as for gas, and the cells that change are listed.
+#      The unpatched consumer's verdicts must equal those of setup's own
+#      consumer on the same cells, or the run fails (glibc_drift_guard).
 # Exit status 0 when every patch verifies; the log names what did not.
 #
 # Usage: ci/verify-fixes.sh [NNN...]
@@ -338,36 +341,46 @@ verify_programs() {
 	done
 }
 
-# AArch64's <sys/ucontext.h> as glibc's AArch64 uw-sigframe.h reads it, as
-# in ci/setup.sh.
-AARCH64_UCONTEXT=/usr/aarch64-linux-gnu/include/sys/ucontext.h
+# How the glibc consumer is compiled (glibc_consumer_compile,
+# AARCH64_UCONTEXT): the lines setup step 7 uses, from one file.
+# shellcheck source=ci/glibc-consumer.sh
+source "$REPO/ci/glibc-consumer.sh"
 
 # build_glibc_consumer GLIBC-DIR VERSION OUT [HOST-DIR]: the glibc consumer
-# built from the glibc files in GLIBC-DIR as setup step 7 builds it (the
-# same compiler lines: glibc's files unmodified, the shim first), into
+# built from the glibc files in GLIBC-DIR as setup step 7 builds it, into
 # OUT/sfconform-glibc; HOST-DIR, when given, is searched for headers after
 # the shim and before glibc's (a finding's stand-in for an arch header the
 # host cannot compile).
 build_glibc_consumer() {
-	local src=$1 ver=$2 out=$3 host=${4:-} c="$REPO/consumer"
+	local src=$1 ver=$2 out=$3 host=${4:-}
 	rm -rf "$out"
-	mkdir -p "$out"
 	[[ -f $AARCH64_UCONTEXT ]] || die "$AARCH64_UCONTEXT is missing (package libc6-dev-arm64-cross, setup step 1)"
-	local cflags=(-O2 -g -Wall -std=gnu11 -include "$c/glibc/shim/prelude.h" -I "$c/glibc/shim"
-		${host:+-I "$host"} -I "$src/sysdeps/unix/sysv/linux/x86_64" -I "$src/sysdeps/generic")
-	local a64flags=(-O2 -g -Wall -std=gnu11 -include "$c/glibc/shim/prelude.h" -I "$c/glibc/shim/aarch64"
-		-I "$c/glibc/shim" ${host:+-I "$host"} -I "$src/sysdeps/unix/sysv/linux/aarch64" -I "$src/sysdeps/generic"
-		-D__AARCH64EL__ -DSFCONFORM_AARCH64_UCONTEXT_H="\"$AARCH64_UCONTEXT\""
-		-D__stacktrace_sframe=__stacktrace_sframe_aarch64 -D__getPC=__getPC_aarch64 -D__getSP=__getSP_aarch64)
-	{
-		nice -n 19 gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe-read.c" -o "$out/sframe-read.o" &&
-			nice -n 19 gcc "${cflags[@]}" -c "$src/sysdeps/generic/sframe.c" -o "$out/sframe.o" &&
-			nice -n 19 gcc "${a64flags[@]}" -c "$src/sysdeps/generic/sframe.c" -o "$out/sframe-aarch64.o" &&
-			nice -n 19 gcc "${cflags[@]}" -DGLIBC_VERSION="\"$ver\"" -c "$c/glibc/glibc.c" -o "$out/glibc.o" &&
-			nice -n 19 gcc -O2 -g -Wall -std=gnu11 -c "$c/cprotocol/protocol.c" -o "$out/protocol.o" &&
-			gcc "$out"/*.o -o "$out/sfconform-glibc"
-	} 2>"$out/build.log" || die "building the glibc consumer from $src failed: $(tail -n5 "$out/build.log")"
-	rm -f "$out"/*.o
+	GLIBC_CONSUMER_NICE=19 glibc_consumer_compile "$REPO" "$src" "$ver" "$out" "$host" ||
+		die "building the glibc consumer from $src failed: $(tail -n5 "$out/build.log")"
+}
+
+# glibc_drift_guard UNPATCHED-DIR VERDICTS: the glibc consumer this script
+# builds from the unpatched files must give, cell by cell, the verdicts of
+# the one setup step 7 provisions (both are compiled by
+# ci/glibc-consumer.sh; this catches whatever else differs: a worktree whose
+# consumer sources setup has not built, a stale glibc stamp). Fails the
+# run, loudly, when they differ. A finding's host/ stand-ins change the
+# consumer on purpose: its unpatched build is not compared.
+glibc_drift_guard() {
+	local un=$1 a=$2 hash setup_bin b
+	[[ $un == "$WORK/unpatched-glibc" ]] || return 0
+	hash=$(cd "$REPO/consumer" && find cprotocol glibc -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
+	setup_bin="$CACHE/consumers/glibc-$hash/sfconform-glibc"
+	[[ -x $setup_bin ]] || die "setup's glibc consumer for these sources ($setup_bin) is missing: run 'make setup'"
+	unpatched_verdicts "exec:$setup_bin"
+	b=$UNPATCHED
+	a=${a//"$un/sfconform-glibc"/CONSUMER} b=${b//"$setup_bin"/CONSUMER}
+	if [[ $a != "$b" ]]; then
+		log "the glibc consumer built here ($un) and setup's ($setup_bin) give different verdicts on the same cells:"
+		diff <(echo "$b") <(echo "$a") >&2 || true
+		die "the glibc consumer of ci/verify-fixes.sh has drifted from setup step 7's: the patches' verdicts would not be comparable"
+	fi
+	log "the unpatched glibc consumer gives setup's consumer's verdicts ($(wc -l <<<"$a") cells)"
 }
 
 # verify_glibc PATCH: the glibc verification (see the top).
@@ -415,6 +428,7 @@ verify_glibc() {
 	log "$base: matrix slice: $PRODUCERS x glibc (unpatched, patched) on $TARGETS, $PROGRAMS programs a cell, seed $SEED"
 	unpatched_verdicts "exec:$un/sfconform-glibc"
 	a=$UNPATCHED
+	glibc_drift_guard "$un" "$a"
 	b=$(verdicts "exec:$fx/sfconform-glibc")
 	PRODUCERS=$saved TARGETS=all
 	if changes=$(compare_cells "$a" "$b"); then
