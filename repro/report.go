@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -204,10 +205,42 @@ func (rep *Report) affected() {
 				rep.Affected = append(rep.Affected, rep.try(Options{Consumer: name}))
 			}
 		}
+	case KindLibsframe:
+		// Every provisioned libsframe: the packaged one and the one built
+		// from source (make binutils-src), when there.
+		for _, name := range consumer.Names() {
+			if about(name).Library == KindLibsframe {
+				rep.Affected = append(rep.Affected, rep.try(Options{Consumer: name}))
+			}
+		}
 	default:
 		rep.Affected = append(rep.Affected, Affected{Name: rep.Replay.Consumer, Version: c.ConsumerVersion,
 			Result: result(rep.Replay), Fails: rep.Replay.StillFails()})
 	}
+	for i := range rep.Affected {
+		rep.Affected[i].Version = plainVersion(rep.Affected[i].Version)
+	}
+}
+
+// tempELF and toolPath match, in a consumer's message, the file sfconform
+// wrote the section into and the absolute paths of the provisioned tools.
+var (
+	tempELF  = regexp.MustCompile(`/tmp/sfconform-[^/\s]*/sframe\.elf`)
+	toolPath = regexp.MustCompile(`/\S*/((?:x86_64|aarch64|s390x)-linux-gnu-[a-z]+)\b`)
+)
+
+// plainDetail is a consumer's message as a maintainer running the
+// reproducer sees it: the section's file is repro.elf, the tools go by
+// their names.
+func plainDetail(d string) string {
+	return toolPath.ReplaceAllString(tempELF.ReplaceAllString(d, "repro.elf"), "$1")
+}
+
+// plainVersion is a consumer's version without how sfconform reaches the
+// library (", through sfconform's consumer/..."), which is not part of it.
+func plainVersion(v string) string {
+	v, _, _ = strings.Cut(v, ", through sfconform's")
+	return v
 }
 
 func (rep *Report) try(opt Options) Affected {
@@ -258,14 +291,12 @@ func (rep *Report) Title() string {
 	if rep.Kind != KindToolchain {
 		who = rep.Replay.Consumer
 	}
-	what := fmt.Sprintf("%v", c.Verdict)
+	what := outcome(c)
 	switch {
 	case c.Verdict == verdict.NoInfo && rep.actualRow == nil:
 		what = "no SFrame FDE"
 	case rep.Kind == KindToolchain:
 		what = "wrong SFrame row"
-	case c.Field != "":
-		what = "wrong " + c.Field + " of frame " + fmt.Sprint(c.Frame)
 	}
 	fn := rep.Function
 	if fn == "" {
@@ -274,7 +305,27 @@ func (rep *Report) Title() string {
 	return fmt.Sprintf("%s (%s): %s in %s", who, c.Target, what, cut2(fn))
 }
 
-// Summary is the report's first paragraph.
+// outcome says in words what the consumer did wrong (the verdict, for a
+// reader who does not know sfconform's).
+func outcome(c *corpus.Case) string {
+	switch c.Verdict {
+	case verdict.Wrong:
+		if c.Field != "" {
+			return "wrong " + c.Field + " of frame " + fmt.Sprint(c.Frame)
+		}
+		return "a wrong frame"
+	case verdict.NoInfo:
+		return "no row found"
+	case verdict.Error:
+		return "an error"
+	case verdict.Invalid:
+		return "the section refused"
+	}
+	return c.Verdict.String()
+}
+
+// Summary is the report's first paragraph: what the section holds and
+// what the component does with it, without sfconform's terms.
 func (rep *Report) Summary() string {
 	c := rep.Case
 	var b strings.Builder
@@ -283,7 +334,7 @@ func (rep *Report) Summary() string {
 		fmt.Fprintf(&b, "On %s, %s builds the `.sframe` section of the program below from its `.cfi_*` directives. ", c.Target, c.ProducerVersion)
 		fmt.Fprintf(&b, "At PC %#x (`%s`, `%s`) the section says: %s. The code and its CFI say: %s. ", rep.PC, rep.Function, instruction(rep.Replay.Img, rep.PC), rep.Actual, rep.Expected)
 	case KindLibsframe, KindDumper, KindOther:
-		fmt.Fprintf(&b, "On %s, %s reads the `.sframe` section below (made by %s). ", c.Target, c.ConsumerVersion, c.ProducerVersion)
+		fmt.Fprintf(&b, "On %s, %s reads the `.sframe` section below (made by %s). ", c.Target, plainVersion(c.ConsumerVersion), c.ProducerVersion)
 		if rep.Frame >= 0 {
 			fmt.Fprintf(&b, "At PC %#x (`%s`) the section's row is: %s", rep.PC, rep.Function, rep.Actual)
 			if rep.Expected != "" && !rep.RowDiffers() {
@@ -292,11 +343,9 @@ func (rep *Report) Summary() string {
 			b.WriteString(". ")
 		}
 	}
-	fmt.Fprintf(&b, "Unwinding at step %d of the run (PC %#x, `%s`, `%s`), %s gives %v", c.Step, uint64(c.PC), c.Function, c.Insn, c.Consumer, c.Verdict)
-	if c.Field != "" {
-		fmt.Fprintf(&b, " (%s of frame %d)", c.Field, c.Frame)
+	if rep.Kind != KindToolchain {
+		fmt.Fprintf(&b, "Asked for the stack when the program stops at PC %#x (`%s`, `%s`), it gives %s: %s.", uint64(c.PC), c.Function, c.Insn, outcome(c), firstLine(plainDetail(c.Detail)))
 	}
-	fmt.Fprintf(&b, ": %s.", c.Detail)
 	if rec := rep.Replay.Img.Record; rec != nil && rep.Function != "" {
 		name, _, _ := strings.Cut(rep.Function, "+")
 		for _, w := range rec.FunctionWarnings(name) {
@@ -306,11 +355,52 @@ func (rep *Report) Summary() string {
 	return b.String()
 }
 
-// Markdown is the whole report.
+// Markdown is the whole report: the summary, the reproducer (the input
+// and the commands or program that show it), expected and actual, the
+// versions affected, the proposed patch when a write-up in
+// docs/findings has one, and last, apart, what only matters to sfconform
+// (how it found the case, its run and its replay command).
 func (rep *Report) Markdown() string {
 	c := rep.Case
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", rep.Title(), rep.Summary())
+
+	b.WriteString("## Reproducer\n\n")
+	fmt.Fprintf(&b, "Target %s, SFrame version %d.\n\n", c.Target, c.Version)
+	switch rep.Kind {
+	case KindToolchain:
+		rep.toolchainSection(&b)
+	case KindLibsframe:
+		rep.libsframeSection(&b)
+	case KindDumper:
+		rep.dumperSection(&b)
+	default:
+		if rep.inputsSection(&b) {
+			break
+		}
+		b.WriteString("The consumer is run through sfconform's protocol: the reproducer is the replay command at the end.\n\n")
+	}
+
+	b.WriteString("## Expected and actual\n\n")
+	if rep.Frame >= 0 {
+		fmt.Fprintf(&b, "Frame %d, row looked up at PC %#x (`%s`, `%s`):\n\n", rep.Frame, rep.PC, rep.Function, instruction(rep.Replay.Img, rep.PC))
+		b.WriteString("| | row |\n|---|---|\n")
+		fmt.Fprintf(&b, "| actual (the section) | %s |\n", mdCell(rep.Actual))
+		if rep.Expected != "" {
+			fmt.Fprintf(&b, "| expected (the code's CFI) | %s |\n", mdCell(rep.Expected))
+		}
+		b.WriteString("\n")
+	}
+	if rep.Kind != KindToolchain {
+		if rep.Frame >= 0 && rep.Expected != "" && !rep.RowDiffers() {
+			fmt.Fprintf(&b, "Expected: %s reads the section's row above, which is right.\n\n", rep.Replay.Consumer)
+		}
+		if d := plainDetail(c.Detail); strings.Contains(d, "\n") {
+			fmt.Fprintf(&b, "Actual: %s gives %s:\n\n```\n%s\n```\n\n", rep.Replay.Consumer, outcome(c), strings.TrimRight(d, "\n"))
+		} else {
+			fmt.Fprintf(&b, "Actual: %s gives %s: %s.\n\n", rep.Replay.Consumer, outcome(c), d)
+		}
+	}
 
 	b.WriteString("## Affected versions\n\n")
 	if len(rep.Affected) > 0 {
@@ -320,40 +410,26 @@ func (rep *Report) Markdown() string {
 		}
 		b.WriteString("\n")
 	}
+
+	rep.patchSection(&b)
+
+	b.WriteString("## How sfconform found it\n\n")
+	b.WriteString("This section matters to sfconform only.\n\n")
 	fmt.Fprintf(&b, "Found with: producer %s (%s), consumer %s (%s)", c.Producer, c.ProducerVersion, c.Consumer, c.ConsumerVersion)
 	if c.ConsumerHello != "" {
 		fmt.Fprintf(&b, ", which says it is %s", c.ConsumerHello)
 	}
-	b.WriteString(".\n\n")
-
-	b.WriteString("## Reproducer\n\n")
+	b.WriteString(".")
 	if m := c.Minimization; m != nil && m.Skipped == "" {
-		fmt.Fprintf(&b, "Target %s, SFrame version %d. The program was minimized from %v to %v (%d instructions executed up to the end of the failing run), keeping the failure %s.\n\n",
-			c.Target, c.Version, m.Original, m.Minimized, m.MinimizedSteps, m.Signature)
-	} else {
-		fmt.Fprintf(&b, "Target %s, SFrame version %d.\n\n", c.Target, c.Version)
+		fmt.Fprintf(&b, " The program was minimized from %v to %v (%d instructions executed up to the end of the failing run), keeping the failure %s.",
+			m.Original, m.Minimized, m.MinimizedSteps, m.Signature)
 	}
-	switch rep.Kind {
-	case KindToolchain:
-		rep.toolchainSection(&b)
-	case KindLibsframe:
-		rep.libsframeSection(&b)
-	case KindDumper:
-		rep.dumperSection(&b)
+	fmt.Fprintf(&b, " Unwinding at step %d of the run (PC %#x, `%s`, `%s`), %s gives %v", c.Step, uint64(c.PC), c.Function, c.Insn, c.Consumer, c.Verdict)
+	if c.Field != "" {
+		fmt.Fprintf(&b, " (%s of frame %d)", c.Field, c.Frame)
 	}
-	b.WriteString("### At the failing PC\n\n")
-	if rep.Frame >= 0 {
-		fmt.Fprintf(&b, "Frame %d, row looked up at PC %#x (`%s`, `%s`):\n\n", rep.Frame, rep.PC, rep.Function, instruction(rep.Replay.Img, rep.PC))
-		b.WriteString("| | row |\n|---|---|\n")
-		fmt.Fprintf(&b, "| actual (the section) | %s |\n", mdCell(rep.Actual))
-		if rep.Expected != "" {
-			fmt.Fprintf(&b, "| expected (the code's CFI; sfconform's own encoding) | %s |\n", mdCell(rep.Expected))
-		}
-		b.WriteString("\n")
-	}
+	fmt.Fprintf(&b, ": %s.\n\n", c.Detail)
 	fmt.Fprintf(&b, "Backtrace at step %d, expected (the machine) against got (%s):\n\n```\n%s```\n\n", c.Step, c.Consumer, framesText(c))
-
-	b.WriteString("## With sfconform\n\n")
 	fmt.Fprintf(&b, "```sh\nsfconform repro %s\n```\n\n", toolchain.ShellQuote(rep.Path))
 	b.WriteString("The instructions up to the failing step:\n\n```\n")
 	b.WriteString(rep.Replay.Table(6, 2))

@@ -267,6 +267,28 @@ func TestReportLibsframeProgram(t *testing.T) {
 	if !strings.Contains(md, "```sh\n"+script+"```") {
 		t.Fatalf("the report does not carry the program:\n%s", md)
 	}
+	// What a maintainer files comes first; sfconform's own terms (its
+	// verdicts, steps, replay command) only in the last section.
+	head, tail, ok := strings.Cut(md, "## How sfconform found it")
+	if !ok || !strings.Contains(tail, "sfconform repro ") {
+		t.Fatalf("no last section on how sfconform found it, with the replay command:\n%s", md)
+	}
+	for _, word := range []string{"NOINFO", "WRONG", "sfconform repro", "at step", "minimized"} {
+		if strings.Contains(head, word) {
+			t.Errorf("%q before the last section:\n%s", word, head)
+		}
+	}
+	for _, sec := range []string{"## Reproducer", "## Expected and actual", "## Affected versions"} {
+		if !strings.Contains(head, sec) {
+			t.Errorf("no %q before the last section", sec)
+		}
+	}
+	if !strings.Contains(head, "| libsframe-src |") {
+		a, _ := consumer.Lookup("libsframe-src")
+		if _, err := consumer.New("libsframe-src"); err == nil {
+			t.Errorf("the libsframe built from source is provisioned (setup step %d) but not among the versions tried:\n%s", a.Setup, head)
+		}
+	}
 	root := filepath.Join(toolchain.CacheDir(), "roots", "sid")
 	lib := filepath.Join(root, "usr", "lib", "x86_64-linux-gnu", "libsframe.a")
 	if _, err := os.Stat(lib); err != nil {
