@@ -87,7 +87,7 @@ main (void)
   printf ("pc %%#llx\n  libsframe: %%s\n  expected:  %%s\n", (unsigned long long) pc, got, expected);
   sframe_decoder_free (&dctx);
 %s}
-`, rep.PC, rep.Case.Target, rep.Case.ConsumerVersion, rep.Case.ProducerVersion, rep.Path,
+`, rep.PC, rep.Case.Target, plainVersion(rep.Case.ConsumerVersion), rep.Case.ProducerVersion, rep.Path,
 		cBytes(sec), secAddr, rep.PC, want, fdeType, fdeType, fdeType, cReturn(compare))
 	return b.String()
 }
