@@ -484,3 +484,74 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// plusFile matches the files a patch changes ("+++ b/PATH").
+var plusFile = regexp.MustCompile(`(?m)^\+\+\+ b/(\S+)`)
+
+// TestPatchesStack applies every proposed patch to one copy of its source
+// (binutils' tree of 'make binutils-src', glibc's files of setup step 7),
+// in file-name order, each on top of the ones before: ci/verify-fixes.sh
+// verifies each alone, and a maintainer taking several (005 and 007 change
+// the same function, 040, 070 and 071 neighbouring lines) must be able to
+// apply them together. Only the files the patches change are copied.
+func TestPatchesStack(t *testing.T) {
+	t.Parallel()
+	names, err := filepath.Glob("[0-9][0-9][0-9]-*.patch")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no NNN-*.patch in docs/findings (%v)", err)
+	}
+	cache := toolchain.CacheDir()
+	for _, kind := range []string{"binutils", "glibc"} {
+		t.Run(kind, func(t *testing.T) {
+			var src string
+			if kind == "glibc" {
+				stamp, err := os.ReadFile(filepath.Join(cache, "stamps", "glibc-src-sid"))
+				if err != nil {
+					testenv.Missing(t, testenv.Step(7), "glibc's source files (%v)", err)
+				}
+				src = stampValue(stamp, "dir")
+			} else {
+				stamp, err := os.ReadFile(filepath.Join(cache, "stamps", "binutils-src"))
+				if err != nil {
+					testenv.Missing(t, testenv.BinutilsSrc, "binutils' source tree (%v)", err)
+				}
+				src = filepath.Join(cache, "sources", "binutils-"+stampValue(stamp, "version"))
+			}
+			tree := t.TempDir()
+			applied := 0
+			for _, name := range names {
+				body, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(body, []byte("\n+++ b/sysdeps/")) != (kind == "glibc") {
+					continue
+				}
+				for _, m := range plusFile.FindAllSubmatch(body, -1) {
+					f := string(m[1])
+					if _, err := os.Stat(filepath.Join(tree, f)); err == nil || bytes.Contains(body, []byte("--- /dev/null\n+++ b/"+f)) {
+						continue // copied already, or a file the patch creates
+					}
+					b, err := os.ReadFile(filepath.Join(src, f))
+					if err != nil {
+						t.Fatalf("%s changes %s: %v", name, f, err)
+					}
+					if err := os.MkdirAll(filepath.Dir(filepath.Join(tree, f)), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(tree, f), b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				cmd := exec.Command("patch", "-p1", "--quiet", "--no-backup-if-mismatch", "-d", tree, "-i", filepath.Join(must(os.Getwd()), name))
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("%s does not apply on top of the patches before it: %v\n%s", name, err, out)
+				}
+				applied++
+			}
+			if applied < 2 {
+				t.Fatalf("%d %s patches: nothing to stack", applied, kind)
+			}
+		})
+	}
+}
