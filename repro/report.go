@@ -305,6 +305,16 @@ func (rep *Report) Title() string {
 	return fmt.Sprintf("%s (%s): %s in %s", who, c.Target, what, cut2(fn))
 }
 
+// lookupWhere names what lies at the culprit's lookup PC: the instruction
+// there, or for a caller (looked up at its return address - 1, inside the
+// call) the call, whose bytes do not start at that PC.
+func (rep *Report) lookupWhere() string {
+	if k := rep.Frame; k > 0 && k-1 < len(rep.Case.Expected) && !rep.Case.Expected[k-1].Signal {
+		return fmt.Sprintf("inside the call that returns to %#x", rep.PC+1)
+	}
+	return "`" + instruction(rep.Replay.Img, rep.PC) + "`"
+}
+
 // outcome says in words what the consumer did wrong (the verdict, for a
 // reader who does not know sfconform's).
 func outcome(c *corpus.Case) string {
@@ -332,7 +342,7 @@ func (rep *Report) Summary() string {
 	switch rep.Kind {
 	case KindToolchain:
 		fmt.Fprintf(&b, "On %s, %s builds the `.sframe` section of the program below from its `.cfi_*` directives. ", c.Target, c.ProducerVersion)
-		fmt.Fprintf(&b, "At PC %#x (`%s`, `%s`) the section says: %s. The code and its CFI say: %s. ", rep.PC, rep.Function, instruction(rep.Replay.Img, rep.PC), rep.Actual, rep.Expected)
+		fmt.Fprintf(&b, "At PC %#x (`%s`, %s) the section says: %s. The code and its CFI say: %s. ", rep.PC, rep.Function, rep.lookupWhere(), rep.Actual, rep.Expected)
 	case KindLibsframe, KindDumper, KindOther:
 		fmt.Fprintf(&b, "On %s, %s reads the `.sframe` section below (made by %s). ", c.Target, plainVersion(c.ConsumerVersion), c.ProducerVersion)
 		if rep.Frame >= 0 {
@@ -383,7 +393,7 @@ func (rep *Report) Markdown() string {
 
 	b.WriteString("## Expected and actual\n\n")
 	if rep.Frame >= 0 {
-		fmt.Fprintf(&b, "Frame %d, row looked up at PC %#x (`%s`, `%s`):\n\n", rep.Frame, rep.PC, rep.Function, instruction(rep.Replay.Img, rep.PC))
+		fmt.Fprintf(&b, "Frame %d, row looked up at PC %#x (`%s`, %s):\n\n", rep.Frame, rep.PC, rep.Function, rep.lookupWhere())
 		b.WriteString("| | row |\n|---|---|\n")
 		fmt.Fprintf(&b, "| actual (the section) | %s |\n", mdCell(rep.Actual))
 		if rep.Expected != "" {
