@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -147,7 +148,7 @@ func (r *BuildResult) OptLevel() string {
 // checkOpts refuses an optimisation level not in OptLevels.
 func checkOpts(opts []string) error {
 	for _, o := range opts {
-		if !contains(OptLevels, o) {
+		if !slices.Contains(OptLevels, o) {
 			return fmt.Errorf("optimisation level %q: want one of %s", o, strings.Join(OptLevels, ", "))
 		}
 	}
@@ -249,17 +250,8 @@ func runOne(cfg Config, r Recipe, src Source, tg target.Target, tc toolchain.Too
 	return res, writeResult(resPath, res)
 }
 
-func wanted(list []string, s string) bool {
-	if len(list) == 0 {
-		return true
-	}
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+// wanted: s is in a selection (nil selects everything).
+func wanted(list []string, s string) bool { return len(list) == 0 || slices.Contains(list, s) }
 
 func readResult(p string) (*BuildResult, error) {
 	data, err := os.ReadFile(p)

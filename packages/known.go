@@ -1,6 +1,8 @@
 package packages
 
-import "strings"
+import (
+	"strings"
+)
 
 // known is a group of findings already written up: the builds it explains
 // (series, target, a prefix of the group's key, the type of the file) and
@@ -31,19 +33,10 @@ var knownFindings = []known{
 // "" when it is new.
 func Triage(r *BuildResult, f FileResult, g Group) string {
 	for _, k := range knownFindings {
-		if (len(k.series) == 0 || contains(k.series, r.Series)) && (k.target == "" || k.target == r.Target) &&
+		if wanted(k.series, r.Series) && (k.target == "" || k.target == r.Target) &&
 			strings.HasPrefix(g.Key, k.key) && strings.Contains(g.Example, k.example) && (!k.linked || f.Type != "REL") {
 			return k.Finding
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
