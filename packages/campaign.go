@@ -78,6 +78,9 @@ type BuildResult struct {
 	CheckCPU time.Duration `json:"check_cpu"`
 	Shipped  int           `json:"shipped,omitempty"` // ELF files in the source tree itself, not checked
 	Files    []FileResult  `json:"files"`
+	// Resumed: this run read the result from an earlier one's
+	// result.json, and built nothing.
+	Resumed bool `json:"-"`
 }
 
 // FileResult is one ELF output and what check says of it.
@@ -241,6 +244,7 @@ func runOne(cfg Config, r Recipe, src Source, tg target.Target, tc toolchain.Too
 	if !cfg.Force {
 		if res, err := readResult(resPath); err == nil && res.Quick == cfg.Quick {
 			cfg.Log("%s: done before (%s)", name, res.Status)
+			res.Resumed = true
 			return res, nil
 		}
 	}

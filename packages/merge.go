@@ -16,9 +16,24 @@ import (
 // merges the shards into the one report: what it selected, how long it
 // took, and its builds' results (those it resumed as well).
 type Shard struct {
-	Name    string         `json:"name"` // the selection, as the command line gave it
-	Elapsed time.Duration  `json:"elapsed"`
+	Name    string        `json:"name"` // the selection, as the command line gave it
+	Elapsed time.Duration `json:"elapsed"`
+	// Resumed counts the results the run read from an earlier run of
+	// the shard (a re-run after a failure) and did not build: Elapsed
+	// does not include them.
+	Resumed int            `json:"resumed"`
 	Results []*BuildResult `json:"results"`
+}
+
+// NewShard is the shard of a run's results that took elapsed.
+func NewShard(name string, elapsed time.Duration, results []*BuildResult) *Shard {
+	s := &Shard{Name: name, Elapsed: elapsed, Results: results}
+	for _, r := range results {
+		if r.Resumed {
+			s.Resumed++
+		}
+	}
+	return s
 }
 
 // WriteJSON writes the shard as JSON (ReadShard reads it back).
@@ -100,7 +115,9 @@ func ShardTable(w io.Writer, shards []*Shard) {
 	}
 	p("\n## Campaign\n\n%d shards; wall time %s side by side (the longest shard), %s one after the other.\n\n", len(shards),
 		longest.Round(time.Second), sum.Round(time.Second))
-	p("| shard | builds | built | build CPU s | check CPU s | wall s |\n|---|---|---|---|---|---|\n")
+	p("Builds: those of the shard, of which built (the others failed or are not possible) and resumed (read from an\n")
+	p("earlier attempt of the shard; the wall time is this attempt's). CPU: user+system seconds of the builds and checks.\n\n")
+	p("| shard | builds | built | resumed | build CPU s | check CPU s | wall s |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range shards {
 		var built int
 		var b, c time.Duration
@@ -111,6 +128,6 @@ func ShardTable(w io.Writer, shards []*Shard) {
 			b += r.BuildCPU
 			c += r.CheckCPU
 		}
-		p("| %s | %d | %d | %.0f | %.0f | %.0f |\n", esc(s.Name), len(s.Results), built, b.Seconds(), c.Seconds(), s.Elapsed.Seconds())
+		p("| %s | %d | %d | %d | %.0f | %.0f | %.0f |\n", esc(s.Name), len(s.Results), built, s.Resumed, b.Seconds(), c.Seconds(), s.Elapsed.Seconds())
 	}
 }

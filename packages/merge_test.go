@@ -200,3 +200,13 @@ func TestShardGroupsCoverRecipes(t *testing.T) {
 		}
 	}
 }
+
+// TestNewShardCountsResumed: the results a run read from an earlier one
+// are counted, as the shard table says.
+func TestNewShardCountsResumed(t *testing.T) {
+	rs := campaignResults()
+	rs[0].Resumed, rs[3].Resumed = true, true
+	if s := NewShard("x", time.Minute, rs); s.Resumed != 2 || len(s.Results) != len(rs) {
+		t.Errorf("NewShard: %d resumed of %d, want 2 of %d", s.Resumed, len(s.Results), len(rs))
+	}
+}

@@ -129,7 +129,7 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 			return exitSetup
 		}
 		if *jsonOut != "" {
-			shard := &packages.Shard{Name: shardName(args), Elapsed: time.Since(start), Results: res}
+			shard := packages.NewShard(shardName(args), time.Since(start), res)
 			var b strings.Builder
 			if err := shard.WriteJSON(&b); err != nil {
 				return exitSetup
