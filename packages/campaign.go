@@ -104,6 +104,19 @@ type FileResult struct {
 	// Gaps counts the functions without SFrame by cause (check's gaps:
 	// coverage, errors only for a lost FDE or a dropped section).
 	Gaps map[string]int `json:"gaps,omitempty"`
+	// Dynamic is what the dynamic check ran of a linked file (nil when
+	// it did not run).
+	Dynamic *DynamicRun `json:"dynamic,omitempty"`
+}
+
+// DynamicRun is how much of a file the dynamic check emulated and what
+// it judged: check's summary.
+type DynamicRun struct {
+	Instructions int            `json:"instructions"` // instruction boundaries of the functions
+	Executed     int            `json:"executed"`     // distinct instructions executed over all runs
+	Steps        int            `json:"steps"`        // judged steps
+	Verdicts     map[string]int `json:"verdicts,omitempty"`
+	Aside        map[string]int `json:"aside,omitempty"` // judged steps kept out of Verdicts, by why
 }
 
 // Group is the errors (and warnings) of one file of one kind and cause:
@@ -422,6 +435,10 @@ func checkOutput(o Output, dynamic bool, seen map[[32]byte]string) FileResult {
 		fr.Version = rep.Sections[0].Version
 	}
 	fr.Errors, fr.Warnings = rep.Summary.Errors, rep.Summary.Warnings
+	if opts.Dynamic {
+		s := rep.Summary
+		fr.Dynamic = &DynamicRun{Instructions: s.Instructions, Executed: s.Executed, Steps: s.Steps, Verdicts: s.Verdicts, Aside: s.Aside}
+	}
 	fr.Groups = groups(rep)
 	for _, g := range rep.Gaps {
 		if fr.Gaps == nil {

@@ -31,10 +31,14 @@ func campaignResults() []*BuildResult {
 		return &BuildResult{Package: pkg, Version: "1.0-1", Lang: "C", System: CMake, Target: tg, Series: "2.47", Opt: opt, SFrameVersion: 3,
 			Status: Built, Toolchain: "gas-2.47 2.47.50", Flags: Flags{CFLAGS: "-g " + opt + " -Wa,--gsframe"}, BuildCPU: cpu, CheckCPU: cpu / 10, Files: files}
 	}
+	dyn := file("libz.so.1", "DYN", 900, 800, 100, plt)
+	dyn.Dynamic = &DynamicRun{Instructions: 200, Executed: 50, Steps: 1000, Verdicts: map[string]int{"OK": 990, "WRONG": 10}}
+	zlib := mk("zlib", "x86-64", "", 7*time.Second, dyn, file("adler32.o", "REL", 100, 90, 0))
+	zlib.Dynamic = true
 	failed := mk("tinyxml2", "aarch64", "-O0", time.Second)
 	failed.Status, failed.Why, failed.Files, failed.LogTail = Failed, "make -j1: exit status 2", nil, "error: x"
 	return []*BuildResult{
-		mk("zlib", "x86-64", "", 7*time.Second, file("libz.so.1", "DYN", 900, 800, 100, plt), file("adler32.o", "REL", 100, 90, 0)),
+		zlib,
 		mk("zlib", "x86-64", "-O0", 3*time.Second, file("libz.so.1", "DYN", 1500, 1200, 150), file("adler32.o", "REL", 160, 120, 0)),
 		mk("zlib", "aarch64", "", 8*time.Second, file("libz.so.1", "DYN", 500, 800, 100, other)),
 		mk("tinyxml2", "x86-64", "", 2*time.Second, file("libtinyxml2.so", "DYN", 300, 280, 40)),
@@ -121,7 +125,8 @@ func TestMergeEqualsOneRun(t *testing.T) {
 		t.Errorf("merged report differs from one run's:\n%s", firstDiff(one, got))
 	}
 	for _, want := range []string{"| x86-64 | 2.47 | -O0 |", "| zlib | x86-64 | 2.47 | 1500 (1.11) | - | 900 (1.00) | - | - |", "**new**", "037-ld-x86-plt-got-cfa-16.md",
-		"| c-small | x86-64 | zlib, bzip2, cjson, lz4, lmdb, libyaml, jansson | 2 | -O0 -O2 | 11 |"} {
+		"| c-small | x86-64 | zlib, bzip2, cjson, lz4, lmdb, libyaml, jansson | 2 | -O0 -O2 | 11 |",
+		"| zlib | x86-64 | 2.47 | -O2 | 1 | 50 / 200 (25%) | 1000 | OK 990, WRONG 10 | - | 0 |", "| zlib | x86-64 | 2.47 | -O2 | v3 | built | static + dynamic |"} {
 		if !strings.Contains(one, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -133,6 +133,7 @@ func Markdown(w io.Writer, results []*BuildResult, command string) error {
 	layout(w, results)
 	findings(w, results)
 	coverage(w, results)
+	dynamicTable(w, results)
 	sizes(w, results)
 	failures(w, results)
 	return nil
@@ -701,4 +702,95 @@ func groupRank(name string) int {
 		}
 	}
 	return len(ShardGroups)
+}
+
+// dynamicTable is what the dynamic check ran of the builds checked
+// dynamically: instructions executed of the linked files' functions,
+// steps judged and their verdicts, and the dynamic errors.
+func dynamicTable(w io.Writer, results []*BuildResult) {
+	var dyn []*BuildResult
+	for _, r := range results {
+		if r.Dynamic && r.Status == Built {
+			dyn = append(dyn, r)
+		}
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("\n## Dynamic check\n\n")
+	if len(dyn) == 0 {
+		p("No build was checked dynamically (`--dynamic`).\n")
+		return
+	}
+	p("The builds checked with `--dynamic` too: each function of the linked files (each distinct file once) emulated\n")
+	p("from its entry, and the unwind at every executed instruction judged against the machine (check's dynamic check).\n")
+	p("Executed: distinct instructions run of the functions' instructions. Verdicts: the judged steps (OK, WRONG, NOINFO,\n")
+	p("ERROR); set aside: steps of runs check leaves out (a run that overwrote its own saved registers). Dynamic errors:\n")
+	p("the dynamic findings of severity error (in Findings above, with their write-up).\n\n")
+	p("| package | target | series | opt | linked files | executed / instructions | steps judged | verdicts | set aside | dynamic errors |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|\n")
+	var tot DynamicRun
+	var totFiles, totErr int
+	for _, r := range dyn {
+		var d DynamicRun
+		files, errs := 0, 0
+		for _, f := range r.Files {
+			if f.SameAs != "" || f.Dynamic == nil {
+				continue
+			}
+			files++
+			d = d.add(*f.Dynamic)
+			for _, g := range f.Groups {
+				if g.Kind == "dynamic" && g.Severity == "error" {
+					errs += g.Count
+				}
+			}
+		}
+		tot = tot.add(d)
+		totFiles += files
+		totErr += errs
+		p("| %s | %s | %s | %s | %d | %s | %d | %s | %s | %d |\n", r.Package, r.Target, r.Series, r.OptLevel(), files, d.executed(), d.Steps,
+			counts(d.Verdicts), counts(d.Aside), errs)
+	}
+	p("| **all** | | | | %d | %s | %d | %s | %s | %d |\n", totFiles, tot.executed(), tot.Steps, counts(tot.Verdicts), counts(tot.Aside), totErr)
+}
+
+func (d DynamicRun) add(o DynamicRun) DynamicRun {
+	d.Instructions += o.Instructions
+	d.Executed += o.Executed
+	d.Steps += o.Steps
+	for _, m := range []struct {
+		to   *map[string]int
+		from map[string]int
+	}{{&d.Verdicts, o.Verdicts}, {&d.Aside, o.Aside}} {
+		for k, v := range m.from {
+			if *m.to == nil {
+				*m.to = map[string]int{}
+			}
+			(*m.to)[k] += v
+		}
+	}
+	return d
+}
+
+func (d DynamicRun) executed() string {
+	if d.Instructions == 0 {
+		return "0 / 0"
+	}
+	return fmt.Sprintf("%d / %d (%.0f%%)", d.Executed, d.Instructions, 100*float64(d.Executed)/float64(d.Instructions))
+}
+
+// counts is a map of counts as "k n, k n" in key order ("-" when empty).
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var out []string
+	for _, k := range ks {
+		out = append(out, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(out, ", ")
 }
