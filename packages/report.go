@@ -723,8 +723,10 @@ func dynamicTable(w io.Writer, results []*BuildResult) {
 	p("The builds checked with `--dynamic` too: each function of the linked files (each distinct file once) emulated\n")
 	p("from its entry, and the unwind at every executed instruction judged against the machine (check's dynamic check).\n")
 	p("Executed: distinct instructions run of the functions' instructions. Verdicts: the judged steps (OK, WRONG, NOINFO,\n")
-	p("ERROR); set aside: steps of runs check leaves out (a run that overwrote its own saved registers). Dynamic errors:\n")
-	p("the dynamic findings of severity error (in Findings above, with their write-up).\n\n")
+	p("ERROR); NOINFO at bytes without SFrame and without CFI is a note of check, not an error (a run that left the code,\n")
+	p("as through a made-up object's function pointer). Set aside: steps check leaves out, by why (a run that overwrote\n")
+	p("its own saved registers, a backtrace deeper than the unwinder's limit, a landing pad entered). Dynamic errors: the\n")
+	p("dynamic findings of severity error (in Findings above, with their write-up).\n\n")
 	p("| package | target | series | opt | linked files | executed / instructions | steps judged | verdicts | set aside | dynamic errors |\n")
 	p("|---|---|---|---|---|---|---|---|---|---|\n")
 	var tot DynamicRun
