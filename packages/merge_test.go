@@ -126,7 +126,9 @@ func TestMergeEqualsOneRun(t *testing.T) {
 	}
 	for _, want := range []string{"| x86-64 | 2.47 | -O0 |", "| zlib | x86-64 | 2.47 | 1500 (1.11) | - | 900 (1.00) | - | - |", "**new**", "037-ld-x86-plt-got-cfa-16.md",
 		"| c-small | x86-64 | zlib, bzip2, cjson, lz4, lmdb, libyaml, jansson | 2 | -O0 -O2 | 11 |",
-		"| zlib | x86-64 | 2.47 | -O2 | 1 | 50 / 200 (25%) | 1000 | OK 990, WRONG 10 | - | 0 |", "| zlib | x86-64 | 2.47 | -O2 | v3 | built | static + dynamic |"} {
+		"| zlib | x86-64 | 2.47 | -O2 | 1 | 50 / 200 (25%) | 1000 | OK 990, WRONG 10 | - | 0 |", "| zlib | x86-64 | 2.47 | -O2 | v3 | built | static + dynamic |",
+		"- `sfconform packages --dir DIR --targets x86-64,aarch64`\n- `sfconform packages --dir DIR --targets x86-64,aarch64 --series 2.47 --opt -O0`\n" +
+			"- `sfconform packages --dir DIR --targets x86-64 --series 2.47 --recheck --dynamic`\n"} {
 		if !strings.Contains(one, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,6 +50,7 @@ func Markdown(w io.Writer, results []*BuildResult, command string) error {
 		dur(buildCPU), dur(checkCPU))
 
 	summary(w, results)
+	runs(w, results)
 
 	p("\n## Packages\n\n| package | Debian version | language | build system | what is built |\n|---|---|---|---|---|\n")
 	for _, name := range pkgOrder {
@@ -795,4 +797,55 @@ func counts(m map[string]int) string {
 		out = append(out, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(out, ", ")
+}
+
+// runs lists the commands that make the results of the report in an
+// empty campaign directory: the builds at the packages' own level, those
+// at other levels and the dynamic rechecks, each by series with the
+// targets that share it.
+func runs(w io.Writer, results []*BuildResult) {
+	targets := map[string][]string{}
+	var keys []string
+	add := func(key, tg string) {
+		if _, ok := targets[key]; !ok {
+			keys = append(keys, key)
+		}
+		if !slices.Contains(targets[key], tg) {
+			targets[key] = append(targets[key], tg)
+		}
+	}
+	levels := map[string][]string{} // target and series: the other levels
+	for _, r := range results {
+		k := r.Target + " " + r.Series
+		if r.Opt != "" && !slices.Contains(levels[k], r.Opt) {
+			levels[k] = append(levels[k], r.Opt)
+			sort.Slice(levels[k], func(i, j int) bool { return optRank(levels[k][i]) < optRank(levels[k][j]) })
+		}
+	}
+	for _, r := range results {
+		if r.Opt == "" {
+			add("", r.Target)
+		}
+	}
+	for _, r := range results {
+		if r.Opt != "" {
+			add(" --series "+r.Series+" --opt "+strings.Join(levels[r.Target+" "+r.Series], ","), r.Target)
+		}
+	}
+	for _, r := range results {
+		if r.Dynamic {
+			opt := ""
+			if r.Opt != "" {
+				opt = " --opt " + r.Opt
+			}
+			add(" --series "+r.Series+opt+" --recheck --dynamic", r.Target)
+		}
+	}
+	fmt.Fprintf(w, "\nThe report renders every result stored in the campaign directory; these runs make them, in this order (a run\n")
+	fmt.Fprintf(w, "resumes: it builds only what has no result):\n\n")
+	for _, k := range keys {
+		tgs := targets[k]
+		sort.Slice(tgs, func(i, j int) bool { return targetRank(tgs[i]) < targetRank(tgs[j]) })
+		fmt.Fprintf(w, "- `sfconform packages --dir DIR --targets %s%s`\n", strings.Join(tgs, ","), k)
+	}
 }
