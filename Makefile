@@ -109,7 +109,9 @@ pipelines: setup build
 # their own build systems with -Wa,--gsframe and every binutils series,
 # every ELF output checked, .sframe sized against .eh_frame (packages/).
 # Resumable: each build's result stays in PACKAGES_DIR. PACKAGES_ARGS: e.g.
-# PACKAGES_ARGS="--packages zlib --series 2.47".
+# PACKAGES_ARGS="--packages zlib --series 2.47"; other optimisation levels
+# beside Debian's -O2 (whose builds stay): PACKAGES_ARGS="--series 2.47
+# --opt -O0,-O1,-O3,-Os". CI runs the campaign as shards (campaign.yml).
 PACKAGES_DIR  ?= $(SFCONFORM_CACHE_DIR)/packages-campaign
 PACKAGES_ARGS ?=
 SFCONFORM_CACHE_DIR ?= $(or $(SFCONFORM_CACHE),/var/cache/sfconform)

@@ -194,11 +194,12 @@ func (b *builder) run(dir string, args ...string) error {
 }
 
 // buildPackage copies the source to work/src and runs the recipe's build
-// system there with the toolchain's as and ld; quick builds only the
+// system there with the toolchain's as and ld, at optimisation level opt
+// ("": the recipe's own); quick builds only the
 // recipe's Quick targets. It returns the build directory (where the
 // outputs are), the flags, and what ran; a failed step is an error, with
 // the log kept.
-func buildPackage(r Recipe, src Source, tg target.Target, tc toolchain.Toolchain, work string, jobs int, quick bool, log io.Writer) (*builder, Flags, string, error) {
+func buildPackage(r Recipe, src Source, tg target.Target, tc toolchain.Toolchain, work, opt string, jobs int, quick bool, log io.Writer) (*builder, Flags, string, error) {
 	b := &builder{log: log, jobs: max(jobs, 1)}
 	// Nothing of an earlier build stays: its outputs would be taken for
 	// this one's (a recipe that moved from cmake to configure).
@@ -212,7 +213,10 @@ func buildPackage(r Recipe, src Source, tg target.Target, tc toolchain.Toolchain
 		return b, Flags{}, "", fmt.Errorf("copying %s: %v: %s", src.Dir, err, out)
 	}
 	top := filepath.Join(tree, r.Dir)
-	flags, err := DistFlags(tg, r.Opt, top)
+	if opt == "" {
+		opt = r.Opt
+	}
+	flags, err := DistFlags(tg, opt, top)
 	if err != nil {
 		return b, flags, "", err
 	}

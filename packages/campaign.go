@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -30,9 +31,12 @@ type Config struct {
 	Packages []string        // Debian source packages; nil: every recipe
 	Targets  []target.Target // nil: Targets
 	Series   []string        // binutils series ("2.47"); nil: every provisioned one
-	Work     string          // the campaign's directory: one subdirectory per build, kept (logs, results)
-	Jobs     int             // make -j
-	Force    bool            // build again what has a result already
+	// Opts are the optimisation levels ("-O0"); nil: the package's own
+	// (Debian's, -O2 unless the recipe says otherwise).
+	Opts  []string
+	Work  string // the campaign's directory: one subdirectory per build, kept (logs, results)
+	Jobs  int    // make -j
+	Force bool   // build again what has a result already
 	// Recheck: check the kept outputs of builds with a result again,
 	// without building (after a change to check or to the grouping).
 	Recheck bool
@@ -46,28 +50,37 @@ type Config struct {
 // result.json in the build's directory, which makes the campaign
 // resumable per build.
 type BuildResult struct {
-	Package   string `json:"package"`
-	Version   string `json:"version"`
-	Lang      string `json:"lang"`
-	System    string `json:"system"`
-	Target    string `json:"target"`
-	Series    string `json:"series"`
+	Package string `json:"package"`
+	Version string `json:"version"`
+	Lang    string `json:"lang"`
+	System  string `json:"system"`
+	Target  string `json:"target"`
+	Series  string `json:"series"`
+	// Opt is the optimisation level put in place of Debian's; "" for the
+	// package's own (OptLevel says which).
+	Opt       string `json:"opt,omitempty"`
 	Toolchain string `json:"toolchain"` // "gas-2.47 2.47.50.20261021 (Debian 2.47.50.20261021-1)"
 	// SFrameVersion is what the series' gas writes for the target.
 	SFrameVersion int    `json:"sframe_version"`
 	Status        string `json:"status"`
 	Why           string `json:"why,omitempty"` // the failed step, or why not possible
 	Quick         bool   `json:"quick,omitempty"`
-	Log           string `json:"log,omitempty"`      // relative to the campaign directory
-	LogTail       string `json:"log_tail,omitempty"` // the last lines of the log of a failed build
-	Flags         Flags  `json:"flags"`
-	Commands      []string
+	// Dynamic: the linked files were also checked dynamically (every
+	// function emulated), not only statically.
+	Dynamic  bool   `json:"dynamic,omitempty"`
+	Log      string `json:"log,omitempty"`      // relative to the campaign directory
+	LogTail  string `json:"log_tail,omitempty"` // the last lines of the log of a failed build
+	Flags    Flags  `json:"flags"`
+	Commands []string
 	// BuildCPU is the user+system time of the build's processes;
 	// CheckCPU that of checking its files.
 	BuildCPU time.Duration `json:"build_cpu"`
 	CheckCPU time.Duration `json:"check_cpu"`
 	Shipped  int           `json:"shipped,omitempty"` // ELF files in the source tree itself, not checked
 	Files    []FileResult  `json:"files"`
+	// Resumed: this run read the result from an earlier one's
+	// result.json, and built nothing.
+	Resumed bool `json:"-"`
 }
 
 // FileResult is one ELF output and what check says of it.
@@ -91,6 +104,19 @@ type FileResult struct {
 	// Gaps counts the functions without SFrame by cause (check's gaps:
 	// coverage, errors only for a lost FDE or a dropped section).
 	Gaps map[string]int `json:"gaps,omitempty"`
+	// Dynamic is what the dynamic check ran of a linked file (nil when
+	// it did not run).
+	Dynamic *DynamicRun `json:"dynamic,omitempty"`
+}
+
+// DynamicRun is how much of a file the dynamic check emulated and what
+// it judged: check's summary.
+type DynamicRun struct {
+	Instructions int            `json:"instructions"` // instruction boundaries of the functions
+	Executed     int            `json:"executed"`     // distinct instructions executed over all runs
+	Steps        int            `json:"steps"`        // judged steps
+	Verdicts     map[string]int `json:"verdicts,omitempty"`
+	Aside        map[string]int `json:"aside,omitempty"` // judged steps kept out of Verdicts, by why
 }
 
 // Group is the errors (and warnings) of one file of one kind and cause:
@@ -103,9 +129,46 @@ type Group struct {
 	Example  string `json:"example"` // the first finding's function and message
 }
 
-// buildDir is where one build lives in the campaign directory.
-func buildDir(work, pkg string, tg target.Target, series string) string {
-	return filepath.Join(work, pkg, tg.Name()+"-"+series)
+// buildDir is where one build lives in the campaign directory: the
+// package's own optimisation level without a suffix, another with it
+// ("x86-64-2.47-O0").
+func buildDir(work, pkg string, tg target.Target, series, opt string) string {
+	return filepath.Join(work, pkg, tg.Name()+"-"+series+opt)
+}
+
+// OptLevels are the optimisation levels --opt accepts.
+var OptLevels = []string{"-O0", "-O1", "-O2", "-O3", "-Os"}
+
+// DefaultOpt is Debian's optimisation level (dpkg-buildflags').
+const DefaultOpt = "-O2"
+
+// ownOpt is the optimisation level a recipe builds at by default.
+func (r Recipe) ownOpt() string {
+	if r.Opt != "" {
+		return r.Opt
+	}
+	return DefaultOpt
+}
+
+// OptLevel is the build's optimisation level ("-O2").
+func (r *BuildResult) OptLevel() string {
+	if r.Opt != "" {
+		return r.Opt
+	}
+	if rc, err := FindRecipe(r.Package); err == nil {
+		return rc.ownOpt()
+	}
+	return DefaultOpt
+}
+
+// checkOpts refuses an optimisation level not in OptLevels.
+func checkOpts(opts []string) error {
+	for _, o := range opts {
+		if !slices.Contains(OptLevels, o) {
+			return fmt.Errorf("optimisation level %q: want one of %s", o, strings.Join(OptLevels, ", "))
+		}
+	}
+	return nil
 }
 
 // Run builds what cfg selects, skipping builds with a result unless
@@ -119,6 +182,9 @@ func Run(cfg Config) ([]*BuildResult, error) {
 	}
 	if cfg.Targets == nil {
 		cfg.Targets = Targets
+	}
+	if err := checkOpts(cfg.Opts); err != nil {
+		return nil, err
 	}
 	recipes := Recipes
 	if cfg.Packages != nil {
@@ -151,51 +217,58 @@ func Run(cfg Config) ([]*BuildResult, error) {
 			sort.Slice(tcs, func(i, j int) bool { return toolchain.CompareVersions(tcs[i].Version, tcs[j].Version) < 0 })
 			for _, tc := range tcs {
 				series := toolchain.Series(tc.Version)
-				dir := buildDir(cfg.Work, r.Package, tg, series)
-				resPath := filepath.Join(dir, "result.json")
-				if cfg.Recheck {
-					if res, err := readResult(resPath); err == nil && res.Status == Built {
-						cfg.Log("%s %s %s: checking again", r.Package, tg.Name(), series)
-						checkAll(cfg, res, dir, src)
-						if err := writeResult(resPath, res); err != nil {
-							return out, err
-						}
+				opts := cfg.Opts
+				if len(opts) == 0 {
+					opts = []string{""}
+				}
+				for _, opt := range opts {
+					if opt == r.ownOpt() {
+						opt = ""
+					}
+					res, err := runOne(cfg, r, src, tg, tc, series, opt)
+					if res != nil {
 						out = append(out, res)
 					}
-					continue
-				}
-				if !cfg.Force {
-					if res, err := readResult(resPath); err == nil && res.Quick == cfg.Quick {
-						cfg.Log("%s %s %s: done before (%s)", r.Package, tg.Name(), series, res.Status)
-						out = append(out, res)
-						continue
+					if err != nil {
+						return out, err
 					}
 				}
-				cfg.Log("%s %s %s: building", r.Package, tg.Name(), series)
-				res := buildOne(cfg, r, src, tg, tc, dir)
-				cfg.Log("%s %s %s: %s, %d files, build %.1fs CPU, check %.1fs CPU", r.Package, tg.Name(), series, res.Status, len(res.Files),
-					res.BuildCPU.Seconds(), res.CheckCPU.Seconds())
-				if err := writeResult(resPath, res); err != nil {
-					return out, err
-				}
-				out = append(out, res)
 			}
 		}
 	}
 	return out, nil
 }
 
-func wanted(list []string, s string) bool {
-	if len(list) == 0 {
-		return true
+// runOne builds (or, resuming, reads; or checks again) one package for
+// one target, series and optimisation level ("" the package's own).
+func runOne(cfg Config, r Recipe, src Source, tg target.Target, tc toolchain.Toolchain, series, opt string) (*BuildResult, error) {
+	dir := buildDir(cfg.Work, r.Package, tg, series, opt)
+	resPath := filepath.Join(dir, "result.json")
+	name := fmt.Sprintf("%s %s %s%s", r.Package, tg.Name(), series, opt)
+	if cfg.Recheck {
+		res, err := readResult(resPath)
+		if err != nil || res.Status != Built {
+			return nil, nil
+		}
+		cfg.Log("%s: checking again", name)
+		checkAll(cfg, res, dir, src)
+		return res, writeResult(resPath, res)
 	}
-	for _, x := range list {
-		if x == s {
-			return true
+	if !cfg.Force {
+		if res, err := readResult(resPath); err == nil && res.Quick == cfg.Quick {
+			cfg.Log("%s: done before (%s)", name, res.Status)
+			res.Resumed = true
+			return res, nil
 		}
 	}
-	return false
+	cfg.Log("%s: building", name)
+	res := buildOne(cfg, r, src, tg, tc, dir, opt)
+	cfg.Log("%s: %s, %d files, build %.1fs CPU, check %.1fs CPU", name, res.Status, len(res.Files), res.BuildCPU.Seconds(), res.CheckCPU.Seconds())
+	return res, writeResult(resPath, res)
 }
+
+// wanted: s is in a selection (nil selects everything).
+func wanted(list []string, s string) bool { return len(list) == 0 || slices.Contains(list, s) }
 
 func readResult(p string) (*BuildResult, error) {
 	data, err := os.ReadFile(p)
@@ -236,25 +309,30 @@ func Load(work string) ([]*BuildResult, error) {
 		}
 		out = append(out, r)
 	}
+	sortResults(out)
+	return out, nil
+}
+
+// sortResults orders results by package (in recipe order), target (in
+// Targets' order), series and optimisation level.
+func sortResults(out []*BuildResult) {
 	order := map[string]int{}
 	for i, r := range Recipes {
 		order[r.Package] = i
 	}
-	torder := map[string]int{}
-	for i, t := range Targets {
-		torder[t.Name()] = i
-	}
-	sort.Slice(out, func(i, j int) bool {
+	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Package != b.Package {
 			return order[a.Package] < order[b.Package]
 		}
 		if a.Target != b.Target {
-			return torder[a.Target] < torder[b.Target]
+			return targetRank(a.Target) < targetRank(b.Target)
 		}
-		return toolchain.CompareVersions(a.Series, b.Series) < 0
+		if a.Series != b.Series {
+			return toolchain.CompareVersions(a.Series, b.Series) < 0
+		}
+		return optRank(a.OptLevel()) < optRank(b.OptLevel())
 	})
-	return out, nil
 }
 
 func cpuNow() time.Duration {
@@ -266,9 +344,9 @@ func cpuNow() time.Duration {
 }
 
 // buildOne builds and checks one package for one target and toolchain.
-func buildOne(cfg Config, r Recipe, src Source, tg target.Target, tc toolchain.Toolchain, dir string) *BuildResult {
+func buildOne(cfg Config, r Recipe, src Source, tg target.Target, tc toolchain.Toolchain, dir, opt string) *BuildResult {
 	series := toolchain.Series(tc.Version)
-	res := &BuildResult{Package: r.Package, Version: src.Version, Lang: r.Lang(), System: r.System, Target: tg.Name(), Series: series,
+	res := &BuildResult{Package: r.Package, Version: src.Version, Lang: r.Lang(), System: r.System, Target: tg.Name(), Series: series, Opt: opt,
 		Toolchain: fmt.Sprintf("%s %s (Debian %s)", tc.Name, tc.Version, tc.Package), SFrameVersion: tc.SFrameVersion, Quick: cfg.Quick}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		res.Status, res.Why = Failed, err.Error()
@@ -290,7 +368,7 @@ func buildOne(cfg Config, r Recipe, src Source, tg target.Target, tc toolchain.T
 		return res
 	}
 	defer lf.Close()
-	b, flags, _, err := buildPackage(r, src, tg, tc, dir, cfg.Jobs, cfg.Quick, lf)
+	b, flags, _, err := buildPackage(r, src, tg, tc, dir, opt, cfg.Jobs, cfg.Quick, lf)
 	res.Flags, res.BuildCPU, res.Commands = flags, b.cpu, b.commands
 	for i, c := range res.Commands {
 		res.Commands[i] = strings.ReplaceAll(c, dir+"/", "")
@@ -317,6 +395,7 @@ func checkAll(cfg Config, res *BuildResult, dir string, src Source) {
 	t0 := cpuNow()
 	seen := map[[32]byte]string{}
 	res.Files = nil
+	res.Dynamic = cfg.Dynamic
 	for _, o := range outs {
 		res.Files = append(res.Files, checkOutput(o, cfg.Dynamic, seen))
 	}
@@ -356,6 +435,10 @@ func checkOutput(o Output, dynamic bool, seen map[[32]byte]string) FileResult {
 		fr.Version = rep.Sections[0].Version
 	}
 	fr.Errors, fr.Warnings = rep.Summary.Errors, rep.Summary.Warnings
+	if opts.Dynamic {
+		s := rep.Summary
+		fr.Dynamic = &DynamicRun{Instructions: s.Instructions, Executed: s.Executed, Steps: s.Steps, Verdicts: s.Verdicts, Aside: s.Aside}
+	}
 	fr.Groups = groups(rep)
 	for _, g := range rep.Gaps {
 		if fr.Gaps == nil {
@@ -452,4 +535,14 @@ func logTail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// optRank orders optimisation levels as OptLevels does.
+func optRank(o string) int {
+	for i, x := range OptLevels {
+		if x == o {
+			return i
+		}
+	}
+	return len(OptLevels)
 }

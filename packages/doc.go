@@ -11,9 +11,18 @@
 //
 // The packages are Recipes; ci/packages.sh fetches their sources
 // (apt-get source from Debian bookworm, through setup's private deb-src
-// state). A build's result (result.json) and log (build.log) stay in the
-// campaign directory, which makes the campaign resumable per build;
-// Markdown renders every stored result (docs/packages.md).
+// state). A build is one package for one target, binutils series and
+// optimisation level (Debian's -O2, or one of OptLevels in its place). Its
+// result (result.json) and log (build.log) stay in the campaign directory,
+// which makes the campaign resumable per build; Markdown renders every
+// stored result (docs/packages.md), with the sizes per target, series,
+// level and package, and what the dynamic check ran of the builds checked
+// with it.
+//
+// A campaign too large for one machine runs as shards (ShardGroups x
+// targets in CI): each run's results are a Shard (JSON), and Merge joins
+// the shards into the results one run over all of them gives, refusing a
+// build two shards hold.
 //
 // The SFrame format: https://sourceware.org/binutils/docs/sframe-spec.html;
 // dpkg-buildflags(1) for the flags.

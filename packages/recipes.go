@@ -2,6 +2,7 @@ package packages
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -103,4 +104,42 @@ func (r Recipe) Lang() string {
 		return "C++"
 	}
 	return "C"
+}
+
+// ShardGroup is a set of recipes that one CI job builds for one target:
+// the campaign's shards are the groups x the targets.
+type ShardGroup struct {
+	Name     string
+	Packages []string
+}
+
+// ShardGroups split the recipes into groups of about the same build CPU
+// (docs/packages.md's Build CPU table at -O2: some 80 s, 120 s and 130 s
+// per series); every recipe is in exactly one.
+var ShardGroups = []ShardGroup{
+	{"c-small", []string{"zlib", "bzip2", "cjson", "lz4", "lmdb", "libyaml", "jansson"}},
+	{"c-large", []string{"expat", "pcre2", "libzstd"}},
+	{"c++", []string{"tinyxml2", "double-conversion", "snappy", "pugixml", "gflags", "libjsoncpp", "fmtlib", "yaml-cpp"}},
+}
+
+// FindShardGroup returns the packages of the shard group name.
+func FindShardGroup(name string) ([]string, error) {
+	var names []string
+	for _, g := range ShardGroups {
+		if g.Name == name {
+			return g.Packages, nil
+		}
+		names = append(names, g.Name)
+	}
+	return nil, fmt.Errorf("no package group %q (have %s)", name, strings.Join(names, ", "))
+}
+
+// groupOf is the shard group of a package ("" when none has it).
+func groupOf(pkg string) string {
+	for _, g := range ShardGroups {
+		if slices.Contains(g.Packages, pkg) {
+			return g.Name
+		}
+	}
+	return ""
 }

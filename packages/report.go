@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,7 +22,9 @@ func Markdown(w io.Writer, results []*BuildResult, command string) error {
 	p("(native for x86-64, the cross compilers for aarch64 and s390x), whose driver is given `-B` to a directory holding the\n")
 	p("as and ld of one binutils series. Every ELF file the build makes (executables, shared libraries, objects, static\n")
 	p("archives' members) is checked by `sfconform check` (static: structure, and every SFrame row against the DWARF CFI at\n")
-	p("every instruction boundary). Builds are resumable: a build's result and log stay in the campaign directory.\n\n")
+	p("every instruction boundary; with \"dynamic\", linked files also by emulating every function). Builds are resumable:\n")
+	p("a build's result and log stay in the campaign directory. Optimisation level: Debian's -O2 unless the build says\n")
+	p("another, which replaces -O2 in CFLAGS and CXXFLAGS (a package's build system may add its own -O for some files).\n\n")
 
 	var built, failed, notPossible int
 	pkgs := map[string]*BuildResult{}
@@ -47,6 +50,7 @@ func Markdown(w io.Writer, results []*BuildResult, command string) error {
 		dur(buildCPU), dur(checkCPU))
 
 	summary(w, results)
+	runs(w, results)
 
 	p("\n## Packages\n\n| package | Debian version | language | build system | what is built |\n|---|---|---|---|---|\n")
 	for _, name := range pkgOrder {
@@ -86,8 +90,8 @@ func Markdown(w io.Writer, results []*BuildResult, command string) error {
 	p("\n## Builds\n\nOutputs: linked files (executables and shared libraries) / objects / static archives' members (a member with the\n")
 	p("bytes of an object of the tree is checked once). Errors and warnings: files with at least one, of the outputs.\n")
 	p("CPU: seconds of user+system time of the build (configure and make with their children) and of checking.\n\n")
-	p("| package | target | series | SFrame | status | outputs | files with errors | with warnings | build CPU s | check CPU s |\n")
-	p("|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| package | target | series | opt | SFrame | status | check | outputs | files with errors | with warnings | build CPU s | check CPU s |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		var linked, objs, members, withErr, withWarn int
 		for _, f := range r.Files {
@@ -117,12 +121,21 @@ func Markdown(w io.Writer, results []*BuildResult, command string) error {
 		if r.SFrameVersion > 0 {
 			ver = fmt.Sprintf("v%d", r.SFrameVersion)
 		}
-		p("| %s | %s | %s | %s | %s | %d / %d / %d | %d | %d | %.1f | %.1f |\n", r.Package, r.Target, r.Series, ver, status, linked, objs, members,
-			withErr, withWarn, r.BuildCPU.Seconds(), r.CheckCPU.Seconds())
+		how := "-"
+		if r.Status == Built {
+			how = "static"
+			if r.Dynamic {
+				how = "static + dynamic"
+			}
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %d / %d / %d | %d | %d | %.1f | %.1f |\n", r.Package, r.Target, r.Series, r.OptLevel(), ver, status, how,
+			linked, objs, members, withErr, withWarn, r.BuildCPU.Seconds(), r.CheckCPU.Seconds())
 	}
 	cpuTable(w, results)
+	layout(w, results)
 	findings(w, results)
 	coverage(w, results)
+	dynamicTable(w, results)
 	sizes(w, results)
 	failures(w, results)
 	return nil
@@ -163,13 +176,13 @@ func findings(w io.Writer, results []*BuildResult) {
 				k := g.Severity + "\x00" + g.Key + "\x00" + known
 				a, ok := idx[k]
 				if !ok {
-					a = &agg{g: g, builds: map[string]bool{}, first: r.Package + " " + r.Target + " " + r.Series + ": " + f.Rel, known: known}
+					a = &agg{g: g, builds: map[string]bool{}, first: r.name() + ": " + f.Rel, known: known}
 					idx[k] = a
 					keys = append(keys, k)
 				}
 				a.count += g.Count
 				a.files++
-				a.builds[fmt.Sprintf("%s %s %s", r.Package, r.Target, r.Series)] = true
+				a.builds[r.name()] = true
 			}
 		}
 	}
@@ -209,7 +222,7 @@ func findings(w io.Writer, results []*BuildResult) {
 func coverage(w io.Writer, results []*BuildResult) {
 	fmt.Fprintf(w, "\n## Code without SFrame\n\nFunctions of the outputs (each distinct file once) that no SFrame FDE covers, by check's cause: coverage, not\n")
 	fmt.Fprintf(w, "errors, except a lost FDE or a dropped section. Builds without any are left out.\n\n")
-	fmt.Fprintf(w, "| package | target | series | functions by cause |\n|---|---|---|---|\n")
+	fmt.Fprintf(w, "| package | target | series | opt | functions by cause |\n|---|---|---|---|---|\n")
 	any := false
 	for _, r := range results {
 		tot := map[string]int{}
@@ -230,10 +243,10 @@ func coverage(w io.Writer, results []*BuildResult) {
 			cs = append(cs, fmt.Sprintf("%s %d", c, n))
 		}
 		sort.Strings(cs)
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Package, r.Target, r.Series, strings.Join(cs, ", "))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.Package, r.Target, r.Series, r.OptLevel(), strings.Join(cs, ", "))
 	}
 	if !any {
-		fmt.Fprintf(w, "| - | - | - | none |\n")
+		fmt.Fprintf(w, "| - | - | - | - | none |\n")
 	}
 }
 
@@ -244,12 +257,14 @@ func sizes(w io.Writer, results []*BuildResult) {
 	p("Bytes of the sections in the files (SHT_NOBITS excluded); ratio = .sframe / (.eh_frame + .eh_frame_hdr). Linked:\n")
 	p("executables and shared libraries (which have .eh_frame_hdr); objects: the relocatable objects, each distinct file once\n")
 	p("(no .eh_frame_hdr: the ratio is against .eh_frame alone). Every package is built at its Debian optimisation level\n")
-	p("(dpkg-buildflags' -O2). Distribution: the per-file ratio over the linked files (min, quartiles, max).\n\n")
-	type key struct{ target, series string }
+	p("(dpkg-buildflags' -O2), and some also at other levels (opt). Distribution: the per-file ratio over the linked files\n")
+	p("(min, quartiles, max). A row of the first table sums different packages when its opt differs: compare levels per\n")
+	p("package (the second table) or over the same packages.\n\n")
+	type key struct{ target, series, opt string }
 	type tot struct {
 		linked, objs Sizes
 		ratios       []float64
-		nl, no       int
+		nl, no, pkgs int
 		ver          int
 	}
 	byTS := map[key]*tot{}
@@ -258,13 +273,14 @@ func sizes(w io.Writer, results []*BuildResult) {
 		if r.Status != Built {
 			continue
 		}
-		k := key{r.Target, r.Series}
+		k := key{r.Target, r.Series, r.OptLevel()}
 		t, ok := byTS[k]
 		if !ok {
 			t = &tot{ver: r.SFrameVersion}
 			byTS[k] = t
 			tsKeys = append(tsKeys, k)
 		}
+		t.pkgs++
 		for _, f := range r.Files {
 			if f.SameAs != "" {
 				continue
@@ -281,16 +297,28 @@ func sizes(w io.Writer, results []*BuildResult) {
 			}
 		}
 	}
-	p("### Per target and series\n\n| target | series | SFrame | linked files | .sframe | .eh_frame | .eh_frame_hdr | ratio | per-file ratio: min / q1 / median / q3 / max | objects | .sframe | .eh_frame | ratio |\n")
-	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	sort.SliceStable(tsKeys, func(i, j int) bool {
+		a, b := tsKeys[i], tsKeys[j]
+		if a.target != b.target {
+			return targetRank(a.target) < targetRank(b.target)
+		}
+		if a.series != b.series {
+			return a.series < b.series
+		}
+		return optRank(a.opt) < optRank(b.opt)
+	})
+	p("### Per target, series and optimisation level\n\n| target | series | opt | SFrame | packages | linked files | .sframe | .eh_frame | .eh_frame_hdr | ratio | per-file ratio: min / q1 / median / q3 / max | objects | .sframe | .eh_frame | ratio |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range tsKeys {
 		t := byTS[k]
-		p("| %s | %s | v%d | %d | %d | %d | %d | %.2f | %s | %d | %d | %d | %.2f |\n", k.target, k.series, t.ver, t.nl, t.linked.SFrame, t.linked.EHFrame,
+		p("| %s | %s | %s | v%d | %d | %d | %d | %d | %d | %.2f | %s | %d | %d | %d | %.2f |\n", k.target, k.series, k.opt, t.ver, t.pkgs, t.nl, t.linked.SFrame, t.linked.EHFrame,
 			t.linked.EHFrameHdr, t.linked.Ratio(), quartiles(t.ratios), t.no, t.objs.SFrame, t.objs.EHFrame, t.objs.Ratio())
 	}
 
-	p("\n### Per package\n\n| package | target | series | linked .sframe | linked .eh_frame + hdr | ratio | objects .sframe | objects .eh_frame | ratio | code bytes (linked) |\n")
-	p("|---|---|---|---|---|---|---|---|---|---|\n")
+	optTable(w, results)
+
+	p("\n### Per package\n\n| package | target | series | opt | linked .sframe | linked .eh_frame + hdr | ratio | objects .sframe | objects .eh_frame | ratio | code bytes (linked) |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		if r.Status != Built {
 			continue
@@ -306,15 +334,15 @@ func sizes(w io.Writer, results []*BuildResult) {
 				l = l.Add(f.Sizes)
 			}
 		}
-		p("| %s | %s | %s | %d | %d | %s | %d | %d | %s | %d |\n", r.Package, r.Target, r.Series, l.SFrame, l.EH(), ratio(l), o.SFrame, o.EHFrame, ratio(o), l.Text)
+		p("| %s | %s | %s | %s | %d | %d | %s | %d | %d | %s | %d |\n", r.Package, r.Target, r.Series, r.OptLevel(), l.SFrame, l.EH(), ratio(l), o.SFrame, o.EHFrame, ratio(o), l.Text)
 	}
 
 	// Per ELF: the linked files, one row per package, target and file,
-	// a column per series.
+	// a column per series, at the package's own optimisation level.
 	var series []string
 	seenS := map[string]bool{}
 	for _, r := range results {
-		if r.Status == Built && !seenS[r.Series] {
+		if r.Status == Built && r.Opt == "" && !seenS[r.Series] {
 			seenS[r.Series] = true
 			series = append(series, r.Series)
 		}
@@ -324,7 +352,7 @@ func sizes(w io.Writer, results []*BuildResult) {
 	cells := map[fk]map[string]Sizes{}
 	var fks []fk
 	for _, r := range results {
-		if r.Status != Built {
+		if r.Status != Built || r.Opt != "" {
 			continue
 		}
 		for _, f := range r.Files {
@@ -339,7 +367,7 @@ func sizes(w io.Writer, results []*BuildResult) {
 			cells[k][r.Series] = f.Sizes
 		}
 	}
-	p("\n### Per linked file\n\n.sframe / (.eh_frame + .eh_frame_hdr) bytes and the ratio, per series.\n\n| package | target | file |")
+	p("\n### Per linked file\n\n.sframe / (.eh_frame + .eh_frame_hdr) bytes and the ratio, per series, at the package's own optimisation level.\n\n| package | target | file |")
 	for _, s := range series {
 		p(" %s |", s)
 	}
@@ -388,7 +416,7 @@ func failures(w io.Writer, results []*BuildResult) {
 	}
 	fmt.Fprintf(w, "\n## Failed builds\n\nThe log stays in the campaign directory (path below); its last lines:\n")
 	for _, r := range fs {
-		fmt.Fprintf(w, "\n### %s %s %s\n\n%s (log: `%s`)\n\n```\n%s\n```\n", r.Package, r.Target, r.Series, r.Why, r.Log, r.LogTail)
+		fmt.Fprintf(w, "\n### %s\n\n%s (log: `%s`)\n\n```\n%s\n```\n", r.name(), r.Why, r.Log, r.LogTail)
 	}
 }
 
@@ -399,7 +427,7 @@ func cpuTable(w io.Writer, results []*BuildResult) {
 	seenC, seenP := map[string]bool{}, map[string]bool{}
 	cell := map[[2]string]string{}
 	for _, r := range results {
-		c := r.Target + " " + r.Series
+		c := r.Target + " " + r.Series + r.Opt
 		if !seenC[c] {
 			seenC[c] = true
 			cols = append(cols, c)
@@ -425,7 +453,8 @@ func cpuTable(w io.Writer, results []*BuildResult) {
 		}
 		return si < sj
 	})
-	fmt.Fprintf(w, "\n### Build CPU per package\n\nSeconds of user+system time of each build (its configure or cmake and make, with their children).\n\n| package |")
+	fmt.Fprintf(w, "\n### Build CPU per package\n\nSeconds of user+system time of each build (its configure or cmake and make, with their children); a column\n")
+	fmt.Fprintf(w, "per target and series, at the package's own optimisation level unless the column names another.\n\n| package |")
 	for _, c := range cols {
 		fmt.Fprintf(w, " %s |", c)
 	}
@@ -463,7 +492,7 @@ func summary(w io.Writer, results []*BuildResult) {
 	rows := map[string]*row{}
 	var keys []string
 	for _, r := range results {
-		k := r.Target + " " + r.Series
+		k := r.Target + " " + r.Series + " " + r.OptLevel()
 		x, ok := rows[k]
 		if !ok {
 			x = &row{}
@@ -503,21 +532,320 @@ func summary(w io.Writer, results []*BuildResult) {
 		}
 	}
 	sort.SliceStable(keys, func(i, j int) bool {
-		ti, si, _ := strings.Cut(keys[i], " ")
-		tj, sj, _ := strings.Cut(keys[j], " ")
-		if ti != tj {
-			return targetRank(ti) < targetRank(tj)
+		a, b := strings.Fields(keys[i]), strings.Fields(keys[j])
+		if a[0] != b[0] {
+			return targetRank(a[0]) < targetRank(b[0])
 		}
-		return si < sj
+		if a[1] != b[1] {
+			return a[1] < b[1]
+		}
+		return optRank(a[2]) < optRank(b[2])
 	})
-	fmt.Fprintf(w, "## Summary\n\n| target | series | built (C++) | failed | not possible | ELF files checked | with a new error | with known errors only |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "## Summary\n\n| target | series | opt | built (C++) | failed | not possible | ELF files checked | with a new error | with known errors only |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		x := rows[k]
-		t, s, _ := strings.Cut(k, " ")
+		f := strings.Fields(k)
+		t, s, o := f[0], f[1], f[2]
 		failed := fmt.Sprint(x.failed)
 		if x.failed > 0 {
 			failed += " (" + strings.Join(x.failedPkgs, ", ") + ")"
 		}
-		fmt.Fprintf(w, "| %s | %s | %d (%d) | %s | %d | %d | %d | %d |\n", t, s, x.built, x.cxx, failed, x.notPossible, x.files, x.newErr, x.knownOnly)
+		fmt.Fprintf(w, "| %s | %s | %s | %d (%d) | %s | %d | %d | %d | %d |\n", t, s, o, x.built, x.cxx, failed, x.notPossible, x.files, x.newErr, x.knownOnly)
+	}
+}
+
+// name is a build's package, target, series and optimisation level.
+func (r *BuildResult) name() string {
+	return r.Package + " " + r.Target + " " + r.Series + " " + r.OptLevel()
+}
+
+// linkedSizes sums the sizes of a build's linked files (each distinct
+// file once).
+func linkedSizes(r *BuildResult) Sizes {
+	var l Sizes
+	for _, f := range r.Files {
+		if f.SameAs == "" && f.Type != "REL" {
+			l = l.Add(f.Sizes)
+		}
+	}
+	return l
+}
+
+// optTable is the ratio of the linked files of each package, target and
+// series (built at more than one level) per optimisation level: the same
+// code at each level, side by side.
+func optTable(w io.Writer, results []*BuildResult) {
+	type rk struct{ pkg, target, series string }
+	cells := map[rk]map[string]Sizes{}
+	var rows []rk
+	for _, r := range results {
+		if r.Status != Built {
+			continue
+		}
+		k := rk{r.Package, r.Target, r.Series}
+		if cells[k] == nil {
+			cells[k] = map[string]Sizes{}
+			rows = append(rows, k)
+		}
+		cells[k][r.OptLevel()] = linkedSizes(r)
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("\n### Per package and optimisation level\n\nLinked files' .sframe bytes and ratio to .eh_frame + .eh_frame_hdr, a column per level; the package, target and\n")
+	p("series built at more than one level only.\n\n| package | target | series |")
+	for _, o := range OptLevels {
+		p(" %s |", o)
+	}
+	p("\n|---|---|---|%s\n", strings.Repeat("---|", len(OptLevels)))
+	sum := map[string]Sizes{} // per target, series and level, over the rows built at every level
+	any := false
+	for _, k := range rows {
+		if len(cells[k]) < 2 {
+			continue
+		}
+		any = true
+		p("| %s | %s | %s |", k.pkg, k.target, k.series)
+		for _, o := range OptLevels {
+			sz, ok := cells[k][o]
+			if !ok {
+				p(" - |")
+				continue
+			}
+			p(" %d (%s) |", sz.SFrame, ratio(sz))
+		}
+		p("\n")
+		if len(cells[k]) == len(OptLevels) {
+			for o, sz := range cells[k] {
+				sum[k.target+" "+k.series+" "+o] = sum[k.target+" "+k.series+" "+o].Add(sz)
+			}
+		}
+	}
+	if !any {
+		p("| - | - | - |%s\n", strings.Repeat(" - |", len(OptLevels)))
+		return
+	}
+	// Totals over the packages built at every level, per target and
+	// series: the comparison of levels over the same code.
+	seen := map[string]bool{}
+	for _, k := range rows {
+		ts := k.target + " " + k.series
+		if seen[ts] {
+			continue
+		}
+		seen[ts] = true
+		if _, ok := sum[ts+" "+OptLevels[0]]; !ok {
+			continue
+		}
+		p("| **all at every level** | %s | %s |", k.target, k.series)
+		for _, o := range OptLevels {
+			sz := sum[ts+" "+o]
+			p(" %d (%s) |", sz.SFrame, ratio(sz))
+		}
+		p("\n")
+	}
+}
+
+// layout is the campaign's CI shards (a job per package group and
+// target) with the builds and CPU of each: the longest is about the
+// wall time of the campaign when they run side by side.
+func layout(w io.Writer, results []*BuildResult) {
+	type cell struct {
+		builds    int
+		cpu       time.Duration
+		optLevels map[string]bool
+	}
+	cells := map[string]*cell{}
+	var keys []string
+	for _, r := range results {
+		k := groupOf(r.Package) + " " + r.Target
+		c, ok := cells[k]
+		if !ok {
+			c = &cell{optLevels: map[string]bool{}}
+			cells[k] = c
+			keys = append(keys, k)
+		}
+		c.builds++
+		c.cpu += r.BuildCPU + r.CheckCPU
+		c.optLevels[r.OptLevel()] = true
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		gi, ti, _ := strings.Cut(keys[i], " ")
+		gj, tj, _ := strings.Cut(keys[j], " ")
+		if gi != gj {
+			return groupRank(gi) < groupRank(gj)
+		}
+		return targetRank(ti) < targetRank(tj)
+	})
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("\n### Shard layout\n\nThe campaign's CI shards (.github/workflows/campaign.yml: a job per package group and target, each\n")
+	p("`sfconform packages --group G --targets T --json`, one job joining them with `--merge`) and what the builds of each\n")
+	p("took here: build + check CPU seconds (one job's wall time at `--jobs 1` is about its CPU).\n\n")
+	p("| group | target | packages | builds | levels | CPU s |\n|---|---|---|---|---|---|\n")
+	var longest time.Duration
+	for _, k := range keys {
+		c := cells[k]
+		g, t, _ := strings.Cut(k, " ")
+		pk, _ := FindShardGroup(g)
+		var levels []string
+		for _, o := range OptLevels {
+			if c.optLevels[o] {
+				levels = append(levels, o)
+			}
+		}
+		p("| %s | %s | %s | %d | %s | %.0f |\n", g, t, strings.Join(pk, ", "), c.builds, strings.Join(levels, " "), c.cpu.Seconds())
+		longest = max(longest, c.cpu)
+	}
+	p("\nThe longest shard: %.0f s of CPU.\n", longest.Seconds())
+}
+
+func groupRank(name string) int {
+	for i, g := range ShardGroups {
+		if g.Name == name {
+			return i
+		}
+	}
+	return len(ShardGroups)
+}
+
+// dynamicTable is what the dynamic check ran of the builds checked
+// dynamically: instructions executed of the linked files' functions,
+// steps judged and their verdicts, and the dynamic errors.
+func dynamicTable(w io.Writer, results []*BuildResult) {
+	var dyn []*BuildResult
+	for _, r := range results {
+		if r.Dynamic && r.Status == Built {
+			dyn = append(dyn, r)
+		}
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("\n## Dynamic check\n\n")
+	if len(dyn) == 0 {
+		p("No build was checked dynamically (`--dynamic`).\n")
+		return
+	}
+	p("The builds checked with `--dynamic` too: each function of the linked files (each distinct file once) emulated\n")
+	p("from its entry, and the unwind at every executed instruction judged against the machine (check's dynamic check).\n")
+	p("Executed: distinct instructions run of the functions' instructions. Verdicts: the judged steps (OK, WRONG, NOINFO,\n")
+	p("ERROR); NOINFO at bytes without SFrame and without CFI is a note of check, not an error (a run that left the code,\n")
+	p("as through a made-up object's function pointer). Set aside: steps check leaves out, by why (a run that overwrote\n")
+	p("its own saved registers, a backtrace deeper than the unwinder's limit, a landing pad entered). Dynamic errors: the\n")
+	p("dynamic findings of severity error (in Findings above, with their write-up).\n\n")
+	p("| package | target | series | opt | linked files | executed / instructions | steps judged | verdicts | set aside | dynamic errors |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|\n")
+	var tot DynamicRun
+	var totFiles, totErr int
+	for _, r := range dyn {
+		var d DynamicRun
+		files, errs := 0, 0
+		for _, f := range r.Files {
+			if f.SameAs != "" || f.Dynamic == nil {
+				continue
+			}
+			files++
+			d = d.add(*f.Dynamic)
+			for _, g := range f.Groups {
+				if g.Kind == "dynamic" && g.Severity == "error" {
+					errs += g.Count
+				}
+			}
+		}
+		tot = tot.add(d)
+		totFiles += files
+		totErr += errs
+		p("| %s | %s | %s | %s | %d | %s | %d | %s | %s | %d |\n", r.Package, r.Target, r.Series, r.OptLevel(), files, d.executed(), d.Steps,
+			counts(d.Verdicts), counts(d.Aside), errs)
+	}
+	p("| **all** | | | | %d | %s | %d | %s | %s | %d |\n", totFiles, tot.executed(), tot.Steps, counts(tot.Verdicts), counts(tot.Aside), totErr)
+}
+
+func (d DynamicRun) add(o DynamicRun) DynamicRun {
+	d.Instructions += o.Instructions
+	d.Executed += o.Executed
+	d.Steps += o.Steps
+	for _, m := range []struct {
+		to   *map[string]int
+		from map[string]int
+	}{{&d.Verdicts, o.Verdicts}, {&d.Aside, o.Aside}} {
+		for k, v := range m.from {
+			if *m.to == nil {
+				*m.to = map[string]int{}
+			}
+			(*m.to)[k] += v
+		}
+	}
+	return d
+}
+
+func (d DynamicRun) executed() string {
+	if d.Instructions == 0 {
+		return "0 / 0"
+	}
+	return fmt.Sprintf("%d / %d (%.0f%%)", d.Executed, d.Instructions, 100*float64(d.Executed)/float64(d.Instructions))
+}
+
+// counts is a map of counts as "k n, k n" in key order ("-" when empty).
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var out []string
+	for _, k := range ks {
+		out = append(out, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(out, ", ")
+}
+
+// runs lists the commands that make the results of the report in an
+// empty campaign directory: the builds at the packages' own level, those
+// at other levels and the dynamic rechecks, each by series with the
+// targets that share it.
+func runs(w io.Writer, results []*BuildResult) {
+	targets := map[string][]string{}
+	var keys []string
+	add := func(key, tg string) {
+		if _, ok := targets[key]; !ok {
+			keys = append(keys, key)
+		}
+		if !slices.Contains(targets[key], tg) {
+			targets[key] = append(targets[key], tg)
+		}
+	}
+	levels := map[string][]string{} // target and series: the other levels
+	for _, r := range results {
+		k := r.Target + " " + r.Series
+		if r.Opt != "" && !slices.Contains(levels[k], r.Opt) {
+			levels[k] = append(levels[k], r.Opt)
+			sort.Slice(levels[k], func(i, j int) bool { return optRank(levels[k][i]) < optRank(levels[k][j]) })
+		}
+	}
+	for _, r := range results {
+		if r.Opt == "" {
+			add("", r.Target)
+		}
+	}
+	for _, r := range results {
+		if r.Opt != "" {
+			add(" --series "+r.Series+" --opt "+strings.Join(levels[r.Target+" "+r.Series], ","), r.Target)
+		}
+	}
+	for _, r := range results {
+		if r.Dynamic {
+			opt := ""
+			if r.Opt != "" {
+				opt = " --opt " + r.Opt
+			}
+			add(" --series "+r.Series+opt+" --recheck --dynamic", r.Target)
+		}
+	}
+	fmt.Fprintf(w, "\nThe report renders every result stored in the campaign directory; these runs make them, in this order (a run\n")
+	fmt.Fprintf(w, "resumes: it builds only what has no result):\n\n")
+	for _, k := range keys {
+		tgs := targets[k]
+		sort.Slice(tgs, func(i, j int) bool { return targetRank(tgs[i]) < targetRank(tgs[j]) })
+		fmt.Fprintf(w, "- `sfconform packages --dir DIR --targets %s%s`\n", strings.Join(tgs, ","), k)
 	}
 }

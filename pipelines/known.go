@@ -61,20 +61,11 @@ var knownFindings = []knownFinding{
 func known(r Row, series string) string {
 	for _, k := range knownFindings {
 		if (k.scenario == "" || k.scenario == r.Scenario) && strings.HasPrefix(r.Case, k.cs) && (k.target == "" || k.target == r.Target) &&
-			(len(k.series) == 0 || contains(k.series, series)) && strings.Contains(r.Detail, k.detail) {
+			wanted(k.series, series) && strings.Contains(r.Detail, k.detail) {
 			return k.Finding
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // seriesOf is the binutils series of a row's toolchain ("gas-2.47",

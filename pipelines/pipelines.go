@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -250,17 +251,8 @@ func addAll(m map[string]bool, vs []string) {
 	}
 }
 
-func wanted(list []string, s string) bool {
-	if len(list) == 0 {
-		return true
-	}
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+// wanted: s is in a selection (nil selects everything).
+func wanted(list []string, s string) bool { return len(list) == 0 || slices.Contains(list, s) }
 
 // build is one toolchain for one target: the driver directory for gcc's
 // -B, and the series' own strip and objcopy.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sfconform/sfconform/internal/outfile"
 	"github.com/sfconform/sfconform/packages"
@@ -20,8 +21,9 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 	for _, r := range packages.Recipes {
 		names = append(names, r.Package)
 	}
-	head := "usage: sfconform packages --dir DIR [--packages LIST] [--targets LIST] [--series LIST] [--jobs N] [--force]\n" +
-		"                          [--dynamic] [--recheck] [--out docs/packages.md] [--report-only] [-q]\n\n" +
+	head := "usage: sfconform packages --dir DIR [--packages LIST | --group LIST] [--targets LIST] [--series LIST] [--opt LIST] [--jobs N]\n" +
+		"                          [--force] [--dynamic] [--recheck] [--json FILE] [--out docs/packages.md] [--report-only] [-q]\n" +
+		"       sfconform packages --merge [--out docs/packages.md] SHARD.json...\n\n" +
 		"Builds Debian source packages (fetched by ci/packages.sh) with their upstream build system (configure, cmake,\n" +
 		"their own Makefile) and dpkg-buildflags' flags plus -Wa,--gsframe, with the as and ld of each provisioned\n" +
 		"binutils series (gcc -B), and checks every ELF file the build makes (executables, shared libraries, objects,\n" +
@@ -32,13 +34,19 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 		"check the kept outputs of the selected builds again (after a change to check).\n\n" +
 		"Packages: " + strings.Join(names, ", ") + ".\n" +
 		"Targets: x86-64, aarch64, s390x (Debian's gcc of each; aarch64_be has no Debian C library). --dynamic: also\n" +
-		"emulate every function of the linked files (slow). --jobs: make -j. -q: no progress on stderr. Exit 1 when a\n" +
-		"build failed or a file has an error no docs/findings write-up explains; 2 on a setup problem.\n"
+		"emulate every function of the linked files (slow). --opt: build at these optimisation levels, which replace\n" +
+		"Debian's -O2 (a level's builds stay beside the -O2 ones). --jobs: make -j. -q: no progress on stderr.\n\n" +
+		"A campaign on several machines: each runs a shard (a subset of --packages or --group, --targets, --series,\n" +
+		"--opt) with --json FILE (its results, resumed ones too); --merge joins the shards' files into the one report\n" +
+		"(refusing a build that two shards hold). Groups: " + groupNames() + ".\n\n" +
+		"Exit 1 when a build failed or a file has an error no docs/findings write-up explains; 2 on a setup problem.\n"
 	fs := newFlagSet("packages", head, stderr)
 	dir := fs.String("dir", "", "the campaign directory: builds, logs and results (kept)")
 	pkgs := fs.String("packages", "", "Debian source packages, comma-separated (default: all)")
+	group := fs.String("group", "", "package groups (the CI shards' split), comma-separated, in place of --packages")
 	targets := fs.String("targets", "x86-64", "targets, comma-separated")
 	series := fs.String("series", "", "binutils series, comma-separated (default: every provisioned one)")
+	opt := fs.String("opt", "", "optimisation levels in place of Debian's -O2, comma-separated ("+strings.Join(packages.OptLevels, ", ")+"; default: the package's own)")
 	jobs := fs.Int("jobs", 2, "make -j")
 	force := fs.Bool("force", false, "build again what has a result")
 	recheck := fs.Bool("recheck", false, "build nothing; check the kept outputs of the selected builds again")
@@ -46,14 +54,58 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the Markdown report here (default: stdout)")
 	reportOnly := fs.Bool("report-only", false, "build nothing; write the report of the results in --dir")
 	quiet := fs.Bool("q", false, "no progress on stderr")
-	if _, err := parseArgs(fs, args, 0, 0, stdout); err != nil {
+	jsonOut := fs.String("json", "", "also write this run's results as JSON here (a shard for --merge)")
+	merge := fs.Bool("merge", false, "join the shards' JSON files (the arguments) into one report; builds nothing")
+	files, err := parseArgs(fs, args, 0, -1, stdout)
+	if err != nil {
 		return parseExit(err)
+	}
+	if *merge != (len(files) > 0) {
+		fmt.Fprintf(stderr, "sfconform packages: --merge takes the shards' JSON files as arguments, and only it does\n")
+		return exitSetup
+	}
+	if *merge {
+		var shards []*packages.Shard
+		for _, f := range files {
+			s, err := packages.ReadShard(f)
+			if err != nil {
+				fmt.Fprintf(stderr, "sfconform packages: %v\n", err)
+				return exitSetup
+			}
+			shards = append(shards, s)
+		}
+		results, err := packages.Merge(shards...)
+		if err != nil {
+			fmt.Fprintf(stderr, "sfconform packages: %v\n", err)
+			return exitSetup
+		}
+		var b strings.Builder
+		if err := packages.Markdown(&b, results, strings.TrimSpace("sfconform packages "+strings.Join(args, " "))); err != nil {
+			return exitSetup
+		}
+		packages.ShardTable(&b, shards)
+		return packagesReport(b.String(), *out, results, stdout, stderr)
 	}
 	if *dir == "" {
 		fmt.Fprintf(stderr, "sfconform packages: --dir is required\n")
 		return exitSetup
 	}
-	cfg := packages.Config{Work: *dir, Jobs: *jobs, Force: *force, Recheck: *recheck, Dynamic: *dynamic, Packages: splitFlag(*pkgs), Series: splitFlag(*series)}
+	if *group != "" {
+		if *pkgs != "" {
+			fmt.Fprintf(stderr, "sfconform packages: --group and --packages: give one\n")
+			return exitSetup
+		}
+		for _, g := range splitFlag(*group) {
+			list, err := packages.FindShardGroup(g)
+			if err != nil {
+				fmt.Fprintf(stderr, "sfconform packages: %v\n", err)
+				return exitSetup
+			}
+			*pkgs += "," + strings.Join(list, ",")
+		}
+	}
+	cfg := packages.Config{Work: *dir, Jobs: *jobs, Force: *force, Recheck: *recheck, Dynamic: *dynamic, Packages: splitFlag(*pkgs), Series: splitFlag(*series),
+		Opts: splitFlag(*opt)}
 	for _, n := range splitFlag(*targets) {
 		tg, err := target.Parse(n)
 		if err != nil {
@@ -70,10 +122,26 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sfconform packages: %v\n", err)
 			return exitSetup
 		}
-		if _, err := packages.Run(cfg); err != nil {
+		start := time.Now()
+		res, err := packages.Run(cfg)
+		if err != nil {
 			fmt.Fprintf(stderr, "sfconform packages: %v\n", err)
 			return exitSetup
 		}
+		if *jsonOut != "" {
+			shard := packages.NewShard(shardName(args), time.Since(start), res)
+			var b strings.Builder
+			if err := shard.WriteJSON(&b); err != nil {
+				return exitSetup
+			}
+			if err := outfile.Write(*jsonOut, []byte(b.String())); err != nil {
+				fmt.Fprintf(stderr, "sfconform packages: %v\n", err)
+				return exitSetup
+			}
+		}
+	} else if *jsonOut != "" {
+		fmt.Fprintf(stderr, "sfconform packages: --json writes what a run builds: not with --report-only\n")
+		return exitSetup
 	}
 	results, err := packages.Load(*dir)
 	if err != nil {
@@ -85,9 +153,15 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 	if err := packages.Markdown(&b, results, strings.TrimSpace(command)); err != nil {
 		return exitSetup
 	}
-	if *out == "" {
-		io.WriteString(stdout, b.String())
-	} else if err := outfile.Write(*out, []byte(b.String())); err != nil {
+	return packagesReport(b.String(), *out, results, stdout, stderr)
+}
+
+// packagesReport writes the report (to out, or stdout) and says whether a
+// build failed or a file has an error no write-up explains.
+func packagesReport(md, out string, results []*packages.BuildResult, stdout, stderr io.Writer) int {
+	if out == "" {
+		io.WriteString(stdout, md)
+	} else if err := outfile.Write(out, []byte(md)); err != nil {
 		fmt.Fprintf(stderr, "sfconform packages: %v\n", err)
 		return exitSetup
 	}
@@ -108,4 +182,36 @@ func cmdPackages(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// shardName is a shard's selection: its command line without the
+// directories and files, which differ from machine to machine.
+func shardName(args []string) string {
+	var keep []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch name {
+		case "dir", "json", "out", "jobs":
+			if !hasValue {
+				i++
+			}
+			continue
+		case "q", "force", "report-only":
+			continue
+		}
+		keep = append(keep, a)
+	}
+	if len(keep) == 0 {
+		return "everything"
+	}
+	return strings.Join(keep, " ")
+}
+
+func groupNames() string {
+	var out []string
+	for _, g := range packages.ShardGroups {
+		out = append(out, g.Name+" ("+strings.Join(g.Packages, ", ")+")")
+	}
+	return strings.Join(out, "; ")
 }
