@@ -30,19 +30,24 @@ import (
 // the module's code). Every module's .sframe is the one its ELF's
 // PT_GNU_SFRAME segment finds, placed with --section-start 1 MiB apart
 // above the code (the far module's above the far code), so that no two
-// sections share an address.
+// sections share an address; with calls through a PLT, each near
+// module's in a slot of the low code region with its .plt and GOT
+// (bind.go).
 //
 // gen's layout fixes every address, and its code calls and jumps
-// directly: a call from one module into another stays a direct
-// PC-relative call to the callee's fixed address, which ld is given as
+// directly. Where ld describes its .plt in .sframe, a branch from one
+// near module to another's function goes through the PLT ld makes
+// (bind.go: the executable linked against the shared objects, the slots
+// bound by a loader). Every other reference between modules stays a
+// direct PC-relative one to the fixed address, which ld is given as
 // --defsym for every symbol a module's object leaves undefined (the
 // assembler keeps the local labels, -L or --save-temp-labels, so that a
-// jump to another module's local label finds it too). -Bsymbolic binds a
-// shared object's references to those definitions, so ld makes no PLT:
-// this is a process linked to fixed addresses (as prelink left one), not
-// one whose DSOs a loader relocates. A module ELF with any dynamic
-// relocation or a .plt is an error. Calls to PLT-like stubs reach gen's
-// stubs (the plt-stubs pattern through ld's .plt is the one-ELF batch's).
+// jump to another module's local label finds it too); -Bsymbolic binds a
+// shared object's references to those definitions. Without the PLT (ld
+// writes no .sframe for it: AArch64) this is a process linked to fixed
+// addresses (as prelink left one), and a module ELF with any dynamic
+// relocation is an error. Calls to PLT-like stubs reach gen's stubs (the
+// plt-stubs pattern through ld's .plt is the one-ELF batch's).
 //
 // The image's code is the modules' .text laid end to end, checked
 // byte for byte against gen's; its Modules carry each ELF's section and
