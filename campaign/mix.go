@@ -50,10 +50,31 @@ type LayoutStatus struct {
 	// rule its sections break (validate.Rule): INVALID as expected, which
 	// the cell counts apart (Cell.ExpectedInvalid) and not as a failure.
 	Rule string `json:"invalid_as_expected,omitempty"`
+	// Measured, for a shape a toolchain decides, counts the cell's
+	// programs whose sections, as the toolchain wrote them, have it
+	// (producer.ImageShapes over the bytes): set when the run ends.
+	Measured *LayoutCount `json:"measured,omitempty"`
+	// Note says more of a produced shape: for modules through a
+	// toolchain, whether calls between them go through ld's PLT.
+	Note string `json:"note,omitempty"`
+}
+
+// LayoutCount is how many of Of programs had a shape in their sections.
+type LayoutCount struct {
+	With int `json:"programs_with"`
+	Of   int `json:"programs"`
 }
 
 func (l LayoutStatus) String() string {
 	switch {
+	case l.Measured != nil && l.Measured.With > 0:
+		return fmt.Sprintf("%s: written by the toolchain in %d of %d programs' sections, judged", l.Name, l.Measured.With, l.Measured.Of)
+	case l.Measured != nil && l.Measured.Of > 0:
+		return fmt.Sprintf("%s: not produced (the toolchain wrote it in 0 of %d programs' sections)", l.Name, l.Measured.Of)
+	case l.Measured != nil:
+		return l.Name + ": not produced (" + l.Why + "; measured as the run goes)"
+	case l.Produced && l.Note != "":
+		return l.Name + ": produced and judged (" + l.Note + ")"
 	case l.Produced && l.Rule != "":
 		return l.Name + ": produced, judged and INVALID as expected (" + l.Why + ")"
 	case l.Produced:
@@ -93,6 +114,9 @@ func (p *Plan) setLayouts(conses []consumer.Consumer) {
 		switch {
 		case !builtin && !(linker && sh.Name == producer.LayoutModules):
 			st.Why = "the toolchain decides its section's layout"
+			if p.Toolchain {
+				st.Measured = &LayoutCount{}
+			}
 		case st.Why != "" && sh.Violates == nil:
 		case len(conses) == 0:
 			st.Why = "no consumer to judge it"
@@ -110,6 +134,12 @@ func (p *Plan) setLayouts(conses []consumer.Consumer) {
 		}
 		if st.Produced {
 			set = append(set, sh.Name)
+			if linker && sh.Name == producer.LayoutModules {
+				st.Note = "calls between modules through ld's PLT"
+				if why, direct := limitsOf(p.Producer, p.Target)["plt-stubs"]; direct {
+					st.Note = "calls between modules direct: " + strings.TrimPrefix(why, "the calls reach gen's stubs, not a PLT the linker makes: ")
+				}
+			}
 		}
 		p.Mix.Layouts = append(p.Mix.Layouts, st)
 	}
@@ -130,6 +160,17 @@ func (m Mix) LayoutNote() string {
 		parts[i] = l.String()
 	}
 	return "section layouts: " + strings.Join(parts, "; ")
+}
+
+// measuredNote is LayoutNote's list for the shapes measured alone.
+func (m Mix) measuredNote() string {
+	var parts []string
+	for _, l := range m.Layouts {
+		if l.Measured != nil {
+			parts = append(parts, l.String())
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // NewMix decides the patterns prod, which writes SFrame version v on t,
@@ -260,6 +301,28 @@ func farLeftOut(t target.Target, v int) []string {
 		if p.Far && slices.Contains(p.Targets, t) && !slices.Contains(p.Versions, v) {
 			out = append(out, p.Name)
 		}
+	}
+	return out
+}
+
+// limitsOf is what a producer says it cannot do for t (producer.Limited).
+func limitsOf(prod producer.Producer, t target.Target) map[string]string {
+	if l, ok := prod.(producer.Limited); ok {
+		return l.Limits(t)
+	}
+	return nil
+}
+
+// MeasuredLayouts is layouts with the shapes a toolchain decides counted
+// over the sections of of programs: with[name] of them had each.
+func MeasuredLayouts(layouts []LayoutStatus, with map[string]int, of int) []LayoutStatus {
+	out := slices.Clone(layouts)
+	for i := range out {
+		if out[i].Measured == nil {
+			continue
+		}
+		out[i].Measured = &LayoutCount{With: with[out[i].Name], Of: of}
+		out[i].Produced = out[i].Measured.With > 0
 	}
 	return out
 }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/sfconform/sfconform/consumer"
 	"github.com/sfconform/sfconform/harness"
+	"github.com/sfconform/sfconform/image"
 	"github.com/sfconform/sfconform/producer"
 	"github.com/sfconform/sfconform/target"
 )
@@ -206,6 +208,18 @@ func (w *Worker) RunCells(cfg Config, cells []*Cell, sink Sink) {
 	for _, l := range lives {
 		sink.Note(l.c, plan.Mix.LayoutNote())
 	}
+	// The shapes a toolchain decides are measured on the sections it
+	// wrote, once a program, and said when the cells end.
+	var shapes *shapeCounter
+	if plan.Toolchain {
+		shapes = &shapeCounter{with: map[string]int{}}
+		defer func() {
+			for _, l := range lives {
+				l.c.Layouts = MeasuredLayouts(l.c.Layouts, shapes.with, shapes.of)
+				sink.Note(l.c, "section layouts as the toolchain wrote them: "+Mix{Layouts: l.c.Layouts}.measuredNote())
+			}
+		}()
+	}
 	chk, err := w.checkers.Get(plan.Target)
 	if err != nil {
 		for _, l := range lives {
@@ -230,6 +244,13 @@ func (w *Worker) RunCells(cfg Config, cells []*Cell, sink Sink) {
 	defer close(stop)
 	for batch := range plan.ProduceAhead(cfg.Seeds, max(cfg.Batch, 1), cfg.Paths, stop) {
 		for _, p := range batch {
+			if shapes != nil && p.Img != nil {
+				if err := shapes.add(p.Img); err != nil {
+					for _, l := range lives {
+						sink.Note(l.c, fmt.Sprintf("seed %d: section shapes not measured: %v", p.Seed, err))
+					}
+				}
+			}
 			if p.Err != nil {
 				var be *producer.BatchError
 				if p.Prog == nil || !errors.As(p.Err, &be) {
@@ -270,4 +291,38 @@ func (w *Worker) check(cfg Config, plan *Plan, chk *harness.Checker, cons consum
 		return chk.CheckAgainst(p.Img, ref, cons)
 	}
 	return chk.Check(p.Img, cons)
+}
+
+// shapeCounter counts the programs whose sections have each shape
+// (producer.ImageShapes), decoding a section a batch's programs share
+// once.
+type shapeCounter struct {
+	with map[string]int
+	of   int
+	last struct {
+		sec   *byte
+		n     int
+		addr  uint64
+		names []string
+	}
+}
+
+func (s *shapeCounter) add(img *image.Image) error {
+	var names []string
+	if len(img.Modules) == 0 && len(img.SFrame) > 0 && unsafe.SliceData(img.SFrame) == s.last.sec && len(img.SFrame) == s.last.n && img.SFrameAddr == s.last.addr {
+		names = s.last.names
+	} else {
+		var err error
+		if names, err = producer.ImageShapes(img); err != nil {
+			return err
+		}
+		if len(img.Modules) == 0 && len(img.SFrame) > 0 {
+			s.last.sec, s.last.n, s.last.addr, s.last.names = unsafe.SliceData(img.SFrame), len(img.SFrame), img.SFrameAddr, names
+		}
+	}
+	s.of++
+	for _, n := range names {
+		s.with[n]++
+	}
+	return nil
 }

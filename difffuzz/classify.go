@@ -271,6 +271,19 @@ var loadRules = []*Rule{
 		},
 	},
 	{
+		Name:    "libsframe-foreign-aux-header-refused",
+		Finding: "docs/findings/041-libsframe-foreign-aux-header-refused.md",
+		Spec:    "v3 2.2 (and v2 2.2): sfh_auxhdr_len is the size of an auxiliary header after the SFrame header, sfh_fdeoff and sfh_freoff count from its end, and nothing limits it. libsframe's foreign-endian path (flip_header) refuses any section whose auxiliary header is not empty, while its native path skips it: builtin reads the section in both byte orders.",
+		right:   "builtin",
+		match: func(s *situation) bool {
+			if !s.is("libsframe") || !s.load() || s.crash || s.builtinRefused() || !s.a.Refused() || len(s.l().sections) == 0 {
+				return false
+			}
+			sec := s.l().sections[0]
+			return sec.order != binary.LittleEndian && sec.auxLen > 0 && firstStructureRule(s.l()) == ""
+		},
+	},
+	{
 		Name:  "libsframe-foreign-endian-checks-at-load",
 		Spec:  "The section breaks a rule about a function's FREs (" + strings.Join(functionRules, ", ") + "). Or FRE bytes no function refers to, which the specification does not forbid. libsframe's foreign-endian path walks every FRE while flipping, adds up their sizes, and refuses the section when they do not account for the rest of the buffer; builtin decodes lazily and fails the lookups that reach the bad FRE. The specification says what is malformed, not when to notice. Either is right.",
 		right: "either",

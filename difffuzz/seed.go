@@ -18,7 +18,10 @@ import (
 
 // Producers are the producers whose output seeds the fuzzing: sfconform's
 // own encoder in both versions and every provisioned toolchain series.
-var Producers = []string{"builtin-v2", "builtin-v3", "gas-2.40", "gas-2.44", "gas-2.47", "llvm-mc-23"}
+// The builtin-vN+layouts ones are sfconform's encoder with every section
+// layout its version can write (layoutseeds.go).
+var Producers = []string{"builtin-v2", "builtin-v3", "gas-2.40", "gas-2.44", "gas-2.47", "llvm-mc-23",
+	"builtin-v2" + LayoutSuffix, "builtin-v3" + LayoutSuffix}
 
 // SeedOptions says how many programs make the seed cases.
 type SeedOptions struct {
@@ -50,6 +53,16 @@ func Seeds(names []string, opt SeedOptions) ([]*Case, error) {
 	pool := campaign.NewWorker(harness.Options{})
 	defer pool.Close()
 	for _, name := range names {
+		if lp, ok := layoutProducer(name); ok {
+			for _, tg := range target.All {
+				cases, err := layoutSeedsOf(pool, name, lp, tg, opt)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, cases...)
+			}
+			continue
+		}
 		prod, err := producer.New(name)
 		if errors.Is(err, toolchain.ErrNotProvisioned) {
 			missing = append(missing, err)

@@ -484,6 +484,12 @@ const ptGNUSFrame = elf.ProgType(0x6474e554)
 // readLinked reads the executable: code, symbols, and the .sframe section
 // as a loader finds it, through the PT_GNU_SFRAME segment.
 func readLinked(path string, tg target.Target) (*linked, error) {
+	return readLinkedWith(path, tg, true)
+}
+
+// readLinkedWith is readLinked, binding a shared object's .plt (plt.go)
+// when bindPLT is set.
+func readLinkedWith(path string, tg target.Target, bindPLT bool) (*linked, error) {
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, err
@@ -562,7 +568,7 @@ func readLinked(path string, tg target.Target) (*linked, error) {
 	if err != nil {
 		return nil, fmt.Errorf("symbols: %w", err)
 	}
-	if f.Type == elf.ET_DYN && f.Section(".plt") != nil {
+	if bindPLT && f.Type == elf.ET_DYN && f.Section(".plt") != nil {
 		if l.plt, err = readPLT(f, tg); err != nil {
 			return nil, fmt.Errorf("the shared object's PLT: %w", err)
 		}

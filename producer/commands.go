@@ -3,6 +3,7 @@ package producer
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sfconform/sfconform/gen"
@@ -46,7 +47,10 @@ func ToolsOf(rec *image.Record) *Tools {
 				t.ASFlags = asFlags(args[1:])
 			}
 		case t.LD:
-			if t.LDFlags == nil {
+			// A module's shared object (-Bsymbolic, toolmodules.go) is
+			// linked before the executable that the one-ELF commands
+			// stand for.
+			if t.LDFlags == nil && !slices.Contains(args, "-Bsymbolic") {
 				t.LDFlags = ldFlags(args[1:])
 			}
 		}
@@ -85,7 +89,7 @@ func ldFlags(args []string) []string {
 		switch a := args[i]; {
 		case a == "-o" || a == "-e":
 			i++
-		case strings.HasPrefix(a, "-Ttext=") || strings.HasPrefix(a, "--section-start="), strings.HasSuffix(a, ".o"),
+		case strings.HasPrefix(a, "-Ttext=") || strings.HasPrefix(a, "--section-start="), strings.HasSuffix(a, ".o"), strings.HasSuffix(a, ".so"),
 			strings.HasPrefix(a, "--defsym=") || a == "-Bsymbolic": // a module's link (toolmodules.go)
 		default:
 			out = append(out, a)

@@ -47,9 +47,16 @@
 // crosses) are built one ELF per module when the cell's consumers read
 // modules (toolmodules.go): each module assembled from its own source
 // file and linked on its own, an executable and -shared objects, each
-// image.Module carrying the .sframe its ELF's PT_GNU_SFRAME finds. Calls
-// between modules stay gen's direct calls to fixed addresses (--defsym,
-// -Bsymbolic: no PLT, no dynamic relocation).
+// image.Module carrying the .sframe its ELF's PT_GNU_SFRAME finds. Where
+// the linker describes its .plt in .sframe (the PLT probe, as above),
+// calls between the near modules go through the PLT ld makes (bind.go):
+// the executable is linked dynamically against the shared objects (-z
+// now), a loader of the modules binds every R_*_JUMP_SLOT (and GLOB_DAT)
+// in load order and refuses any other relocation, naming the file and
+// offset, and each .plt is a module mapping of its own, NAME:plt, that
+// its object's section describes, each entry a symbol the oracle sees
+// entered and left. Other references between modules stay direct, at
+// gen's addresses (--defsym, -Bsymbolic).
 //
 // Each image carries an image.Record: the tools' --version and Debian
 // package versions, the commands run, and the tools' warnings, attributed

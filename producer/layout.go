@@ -192,8 +192,8 @@ var SectionShapeNames = append(append([]string{
 var ModuleCountNames = []string{"modules:1", "modules:2", "modules:3+"}
 
 // ImageShapes is SectionShapes over every section of the image (each
-// module's), with its modules-per-image bucket ("modules:2") and, for
-// more than one module, LayoutModules.
+// module's), with its modules-per-image bucket ("modules:2": objects, a
+// .plt mapping not counted) and, for more than one module, LayoutModules.
 func ImageShapes(img *image.Image) ([]string, error) {
 	secs := img.Sections()
 	var out []string
@@ -211,7 +211,13 @@ func ImageShapes(img *image.Image) ([]string, error) {
 			}
 		}
 	}
-	switch n := len(secs); {
+	n := 0 // objects: a .plt mapping (bind.go) shares its object's section
+	for _, m := range secs {
+		if !PLTModule(m.Name) {
+			n++
+		}
+	}
+	switch {
 	case n >= 3:
 		out = append(out, "modules:3+", LayoutModules)
 	case n == 2:

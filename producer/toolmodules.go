@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"cmp"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -29,19 +30,24 @@ import (
 // the module's code). Every module's .sframe is the one its ELF's
 // PT_GNU_SFRAME segment finds, placed with --section-start 1 MiB apart
 // above the code (the far module's above the far code), so that no two
-// sections share an address.
+// sections share an address; with calls through a PLT, each near
+// module's in a slot of the low code region with its .plt and GOT
+// (bind.go).
 //
 // gen's layout fixes every address, and its code calls and jumps
-// directly: a call from one module into another stays a direct
-// PC-relative call to the callee's fixed address, which ld is given as
+// directly. Where ld describes its .plt in .sframe, a branch from one
+// near module to another's function goes through the PLT ld makes
+// (bind.go: the executable linked against the shared objects, the slots
+// bound by a loader). Every other reference between modules stays a
+// direct PC-relative one to the fixed address, which ld is given as
 // --defsym for every symbol a module's object leaves undefined (the
 // assembler keeps the local labels, -L or --save-temp-labels, so that a
-// jump to another module's local label finds it too). -Bsymbolic binds a
-// shared object's references to those definitions, so ld makes no PLT:
-// this is a process linked to fixed addresses (as prelink left one), not
-// one whose DSOs a loader relocates. A module ELF with any dynamic
-// relocation or a .plt is an error. Calls to PLT-like stubs reach gen's
-// stubs (the plt-stubs pattern through ld's .plt is the one-ELF batch's).
+// jump to another module's local label finds it too); -Bsymbolic binds a
+// shared object's references to those definitions. Without the PLT (ld
+// writes no .sframe for it: AArch64) this is a process linked to fixed
+// addresses (as prelink left one), and a module ELF with any dynamic
+// relocation is an error. Calls to PLT-like stubs reach gen's stubs (the
+// plt-stubs pattern through ld's .plt is the one-ELF batch's).
 //
 // The image's code is the modules' .text laid end to end, checked
 // byte for byte against gen's; its Modules carry each ELF's section and
@@ -213,6 +219,17 @@ type moduleLinked struct {
 	undefined    []string
 	linked       *linked
 	asOut        string
+	head, body   []string   // the source's lines: a comment and .text, then the module's
+	changed      bool       // body rewritten for calls through the PLT (bind.go)
+	lowSlot      uint64     // where its first segment goes when calls go through a PLT, else 0
+	routed       []objReloc // the branches of .text ld sends to a PLT entry
+	bound        boundModule
+}
+
+// writeSource writes the module's source file from its lines.
+func (m *moduleLinked) writeSource(p *gen.Program) error {
+	src := strings.Join(m.head, "\n") + "\n" + strings.Join(m.body, "\n") + "\n\t" + p.NoExecStack() + "\n"
+	return os.WriteFile(m.src, []byte(src), 0o644)
 }
 
 // buildModules builds p as one ELF per module of cuts (the last one the
@@ -265,8 +282,8 @@ func (b *toolBuild) buildModules(p *gen.Program, cuts []moduleCut, far bool) (*i
 		text := strings.Join(body, "\n") + "\n"
 		m.part = &part{prog: p, file: filepath.Base(m.src), first: len(head), lines: len(body),
 			funcs: functionLines(text, ""), text: body}
-		src := strings.Join(head, "\n") + "\n" + text + "\t" + p.NoExecStack() + "\n"
-		if err := os.WriteFile(m.src, []byte(src), 0o644); err != nil {
+		m.head, m.body = head, body
+		if err := m.writeSource(p); err != nil {
 			return nil, err
 		}
 		mods[k] = m
@@ -275,39 +292,106 @@ func (b *toolBuild) buildModules(p *gen.Program, cuts []moduleCut, far bool) (*i
 	if strings.HasPrefix(b.producer, "llvm-mc") {
 		keep = "--save-temp-labels"
 	}
-	var cmds []string
-	defined := map[string]uint64{}
-	for _, m := range mods {
+	var asCmds []string
+	assemble := func(m *moduleLinked) error {
 		r, err := b.as.Assemble(m.src, m.obj, append(slices.Clone(b.asFlags), keep)...)
-		cmds = append(cmds, r.String())
+		asCmds = append(asCmds, r.String())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.asOut = r.Output
-		if err := m.readObject(); err != nil {
+		m.defined, m.undefined = nil, nil
+		return m.readObject()
+	}
+	for _, m := range mods {
+		if err := assemble(m); err != nil {
 			return nil, err
 		}
+	}
+	near := len(mods)
+	if far {
+		near--
+	}
+	// Calls between near modules go through the PLT ld makes where it
+	// describes its .plt in .sframe (bind.go).
+	var routes []map[string]bool
+	if sup := b.pltProbe(); sup.ok && near <= maxPLTModules {
+		var definer map[string]int
+		var err error
+		if routes, definer, err = planRoutes(p, mods, near); err != nil {
+			return nil, err
+		}
+		if len(definer) == 0 {
+			routes = nil
+		} else {
+			routeSources(p.Target, mods, routes, definer)
+			asCmds = asCmds[:0]
+			for k, m := range mods {
+				if k < near {
+					m.lowSlot = moduleLowBase + uint64(k)*moduleLowSlot
+				}
+				if m.changed {
+					if err := m.writeSource(p); err != nil {
+						return nil, err
+					}
+				}
+				if err := assemble(m); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	alias := func(k int, n string) bool {
+		base, ok := strings.CutSuffix(n, moduleAliasSuffix)
+		return ok && k < len(routes) && routes[k][base]
+	}
+	defined := map[string]uint64{}
+	for _, m := range mods {
 		for n, a := range m.defined {
 			defined[n] = a
 		}
 	}
 	nearEnd := p.Base + uint64(len(p.Code))
-	for k, m := range mods {
+	// The shared objects first, the executable last, linked against the
+	// near ones when calls go through a PLT.
+	order := make([]int, 0, len(mods))
+	for k := 1; k < len(mods); k++ {
+		order = append(order, k)
+	}
+	order = append(order, 0)
+	ldCmds := make([]string, len(mods))
+	for _, k := range order {
+		m := mods[k]
 		l := toolchain.Link{Output: m.so, Objects: []string{m.obj}, Text: m.base, Entry: m.cut.start, Symbols: map[string]uint64{}}
 		at := alignUp(nearEnd, moduleSectionGap) + uint64(k)*moduleSectionGap
 		if far && k == len(mods)-1 {
 			at = alignUp(m.cut.end, moduleSectionGap)
 		}
+		next := at + moduleSectionGap
+		if m.lowSlot != 0 {
+			at, next = m.lowSlot+moduleLowSFrame, m.lowSlot+moduleLowSlot
+		}
 		l.Sections = map[string]uint64{sframe.SectionName: at}
 		if k == 0 {
 			l.Entry = p.Entry
+			if routes != nil {
+				l.Now, l.TextSegment = true, m.lowSlot
+				for _, o := range mods[1:near] {
+					l.Objects = append(l.Objects, o.so)
+				}
+			}
 		} else {
 			l.Shared, l.Symbolic = true, true
-			if base := m.cut.start &^ (1<<20 - 1); base >= sharedBelow {
+			if m.lowSlot != 0 {
+				l.TextSegment = m.lowSlot
+			} else if base := m.cut.start &^ (1<<20 - 1); base >= sharedBelow {
 				l.TextSegment = base - sharedBelow
 			}
 		}
 		for _, n := range m.undefined {
+			if alias(k, n) {
+				continue // through the PLT
+			}
 			a, ok := defined[n]
 			if !ok {
 				return nil, fmt.Errorf("module %s refers to %s, which no module defines", m.name, n)
@@ -315,25 +399,39 @@ func (b *toolBuild) buildModules(p *gen.Program, cuts []moduleCut, far bool) (*i
 			l.Symbols[n] = a
 		}
 		r, err := b.ld.Link(l)
-		cmds = append(cmds, r.String())
+		ldCmds[k] = r.String()
 		if err != nil {
 			return nil, err
 		}
 		m.asOut += "\x00" + r.Output
-		if m.linked, err = readLinked(m.so, b.target); err != nil {
+		if m.linked, err = readModule(m.so, b.target); err != nil {
 			return nil, fmt.Errorf("module %s: %w", m.name, err)
 		}
-		if m.linked.plt != nil {
-			return nil, fmt.Errorf("module %s: ld made a .plt for calls sfconform links directly", m.name)
+		if routes == nil {
+			if err := noDynamicRelocs(m.so); err != nil {
+				return nil, fmt.Errorf("module %s: %w", m.name, err)
+			}
 		}
-		if err := noDynamicRelocs(m.so); err != nil {
-			return nil, fmt.Errorf("module %s: %w", m.name, err)
+		if end := m.linked.sframeAddr + uint64(len(m.linked.sframe)); end > next {
+			return nil, fmt.Errorf("module %s: .sframe [%#x,+%d) passes %#x, where the next module's begins", m.name, m.linked.sframeAddr, len(m.linked.sframe), next)
 		}
-		if next := at + moduleSectionGap; m.linked.sframeAddr+uint64(len(m.linked.sframe)) > next {
-			return nil, fmt.Errorf("module %s: .sframe [%#x,+%d) passes the next module's section at %#x", m.name, m.linked.sframeAddr, len(m.linked.sframe), next)
+	}
+	// The commands in the order they run: every assembly, then the links.
+	cmds := asCmds
+	for _, k := range order {
+		cmds = append(cmds, ldCmds[k])
+	}
+	if routes != nil {
+		if err := bindRouted(p, mods, routes); err != nil {
+			return nil, err
 		}
 	}
 	return b.loadModules(p, mods, far, cmds, dir)
+}
+
+// readModule reads a module's ELF, its .plt left to bindModules.
+func readModule(path string, tg target.Target) (*linked, error) {
+	return readLinkedWith(path, tg, false)
 }
 
 // readObject reads the symbols of the module's object: those of its
@@ -421,10 +519,18 @@ func (b *toolBuild) loadModules(p *gen.Program, mods []*moduleLinked, far bool, 
 		rec.Warnings = append(rec.Warnings, linkerWarnings(ldOut, dir)...)
 		rec.Warnings = append(rec.Warnings, l.notes...)
 	}
-	if i := mismatch(img.Code, p.Code); i >= 0 {
-		return nil, fmt.Errorf("the linked modules' code differs from gen's at %#x (%s): gen % x, linked % x",
-			p.Base+uint64(i), describeAt(p, p.Base+uint64(i)), p.Code[i:min(i+8, len(p.Code))], img.Code[i:min(i+8, len(img.Code))])
+	want, err := routedCode(p, mods)
+	if err != nil {
+		return nil, err
 	}
+	if i := mismatch(img.Code, want); i >= 0 {
+		return nil, fmt.Errorf("the linked modules' code differs from gen's (its calls between modules sent to their PLT entries) at %#x (%s): gen % x, linked % x",
+			p.Base+uint64(i), describeAt(p, p.Base+uint64(i)), want[i:min(i+8, len(want))], img.Code[i:min(i+8, len(img.Code))])
+	}
+	for _, m := range mods {
+		pltParts(img, m)
+	}
+	slices.SortFunc(img.Modules, func(a, b image.Module) int { return cmp.Compare(a.Start, b.Start) })
 	for _, g := range p.Symbols() {
 		k := slices.IndexFunc(mods, func(m *moduleLinked) bool {
 			_, ok := m.linked.funcs[g.Name]

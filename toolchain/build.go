@@ -98,13 +98,19 @@ type Link struct {
 	// them (-Bsymbolic), so that ld makes no PLT entry for them.
 	Symbols  map[string]uint64
 	Symbolic bool
+	// Now asks an executable's loader to bind every symbol at load time
+	// (-z now, DT_BIND_NOW), as Shared does for a shared object.
+	Now bool
 }
 
 // Link runs the linker with the target's flags (LDFlags).
 func (t Toolchain) Link(l Link) (Run, error) {
 	args := append([]string{t.LD}, t.LDFlags...)
-	if l.Shared {
+	switch {
+	case l.Shared:
 		args = append(args, "-shared", "-z", "now")
+	case l.Now:
+		args = append(args, "-z", "now")
 	}
 	if l.Symbolic {
 		args = append(args, "-Bsymbolic")

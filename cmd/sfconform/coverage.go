@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -100,12 +101,24 @@ func cmdCoverage(args []string, stdout, stderr io.Writer) int {
 					return fail(fmt.Errorf("%s seed %d: %w", t.Name(), s, res.RunErr))
 				}
 				cov.Add(prog, res.Executed)
+				for _, pc := range res.Executed {
+					if i := img.ModuleAt(pc); i >= 0 && producer.PLTModule(img.Modules[i].Name) {
+						shapes[pltSteps]++
+					}
+				}
 			}
-			printCoverage(stdout, t, prod.Name(), cov, shapes, plan.Mix.LayoutNote())
+			// A toolchain's own shapes are those its sections had.
+			mix := plan.Mix
+			mix.Layouts = campaign.MeasuredLayouts(mix.Layouts, shapes, *programs)
+			printCoverage(stdout, t, prod.Name(), cov, shapes, mix.LayoutNote())
 		}
 	}
 	return exitOK
 }
+
+// pltSteps counts, among the shapes, the executed instructions in a
+// linker's PLT entries (calls between modules, producer.PLTModule).
+const pltSteps = "(plt steps)"
 
 func pct(a, b int) string {
 	if b == 0 {
@@ -119,6 +132,9 @@ func printCoverage(w io.Writer, t target.Target, prod string, c *gen.Coverage, s
 	fmt.Fprintf(w, "  section shapes (programs whose section has each; %s):\n", layoutNote)
 	for _, k := range producer.SectionShapeNames {
 		fmt.Fprintf(w, "    %-24s %d\n", k, shapes[k])
+	}
+	if n := shapes[pltSteps]; n > 0 || slices.ContainsFunc(strings.Split(layoutNote, "; "), func(s string) bool { return strings.Contains(s, "through ld's PLT") }) {
+		fmt.Fprintf(w, "    %-24s %d\n", "steps in PLT entries", n)
 	}
 	fmt.Fprintf(w, "  function edges (programs with each: what follows a function, one ending in a call; signals at a function's bounds):\n")
 	for _, k := range gen.EdgeShapeNames {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sfconform/sfconform/campaign"
 	"github.com/sfconform/sfconform/corpus"
 	"github.com/sfconform/sfconform/internal/outfile"
 	"github.com/sfconform/sfconform/repro"
@@ -257,7 +258,21 @@ func addCell(m, c *cell) {
 	if m.Target == "" {
 		*m = cell{Target: c.Target, Producer: c.Producer, Consumer: c.Consumer, SFrameVersion: c.SFrameVersion,
 			Status: c.Status, Reason: c.Reason, Verdicts: map[string]int{}, Unexpressed: c.Unexpressed, Beyond: c.Beyond,
-			UnexpressedWhy: c.UnexpressedWhy, ProducerVersion: c.ProducerVersion, Packages: c.Packages, Layouts: c.Layouts}
+			UnexpressedWhy: c.UnexpressedWhy, ProducerVersion: c.ProducerVersion, Packages: c.Packages, Layouts: slices.Clone(c.Layouts)}
+		for i := range m.Layouts {
+			if m.Layouts[i].Measured != nil {
+				m.Layouts[i].Measured = &campaign.LayoutCount{}
+			}
+		}
+	}
+	// The shapes measured on a toolchain's sections add up over the shards.
+	for i := range m.Layouts {
+		if k := slices.IndexFunc(c.Layouts, func(l campaign.LayoutStatus) bool { return l.Name == m.Layouts[i].Name }); k >= 0 && m.Layouts[i].Measured != nil && c.Layouts[k].Measured != nil {
+			mm := m.Layouts[i].Measured
+			mm.With += c.Layouts[k].Measured.With
+			mm.Of += c.Layouts[k].Measured.Of
+			m.Layouts[i].Produced = mm.With > 0
+		}
 	}
 	switch {
 	case c.Status == "error" || m.Status == "error":
