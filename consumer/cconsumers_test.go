@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -483,4 +484,38 @@ func diffImageV2(t *testing.T) *image.Image {
 	t.Helper()
 	img, _ := diffTable(t, target.X86_64, 2, rand.New(rand.NewSource(1)))
 	return img
+}
+
+// The C protocol decodes a step's stack copy byte for byte, every hex
+// digit (a table since the copy became most of a C consumer's input), and
+// a digit that is not hex is a protocol error, not a byte: the session of
+// docs/consumer-protocol.md's example, with the return address spelled in
+// all sixteen digits.
+func TestCProtocolStackHex(t *testing.T) {
+	t.Parallel()
+	a, _ := Lookup("libsframe")
+	b, err := builtBinary(a.Kind, "libsframe", "sfconform-libsframe", a.Setup)
+	testenv.IfNotProvisioned(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := func(stack string) (string, error) {
+		cmd := exec.Command(b.bin)
+		cmd.Stdin = strings.NewReader("hello sfconform-unwind 3\n" +
+			"load x86-64 4000 e2de03050300f8000100000001000000080000000000000010000000e4cfffffffffffff20000000000000000100000000000308\n" +
+			"code 1\ntext 1000 90909090909090909090909090909090909090909090909090909090909090c3\n" +
+			"unwind 1\nstep 3 pc=1004 6=aaaa 7=7ff8 stack=7ff8:" + stack + "\nquit\n")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := session("efcdab8967452301")
+	if err != nil || !strings.Contains(out, "\nframe pc=123456789abcdef sp=8000 fp=aaaa") {
+		t.Errorf("return address 0x0123456789abcdef: %v\n%s", err, out)
+	}
+	for _, bad := range []string{"efcdab89674523g1", "efcdab8967452 01", "efcdab896745230"} {
+		out, err := session(bad)
+		if err == nil || !strings.Contains(out, "stack") || strings.Contains(out, "\nresult") {
+			t.Errorf("stack %q: %v, want a protocol error\n%s", bad, err, out)
+		}
+	}
 }
