@@ -85,6 +85,7 @@ type execProc struct {
 	// (each a goroutine switch: 15% of an exec consumer's run).
 	lines   chan []lineOrErr
 	pending []lineOrErr   // received, not yet read
+	held    stackCopy     // the stack copy the consumer holds (version 4)
 	quit    chan struct{} // closed by stop: the reader gives up
 	stderr  *tailBuffer
 	done    chan struct{} // closed when the process has been waited for
@@ -201,6 +202,7 @@ func (e *Exec) load() error {
 		return fmt.Errorf("%s: %w (it speaks version %d; the image has %d modules)", e.name, ErrModulesUnsupported, e.proto, len(e.img.Modules))
 	}
 	e.proc.stdin.SetWriteDeadline(time.Now().Add(e.timeout))
+	e.proc.held.valid = false // a load forgets the stack copy
 	if err := writeLoad(e.proc.in, e.img, e.proto); err != nil {
 		return e.fail(fmt.Errorf("sending the section: %w", err))
 	}
@@ -254,7 +256,11 @@ func (e *Exec) Unwind(steps []Step, out []Result) error {
 	e.proc.stdin.SetWriteDeadline(deadline)
 	written := make(chan error, 1)
 	in := e.proc.in
-	go func() { written <- writeSteps(in, steps) }()
+	var held *stackCopy
+	if e.proto >= ProtocolDiff {
+		held = &e.proc.held
+	}
+	go func() { written <- writeSteps(in, steps, held) }()
 	for i := range steps {
 		if err := e.readResult(deadline, steps[i].Index, &out[i]); err != nil {
 			err = e.fail(fmt.Errorf("answer %d of %d (step %d): %w", i+1, len(steps), steps[i].Index, err))
