@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -483,4 +484,108 @@ func diffImageV2(t *testing.T) *image.Image {
 	t.Helper()
 	img, _ := diffTable(t, target.X86_64, 2, rand.New(rand.NewSource(1)))
 	return img
+}
+
+// The C protocol decodes a step's stack copy byte for byte, every hex
+// digit (a table since the copy became most of a C consumer's input), and
+// a digit that is not hex is a protocol error, not a byte: the session of
+// docs/consumer-protocol.md's example, with the return address spelled in
+// all sixteen digits.
+func TestCProtocolStackHex(t *testing.T) {
+	t.Parallel()
+	a, _ := Lookup("libsframe")
+	b, err := builtBinary(a.Kind, "libsframe", "sfconform-libsframe", a.Setup)
+	testenv.IfNotProvisioned(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := func(stack string) (string, error) {
+		cmd := exec.Command(b.bin)
+		cmd.Stdin = strings.NewReader("hello sfconform-unwind 3\n" +
+			"load x86-64 4000 e2de03050300f8000100000001000000080000000000000010000000e4cfffffffffffff20000000000000000100000000000308\n" +
+			"code 1\ntext 1000 90909090909090909090909090909090909090909090909090909090909090c3\n" +
+			"unwind 1\nstep 3 pc=1004 6=aaaa 7=7ff8 stack=7ff8:" + stack + "\nquit\n")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := session("efcdab8967452301")
+	if err != nil || !strings.Contains(out, "\nframe pc=123456789abcdef sp=8000 fp=aaaa") {
+		t.Errorf("return address 0x0123456789abcdef: %v\n%s", err, out)
+	}
+	for _, bad := range []string{"efcdab89674523g1", "efcdab8967452 01", "efcdab896745230"} {
+		out, err := session(bad)
+		if err == nil || !strings.Contains(out, "stack") || strings.Contains(out, "\nresult") {
+			t.Errorf("stack %q: %v, want a protocol error\n%s", bad, err, out)
+		}
+	}
+}
+
+// Version 4 in the C protocol: a stack copy sent as differences from the
+// step before is the copy the consumer unwinds, across batches, and one
+// that leaves a byte to nothing, or comes with no copy held, is a
+// protocol error. The protocol example's section: frame 1's PC is the
+// return address the copy holds at 0x7ff8.
+func TestCProtocolStackDiff(t *testing.T) {
+	t.Parallel()
+	a, _ := Lookup("libsframe")
+	b, err := builtBinary(a.Kind, "libsframe", "sfconform-libsframe", a.Setup)
+	testenv.IfNotProvisioned(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const load = "load x86-64 4000 e2de03050300f8000100000001000000080000000000000010000000e4cfffffffffffff20000000000000000100000000000308\n" +
+		"code 1\ntext 1000 90909090909090909090909090909090909090909090909090909090909090c3\n"
+	session := func(steps ...string) (string, error) {
+		in := "hello sfconform-unwind 4\n" + load
+		for _, s := range steps {
+			in += s + "\n"
+		}
+		cmd := exec.Command(b.bin)
+		cmd.Stdin = strings.NewReader(in + "quit\n")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	ras := func(out string) []string {
+		var got []string
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 2 && f[0] == "frame" && f[2] == "sp=8000" {
+				got = append(got, f[1])
+			}
+		}
+		return got
+	}
+	out, err := session("unwind 3",
+		"step 1 pc=1004 6=aaaa 7=7ff8 stack=7ff8:1111111111111111",
+		"step 2 pc=1004 6=aaaa 7=7ff8 stackdiff=7ff8:8",                            // the same copy
+		"step 3 pc=1004 6=aaaa 7=7ff8 stackdiff=7ff0:10:0:0000000000000000:9:2233", // a word below, two bytes changed
+		"unwind 1", "step 4 pc=1004 6=aaaa 7=7ff8 stackdiff=7ff8:8:7:44", // the next batch
+		"load x86-64 4000 e2de03050300f8000100000001000000080000000000000010000000e4cfffffffffffff20000000000000000100000000000308",
+		"code 1", "text 1000 90909090909090909090909090909090909090909090909090909090909090c3",
+		"unwind 1", "step 5 pc=1004 6=aaaa 7=7ff8 stack=7ff8:5555555555555555") // whole after a load
+	want := []string{"pc=1111111111111111", "pc=1111111111111111", "pc=1111111111332211", "pc=4411111111332211", "pc=5555555555555555"}
+	if got := ras(out); err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("return addresses %v, want %v (%v)\n%s", got, want, err, out)
+	}
+	for name, steps := range map[string][]string{
+		"a byte to nothing":   {"unwind 2", "step 1 pc=1004 6=aaaa 7=7ff8 stack=7ff8:1111111111111111", "step 2 pc=1004 6=aaaa 7=7ff0 stackdiff=7ff0:10:0:00000000000000"},
+		"no copy held":        {"unwind 1", "step 1 pc=1004 6=aaaa 7=7ff8 stackdiff=7ff8:8:0:1111111111111111"},
+		"overlapping patches": {"unwind 2", "step 1 pc=1004 6=aaaa 7=7ff8 stack=7ff8:1111111111111111", "step 2 pc=1004 6=aaaa 7=7ff8 stackdiff=7ff8:8:2:0000:3:00"},
+		"a patch past LEN":    {"unwind 2", "step 1 pc=1004 6=aaaa 7=7ff8 stack=7ff8:1111111111111111", "step 2 pc=1004 6=aaaa 7=7ff8 stackdiff=7ff8:8:6:000000"},
+		"a patch not hex":     {"unwind 2", "step 1 pc=1004 6=aaaa 7=7ff8 stack=7ff8:1111111111111111", "step 2 pc=1004 6=aaaa 7=7ff8 stackdiff=7ff8:8:6:0x"},
+	} {
+		out, err := session(steps...)
+		if err == nil || !strings.Contains(out, "stackdiff") || strings.Count(out, "\nresult") >= len(steps)-1 {
+			t.Errorf("%s: %v, want a protocol error on the stackdiff= step\n%s", name, err, out)
+		}
+	}
+	// A version 3 session has no stackdiff=.
+	out, err = session("unwind 1", "step 1 pc=1004 6=aaaa 7=7ff8 stackdiff=7ff8:0")
+	if !strings.Contains(out, "hello sfconform-unwind 4") {
+		t.Errorf("the consumer does not speak version 4:\n%s", out)
+	}
+	cmd := exec.Command(b.bin)
+	cmd.Stdin = strings.NewReader("hello sfconform-unwind 3\n" + load + "unwind 1\nstep 1 pc=1004 6=aaaa 7=7ff8 stack=7ff8:0000000000000000 stackdiff=7ff8:8:0:1111111111111111\nquit\n")
+	if out, err := cmd.CombinedOutput(); err == nil || strings.Contains(string(out), "\nresult") {
+		t.Errorf("stackdiff= in a version 3 session: %v\n%s", err, out)
+	}
 }

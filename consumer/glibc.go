@@ -33,7 +33,7 @@ func init() {
 // uw-sigframe.h (x86-64's, and AArch64's for AArch64 sections) from
 // Debian sid's glibc source package, compiled unmodified by ci/setup.sh
 // step 7 with the driver in consumer/glibc and run as an exec consumer.
-// It speaks protocol version 3: the image's code is mapped at its
+// It speaks protocol version 3 and later: the image's code is mapped at its
 // addresses, so uw-sigframe.h's signal-trampoline check (at a PC without
 // an FRE) reads the real instructions and glibc's own signal-frame
 // decoding is judged.

@@ -22,15 +22,19 @@ import (
 // modules of a process image ("modules", "module" lines), version 3 the
 // image's code bytes ("code", "text" lines after a load, for unwinders
 // that read the instructions at a PC, as glibc's signal-frame check
-// does); both sides speak the highest version they share, so version 1
-// and 2 consumers still work.
+// does), version 4 stack copies sent as their differences from the step
+// before ("stackdiff="); both sides speak the highest version they
+// share, so version 1, 2 and 3 consumers still work.
 const (
 	ProtocolName    = "sfconform-unwind"
-	ProtocolVersion = 3
+	ProtocolVersion = 4
 	// ProtocolModules is the first version that carries several modules.
 	ProtocolModules = 2
 	// ProtocolCode is the first version that carries the code bytes.
 	ProtocolCode = 3
+	// ProtocolDiff is the first version whose steps may carry the stack
+	// copy as its differences from the step before (stackdiff=).
+	ProtocolDiff = 4
 	// MaxModules bounds the modules of one image on the protocol.
 	MaxModules = 64
 	// MaxCodeRanges bounds the code ranges of one image on the protocol.
@@ -188,24 +192,188 @@ func parseCode(img *image.Image, next func() (string, error)) error {
 }
 
 // writeSteps sends one unwind batch; every step must carry a snapshot.
-func writeSteps(w *bufio.Writer, steps []Step) error {
-	fmt.Fprintf(w, "unwind %d\n", len(steps))
+// From version 4 (ProtocolDiff) a step's stack copy goes as its
+// differences from the copy the consumer holds, the previous step's:
+// held is that copy (nil: always send it whole), kept up to date here.
+func writeSteps(w *bufio.Writer, steps []Step, held *stackCopy) error {
+	// Built with appends into one buffer per line: the stack copy is
+	// most of a step's bytes, and fmt and hex.Encoder cost an exec
+	// consumer's run about 10% of its CPU time.
+	var buf []byte
+	buf = append(buf, "unwind "...)
+	buf = strconv.AppendInt(buf, int64(len(steps)), 10)
+	buf = append(buf, '\n')
+	w.Write(buf)
 	for i := range steps {
 		s := &steps[i]
 		snap := s.Snapshot
 		if snap == nil {
 			return fmt.Errorf("step %d has no stack snapshot", s.Index)
 		}
-		fmt.Fprintf(w, "step %d pc=%x", s.Index, s.Regs.PC)
+		buf = append(buf[:0], "step "...)
+		buf = strconv.AppendInt(buf, int64(s.Index), 10)
+		buf = append(buf, " pc="...)
+		buf = strconv.AppendUint(buf, s.Regs.PC, 16)
 		for v := s.Regs.Valid; v != 0; v &= v - 1 {
 			r := bits.TrailingZeros64(v)
-			fmt.Fprintf(w, " %d=%x", r, s.Regs.Regs[r])
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(r), 10)
+			buf = append(buf, '=')
+			buf = strconv.AppendUint(buf, s.Regs.Regs[r], 16)
 		}
-		fmt.Fprintf(w, " stack=%x:", snap.StackAddr)
-		hex.NewEncoder(w).Write(snap.Stack)
+		// The copy held: the step before in this batch, or for the
+		// first, the one kept from the batch before (the snapshots'
+		// buffers are reused from batch to batch).
+		var prevAddr uint64
+		var prev []byte
+		havePrev := false
+		if held != nil {
+			if i > 0 {
+				prevAddr, prev, havePrev = steps[i-1].Snapshot.StackAddr, steps[i-1].Snapshot.Stack, true
+			} else if held.valid {
+				prevAddr, prev, havePrev = held.addr, held.b, true
+			}
+		}
+		n := len(buf)
+		ok := false
+		if havePrev {
+			buf, ok = appendStackDiff(buf, prevAddr, prev, snap.StackAddr, snap.Stack)
+		}
+		if ok {
+			w.Write(buf)
+		} else {
+			buf = append(buf[:n], " stack="...)
+			buf = strconv.AppendUint(buf, snap.StackAddr, 16)
+			buf = append(buf, ':')
+			w.Write(buf)
+			if err := writeHex(w, snap.Stack); err != nil {
+				return err
+			}
+		}
 		w.WriteByte('\n')
 	}
+	if held != nil && len(steps) > 0 {
+		last := steps[len(steps)-1].Snapshot
+		held.valid, held.addr, held.b = true, last.StackAddr, append(held.b[:0], last.Stack...)
+	}
 	return w.Flush()
+}
+
+// stackCopy is the stack copy a version 4 consumer holds: the last step's
+// it was sent. A load or a new process forgets it.
+type stackCopy struct {
+	valid bool
+	addr  uint64
+	b     []byte
+}
+
+// diffGap is how many equal bytes a patch of stackdiff= runs through
+// rather than end: a new patch costs about as many characters as four
+// bytes do.
+const diffGap = 4
+
+// appendStackDiff appends " stackdiff=ADDR:LEN" and the patches that make
+// the copy cur at addr from prev at paddr: every byte of cur that prev
+// does not hold, or holds with another value, in runs. It returns false,
+// with buf unspecified, when the whole copy would be shorter.
+func appendStackDiff(buf []byte, paddr uint64, prev []byte, addr uint64, cur []byte) ([]byte, bool) {
+	buf = append(buf, " stackdiff="...)
+	buf = strconv.AppendUint(buf, addr, 16)
+	buf = append(buf, ':')
+	buf = strconv.AppendUint(buf, uint64(len(cur)), 16)
+	// same reports whether cur[off] is prev's byte at its address.
+	pend := paddr + uint64(len(prev))
+	same := func(off int) bool {
+		a := addr + uint64(off)
+		return a >= paddr && a < pend && cur[off] == prev[a-paddr]
+	}
+	patched, n := 0, len(cur)
+	for off := 0; off < n; {
+		// Skip what prev holds already, a word at a time where both
+		// have one.
+		if a := addr + uint64(off); a >= paddr && a < pend {
+			po := int(a - paddr)
+			lim := min(n-off, len(prev)-po)
+			k := 0
+			for k+8 <= lim && binary.LittleEndian.Uint64(cur[off+k:]) == binary.LittleEndian.Uint64(prev[po+k:]) {
+				k += 8
+			}
+			for k < lim && cur[off+k] == prev[po+k] {
+				k++
+			}
+			off += k
+			if off >= n {
+				break
+			}
+		}
+		// A patch from off: through differing bytes and runs of fewer
+		// than diffGap equal ones.
+		start, end := off, off+1
+		for off = end; off < n; off++ {
+			if !same(off) {
+				end = off + 1
+			} else if off-end+1 >= diffGap {
+				break
+			}
+		}
+		off = end
+		patched += end - start
+		if 2*patched > len(cur) {
+			return buf, false
+		}
+		buf = append(buf, ':')
+		buf = strconv.AppendUint(buf, uint64(start), 16)
+		buf = append(buf, ':')
+		buf = appendHex(buf, cur[start:end])
+	}
+	return buf, true
+}
+
+// appendHex appends b in lowercase hex, two digits per byte.
+func appendHex(buf, b []byte) []byte {
+	for _, c := range b {
+		p := hexPairs[c]
+		buf = append(buf, byte(p), byte(p>>8))
+	}
+	return buf
+}
+
+// hexPairs[b] is byte b's two lowercase hex digits, the first in the
+// low byte.
+var hexPairs = func() (t [256]uint16) {
+	const digits = "0123456789abcdef"
+	for b := range t {
+		t[b] = uint16(digits[b>>4]) | uint16(digits[b&15])<<8
+	}
+	return t
+}()
+
+// writeHex writes b in lowercase hex, two digits per byte, straight into
+// w's buffer, four bytes to one 8-byte store (about twice
+// encoding/hex's rate).
+func writeHex(w *bufio.Writer, b []byte) error {
+	for len(b) > 0 {
+		if w.Available() < 8 {
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
+		dst := w.AvailableBuffer()
+		n := min(len(b), cap(dst)/2)
+		dst, src := dst[:2*n], b[:n]
+		d := dst
+		for len(src) >= 4 && len(d) >= 8 {
+			binary.LittleEndian.PutUint64(d, uint64(hexPairs[src[0]])|uint64(hexPairs[src[1]])<<16|
+				uint64(hexPairs[src[2]])<<32|uint64(hexPairs[src[3]])<<48)
+			src, d = src[4:], d[8:]
+		}
+		for i, c := range src {
+			binary.LittleEndian.PutUint16(d[2*i:], hexPairs[c])
+		}
+		w.Write(dst)
+		b = b[n:]
+	}
+	return nil
 }
 
 // readResult reads one step's answer, a line at a time from next.
@@ -326,6 +494,13 @@ func Serve(r io.Reader, w io.Writer, c Consumer) error {
 	out.Flush()
 	var loaded, bigEndian bool
 	results := make([]Result, 1)
+	var held stackCopy
+	heldFor := func(version int) *stackCopy {
+		if version >= ProtocolDiff {
+			return &held
+		}
+		return nil
+	}
 	for {
 		line, err := readLine(in)
 		if errors.Is(err, io.EOF) {
@@ -373,6 +548,7 @@ func Serve(r io.Reader, w io.Writer, c Consumer) error {
 				return err
 			}
 			bigEndian = img.Target.ByteOrder() == binary.BigEndian
+			held.valid = false
 			if err := c.Load(img); err != nil {
 				loaded = false
 				fmt.Fprintf(out, "refused %s\n", oneLine(err.Error()))
@@ -390,7 +566,7 @@ func Serve(r io.Reader, w io.Writer, c Consumer) error {
 				if err != nil {
 					return err
 				}
-				st, err := parseStep(line, bigEndian)
+				st, err := parseStep(line, bigEndian, heldFor(version))
 				if err != nil {
 					return err
 				}
@@ -504,7 +680,10 @@ func parseModules(rest string, next func() (string, error)) (*image.Image, error
 	return img, nil
 }
 
-func parseStep(line string, bigEndian bool) (Step, error) {
+// parseStep reads a step line; held, from version 4 on, is the stack
+// copy of the step before, which a stackdiff= patches and which becomes
+// this step's (nil: stackdiff= is not allowed).
+func parseStep(line string, bigEndian bool, held *stackCopy) (Step, error) {
 	f := strings.Fields(line)
 	if len(f) < 4 || f[0] != "step" {
 		return Step{}, protoErr("want \"step INDEX pc=... REG=... stack=ADDR:HEX\", got %q", truncate(line))
@@ -538,6 +717,11 @@ func parseStep(line string, bigEndian bool) (Step, error) {
 				return Step{}, protoErr("step %d: stack bytes: %v", idx, err)
 			}
 			haveStack = true
+		case k == "stackdiff" && held != nil:
+			if snap.StackAddr, snap.Stack, err = applyStackDiff(held, v); err != nil {
+				return Step{}, protoErr("step %d: stackdiff: %v", idx, err)
+			}
+			haveStack = true
 		default:
 			r, err := strconv.Atoi(k)
 			if err != nil || r < 0 || r >= machine.MaxReg {
@@ -553,5 +737,57 @@ func parseStep(line string, bigEndian bool) (Step, error) {
 	if !havePC || !haveStack {
 		return Step{}, protoErr("step %d: pc= and stack= are required", idx)
 	}
+	if held != nil {
+		held.valid, held.addr, held.b = true, snap.StackAddr, append(held.b[:0], snap.Stack...)
+	}
 	return Step{Index: idx, Regs: &snap.Regs, Mem: snap, Snapshot: snap}, nil
+}
+
+// applyStackDiff makes the stack copy a stackdiff= value describes,
+// "ADDR:LEN" then ":OFF:HEX" per patch, from held: each byte a patch
+// covers from the patch, every other one from held, which must hold it.
+// Patches come in increasing order, do not overlap, and lie inside.
+func applyStackDiff(held *stackCopy, v string) (uint64, []byte, error) {
+	f := strings.Split(v, ":")
+	if len(f) < 2 || len(f)%2 != 0 {
+		return 0, nil, fmt.Errorf("%q is not ADDR:LEN followed by OFF:HEX pairs", truncate(v))
+	}
+	addr, err1 := hexU64(f[0])
+	n, err2 := hexU64(f[1])
+	if err1 != nil || err2 != nil || n > maxLine {
+		return 0, nil, fmt.Errorf("bad ADDR:LEN %q:%q", truncate(f[0]), truncate(f[1]))
+	}
+	if !held.valid {
+		return 0, nil, errors.New("no stack copy to patch: the first step after a load carries stack=")
+	}
+	cur := make([]byte, n)
+	covered := make([]bool, n) // by held or by a patch
+	if lo, hi := max(addr, held.addr), min(addr+n, held.addr+uint64(len(held.b))); lo < hi {
+		copy(cur[lo-addr:hi-addr], held.b[lo-held.addr:])
+		for i := lo - addr; i < hi-addr; i++ {
+			covered[i] = true
+		}
+	}
+	next := uint64(0) // patches go up and do not overlap
+	for i := 2; i < len(f); i += 2 {
+		off, err := hexU64(f[i])
+		b, herr := hex.DecodeString(f[i+1])
+		switch {
+		case err != nil || herr != nil || len(b) == 0:
+			return 0, nil, fmt.Errorf("patch %q:%q is not OFF:HEX", truncate(f[i]), truncate(f[i+1]))
+		case off < next || off > n || uint64(len(b)) > n-off:
+			return 0, nil, fmt.Errorf("patch at %x (%d bytes) overlaps the one before or ends past LEN %x", off, len(b), n)
+		}
+		copy(cur[off:], b)
+		for j := range b {
+			covered[off+uint64(j)] = true
+		}
+		next = off + uint64(len(b))
+	}
+	for i, ok := range covered {
+		if !ok {
+			return 0, nil, fmt.Errorf("byte %x (address %x) is neither in the copy held nor in a patch", i, addr+uint64(i))
+		}
+	}
+	return addr, cur, nil
 }

@@ -14,8 +14,9 @@
 #define PROTOCOL_NAME "sfconform-unwind"
 /* The highest version this file speaks: 3 (modules, code) for a consumer
    with load_modules, else 1.  */
-#define PROTOCOL_VERSION 3
+#define PROTOCOL_VERSION 4
 #define PROTOCOL_CODE 3
+#define PROTOCOL_DIFF 4
 
 static const char *program = "consumer";
 
@@ -254,29 +255,54 @@ hexval (int c)
   return -1;
 }
 
+/* Decodes LEN hex digits at S into OUT (LEN / 2 bytes); returns 0, or
+   -1 when LEN is odd or a digit is not hex.  */
+static int
+unhex_into (const char *s, size_t len, unsigned char *out)
+{
+  if (len % 2)
+    return -1;
+  /* A table, not hexval: the stack copy of every step comes through
+     here, a few KiB of digits (7% of a libsframe run's CPU time with
+     hexval).  */
+  static signed char digit[256];
+  if (!digit['1'])
+    for (int c = 0; c < 256; c++)
+      digit[c] = hexval (c);
+  const unsigned char *u = (const unsigned char *) s;
+  int bad = 0;
+  for (size_t i = 0; i < len; i += 2)
+    {
+      int hi = digit[u[i]], lo = digit[u[i + 1]];
+      bad |= hi | lo;
+      out[i / 2] = hi << 4 | lo;
+    }
+  return bad < 0 ? -1 : 0;
+}
+
+/* Makes room for N bytes in *BUF of capacity *CAP; 0 or -1.  */
+static int
+grow (unsigned char **buf, size_t *cap, size_t n)
+{
+  if (n <= *cap)
+    return 0;
+  size_t want = n + 4096;
+  unsigned char *p = realloc (*buf, want);
+  if (!p)
+    return -1;
+  *buf = p;
+  *cap = want;
+  return 0;
+}
+
 /* Decodes LEN hex digits at S into *BUF (grown as needed); returns the
    byte count or -1.  */
 static long
 unhex (const char *s, size_t len, unsigned char **buf, size_t *cap)
 {
-  if (len % 2)
+  if (len % 2 || grow (buf, cap, len / 2) < 0
+      || unhex_into (s, len, *buf) < 0)
     return -1;
-  if (len / 2 > *cap)
-    {
-      size_t want = len / 2 + 4096;
-      unsigned char *p = realloc (*buf, want);
-      if (!p)
-	return -1;
-      *buf = p;
-      *cap = want;
-    }
-  for (size_t i = 0; i < len; i += 2)
-    {
-      int hi = hexval (s[i]), lo = hexval (s[i + 1]);
-      if (hi < 0 || lo < 0)
-	return -1;
-      (*buf)[i / 2] = hi << 4 | lo;
-    }
   return len / 2;
 }
 
@@ -337,6 +363,15 @@ read_line (size_t *len)
 
 static unsigned char *stack_buf, *section_buf;
 static size_t stack_cap, section_cap;
+
+/* Version 4: the stack copy the consumer holds, the last step's, is
+   stack_buf[0, held_len) at held_addr; a stackdiff= is built from it in
+   diff_buf, and the two buffers swap.  A load forgets it.  */
+static int held_valid;
+static uint64_t held_addr;
+static size_t held_len;
+static unsigned char *diff_buf;
+static size_t diff_cap;
 
 /* --- the image's code (version 3) ----------------------------------------- */
 
@@ -420,8 +455,82 @@ sfc_read_mem (const struct sfc_step *s, uint64_t addr, void *buf, size_t n)
   return 0;
 }
 
+/* The stackdiff= value V of VLEN bytes: "ADDR:LEN" then ":OFF:HEX" per
+   patch, in increasing order, not overlapping, inside [0, LEN).  Each
+   byte a patch covers comes from it, every other one from the copy
+   held, which must hold it.  */
 static void
-parse_step (char *s, size_t len, enum sfc_target target, struct sfc_step *st)
+parse_stackdiff (long index, char *v, size_t vlen, struct sfc_step *st)
+{
+  char *end = v + vlen, *q = v, *c;
+  uint64_t addr, n;
+  if (!held_valid)
+    protocol_error ("step %ld: stackdiff= with no stack copy held", index);
+  if (!(c = memchr (q, ':', end - q)) || !parse_u64 (q, c - q, &addr))
+    protocol_error ("step %ld: stackdiff is not ADDR:LEN...", index);
+  q = c + 1;
+  c = memchr (q, ':', end - q);
+  if (!parse_u64 (q, (c ? c : end) - q, &n) || n > (1u << 30)
+      || grow (&diff_buf, &diff_cap, n) < 0)
+    protocol_error ("step %ld: stackdiff: bad LEN", index);
+  /* What the copy held provides; the rest, at most a gap below it and
+     one above it (in offsets from ADDR), the patches must cover.  */
+  uint64_t hend = held_addr + held_len, top = addr + n;
+  uint64_t lo = addr > held_addr ? addr : held_addr;
+  uint64_t hi = top < hend ? top : hend;
+  if (lo < hi)
+    memcpy (diff_buf + (lo - addr), stack_buf + (lo - held_addr), hi - lo);
+  uint64_t need1 = 0, end1 = held_addr > addr ? (held_addr < top ? held_addr : top) - addr : 0;
+  uint64_t need2 = hend > addr ? (hend < top ? hend - addr : n) : 0, end2 = n;
+  uint64_t next = 0;
+  while (c)
+    {
+      uint64_t off;
+      q = c + 1;
+      c = memchr (q, ':', end - q);
+      if (!c || !parse_u64 (q, c - q, &off))
+	protocol_error ("step %ld: stackdiff: patch is not OFF:HEX", index);
+      q = c + 1;
+      c = memchr (q, ':', end - q);
+      size_t hlen = (c ? c : end) - q, nb = hlen / 2;
+      if (hlen == 0 || off < next || off > n || nb > n - off)
+	protocol_error ("step %ld: stackdiff: patch at %llx overlaps the one before or ends past LEN", index,
+			(unsigned long long) off);
+      if (unhex_into (q, hlen, diff_buf + off) < 0)
+	protocol_error ("step %ld: stackdiff: patch bytes are not hex", index);
+      if (need1 < end1)
+	{
+	  if (off > need1)
+	    break;
+	  if (off + nb > need1)
+	    need1 = off + nb;
+	}
+      if (need2 < end2)
+	{
+	  if (off > need2)
+	    break;
+	  if (off + nb > need2)
+	    need2 = off + nb;
+	}
+      next = off + nb;
+    }
+  if (need1 < end1 || need2 < end2)
+    protocol_error ("step %ld: stackdiff: byte %llx is neither in the copy held nor in a patch", index,
+		    (unsigned long long) (need1 < end1 ? need1 : need2));
+  unsigned char *t = stack_buf;
+  size_t tc = stack_cap;
+  stack_buf = diff_buf;
+  stack_cap = diff_cap;
+  diff_buf = t;
+  diff_cap = tc;
+  st->stack_addr = addr;
+  st->stack = stack_buf;
+  st->stack_len = n;
+}
+
+static void
+parse_step (char *s, size_t len, enum sfc_target target, int version,
+	    struct sfc_step *st)
 {
   memset (st, 0, sizeof *st);
   st->target = target;
@@ -439,8 +548,9 @@ parse_step (char *s, size_t len, enum sfc_target target, struct sfc_step *st)
 	  continue;
 	}
       char *tok = p;
-      while (p < end && *p != ' ')
-	p++;
+      p = memchr (p, ' ', end - p);
+      if (!p)
+	p = end;
       size_t toklen = p - tok;
       char *eq = memchr (tok, '=', toklen);
       if (!eq)
@@ -467,6 +577,12 @@ parse_step (char *s, size_t len, enum sfc_target target, struct sfc_step *st)
 	  st->stack_len = n;
 	  have_stack = 1;
 	}
+      else if (version >= PROTOCOL_DIFF && klen == 9
+	       && memcmp (tok, "stackdiff", 9) == 0)
+	{
+	  parse_stackdiff (st->index, v, vlen, st);
+	  have_stack = 1;
+	}
       else
 	{
 	  char *e;
@@ -480,6 +596,9 @@ parse_step (char *s, size_t len, enum sfc_target target, struct sfc_step *st)
     }
   if (!have_pc || !have_stack)
     protocol_error ("step %ld: pc= and stack= are required", st->index);
+  held_valid = 1;
+  held_addr = st->stack_addr;
+  held_len = st->stack_len;
 }
 
 static void
@@ -584,6 +703,7 @@ sfc_serve (const struct sfc_consumer *c)
 	  if (n < 0)
 	    protocol_error ("load: section bytes are not hex");
 	  ncode = 0;
+	  held_valid = 0;
 	  if (version >= PROTOCOL_CODE)
 	    read_code ();
 	  const char *no;
@@ -641,6 +761,7 @@ sfc_serve (const struct sfc_consumer *c)
 	      mods[i].size = n;
 	    }
 	  ncode = 0;
+	  held_valid = 0;
 	  if (version >= PROTOCOL_CODE)
 	    read_code ();
 	  const char *no;
@@ -671,7 +792,7 @@ sfc_serve (const struct sfc_consumer *c)
 	      char *s = read_line (&len);
 	      if (!s)
 		protocol_error ("input ended inside a batch");
-	      parse_step (s, len, target, &step);
+	      parse_step (s, len, target, version, &step);
 	      result.n = 0;
 	      result.end = SFC_COMPLETE;
 	      result.msg[0] = 0;

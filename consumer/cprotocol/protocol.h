@@ -49,7 +49,8 @@ enum sfc_target
 #define SFC_MAX_FRAMES 64
 
 /* One machine state to unwind from: the registers of the topmost frame and
-   a copy of the live stack.  */
+   a copy of the live stack (whole, also when it came as differences; valid
+   until the next step).  */
 struct sfc_step
 {
   long index;
@@ -126,8 +127,9 @@ struct sfc_consumer
   /* Takes the N modules of a process image, sorted by START, ranges
      disjoint; returns NULL or the reason it refuses them.  The bytes stay
      valid until the next load.  A consumer that sets it speaks protocol
-     version 3 (modules, and the image's code: sfc_code); without it,
-     version 1 (one section per image, no code).  */
+     version 4 (modules, the image's code: sfc_code, and stack copies sent
+     as differences, which sfc_serve applies: the step's copy is whole);
+     without it, version 1 (one section per image, no code).  */
   const char *(*load_modules) (enum sfc_target target,
 			       const struct sfc_module *mods, int n,
 			       char *buf, size_t bufsize);
