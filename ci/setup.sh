@@ -853,8 +853,8 @@ GLIBC_FILES=(sysdeps/generic/sframe-read.c sysdeps/generic/sframe-read.h sysdeps
 
 # How the consumer is compiled (glibc_consumer_compile, AARCH64_UCONTEXT):
 # shared with ci/verify-fixes.sh.
-# shellcheck source=ci/glibc-consumer.sh
-source "$(dirname "${BASH_SOURCE[0]}")/glibc-consumer.sh"
+# shellcheck source=consumer/glibc/build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../consumer/glibc/build.sh"
 
 # glibc_sources prints a directory holding GLIBC_FILES from sid's newest
 # glibc source package that the archive still serves: when the newest

@@ -43,7 +43,7 @@
 # setup step 7 fetches from sid's glibc source package) is verified on
 # copies of those files:
 #   1. the glibc consumer (consumer/glibc/glibc.c, its shim and cprotocol)
-#      is built by setup step 7's own lines (ci/glibc-consumer.sh), twice,
+#      is built by setup step 7's own lines (consumer/glibc/build.sh), twice,
 #      into $WORK: from the files as they are and from a copy with the
 #      patch applied (with NNN-inputs/glibc/host first on the include path
 #      when it exists: stand-ins for arch headers of the patch the host
@@ -343,8 +343,8 @@ verify_programs() {
 
 # How the glibc consumer is compiled (glibc_consumer_compile,
 # AARCH64_UCONTEXT): the lines setup step 7 uses, from one file.
-# shellcheck source=ci/glibc-consumer.sh
-source "$REPO/ci/glibc-consumer.sh"
+# shellcheck source=consumer/glibc/build.sh
+source "$REPO/consumer/glibc/build.sh"
 
 # build_glibc_consumer GLIBC-DIR VERSION OUT [HOST-DIR]: the glibc consumer
 # built from the glibc files in GLIBC-DIR as setup step 7 builds it, into
@@ -362,7 +362,7 @@ build_glibc_consumer() {
 # glibc_drift_guard UNPATCHED-DIR VERDICTS: the glibc consumer this script
 # builds from the unpatched files must give, cell by cell, the verdicts of
 # the one setup step 7 provisions (both are compiled by
-# ci/glibc-consumer.sh; this catches whatever else differs: a worktree whose
+# consumer/glibc/build.sh; this catches whatever else differs: a worktree whose
 # consumer sources setup has not built, a stale glibc stamp). Fails the
 # run, loudly, when they differ. A finding's host/ stand-ins change the
 # consumer on purpose: its unpatched build is not compared.

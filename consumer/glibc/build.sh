@@ -2,8 +2,9 @@
 # Sourced by ci/setup.sh (step 7) and ci/verify-fixes.sh (glibc patches):
 # the one place that says how the glibc consumer is compiled from glibc's
 # files, so that the consumer a patch is verified on is built exactly as
-# the one setup provisions (a copy of these lines in each script drifted
-# unseen before).
+# the one setup provisions. It lives beside the consumer's C so that its
+# source hash (consumer.SourceHash, setup's consumer_hash) covers it: a
+# change to these lines rebuilds the consumer.
 
 # AArch64's <sys/ucontext.h> as glibc's AArch64 uw-sigframe.h reads it:
 # the cross toolchain's (package libc6-dev-arm64-cross, setup step 1).
