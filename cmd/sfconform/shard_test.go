@@ -300,3 +300,25 @@ func checkJUnit(t *testing.T, path string, s *summary) {
 		t.Errorf("testsuites: tests %d failures %d skipped %d; counted %d %d %d", r.Tests, r.Failures, r.Skipped, tests, failures, skipped)
 	}
 }
+
+// The shapes measured on a toolchain's sections add up over the shards.
+func TestMergeAddsMeasuredLayouts(t *testing.T) {
+	shard := func(with, of int) *cell {
+		return &cell{Target: "x86-64", Producer: "gas-2.47", Consumer: "builtin", Status: "clean", Verdicts: map[string]int{},
+			Layouts: []campaign.LayoutStatus{
+				{Name: "fre-padding", Why: "the toolchain decides its section's layout", Measured: &campaign.LayoutCount{With: with, Of: of}, Produced: with > 0},
+				{Name: "modules", Produced: true},
+			}}
+	}
+	var m cell
+	a, b := shard(0, 64), shard(3, 64)
+	addCell(&m, a)
+	addCell(&m, b)
+	got := m.Layouts[0].Measured
+	if got == nil || got.With != 3 || got.Of != 128 || !m.Layouts[0].Produced || !m.Layouts[1].Produced {
+		t.Errorf("merged %+v (%+v), want 3 of 128 programs", m.Layouts, got)
+	}
+	if a.Layouts[0].Measured.With != 0 || a.Layouts[0].Measured.Of != 64 {
+		t.Errorf("the first shard's cell changed: %+v", a.Layouts[0].Measured)
+	}
+}
