@@ -99,8 +99,8 @@ func (rep *Report) patchSection(b *strings.Builder) {
 }
 
 // inputsSection points at the write-up's attachable input and stand-alone
-// reproducer (docs/findings/NNN-inputs/, and its glibc/ for a glibc
-// finding), listing their files. False when there is none.
+// reproducer (docs/findings/NNN-inputs/, or its folder named after the
+// consumer's library: glibc/ for a glibc finding), listing their files. False when there is none.
 func (rep *Report) inputsSection(b *strings.Builder) bool {
 	f := findingOf(rep.Path)
 	if f == nil {
@@ -108,9 +108,11 @@ func (rep *Report) inputsSection(b *strings.Builder) bool {
 	}
 	num := filepath.Base(f.page)[:3]
 	dir := filepath.Join(f.root, "docs", "findings", num+"-inputs")
-	if about(rep.Replay.Consumer).Library == "glibc" {
-		if _, err := os.Stat(filepath.Join(dir, "glibc")); err == nil {
-			dir = filepath.Join(dir, "glibc")
+	// A finding in one of several components keeps each component's
+	// reproducer in a folder named after the library (016-inputs/glibc).
+	if lib := about(rep.Replay.Consumer).Library; lib != "" {
+		if st, err := os.Stat(filepath.Join(dir, lib)); err == nil && st.IsDir() {
+			dir = filepath.Join(dir, lib)
 		}
 	}
 	ents, err := os.ReadDir(dir)
