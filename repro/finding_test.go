@@ -52,3 +52,41 @@ func TestPatchSectionFromFinding(t *testing.T) {
 		t.Errorf("a case without a write-up gets %q", b.String())
 	}
 }
+
+// A finding that lives in several components keeps each one's stand-alone
+// reproducer in a folder named after the library; a report of a case seen
+// through that library's consumer points there, any other at the top.
+func TestInputsSectionPerLibrary(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "docs", "findings")
+	for name, text := range map[string]string{
+		"README.md":                       "# Findings\n",
+		"097-two-places.md":               "# 097\n",
+		"097-inputs/replay.sh":            "#!/bin/sh\n",
+		"097-inputs/driver.c":             "int main(void){return 0;}\n",
+		"097-inputs/glibc/replay.sh":      "#!/bin/sh\n",
+		"097-inputs/glibc/glibc-driver.c": "int main(void){return 0;}\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(root, "corpus", "cases", "097-case.json")
+	for consumer, want := range map[string]string{
+		"glibc":     "`docs/findings/097-inputs/glibc/`",
+		"libsframe": "`docs/findings/097-inputs/`",
+	} {
+		var b strings.Builder
+		if !(&Report{Path: path, Replay: &Replay{Consumer: consumer}}).inputsSection(&b) {
+			t.Fatalf("%s: no inputs section", consumer)
+		}
+		if got := b.String(); !strings.Contains(got, want) {
+			t.Errorf("%s: want %s in %q", consumer, want, got)
+		}
+	}
+}
