@@ -140,6 +140,9 @@ func printCoverage(w io.Writer, t target.Target, prod string, c *gen.Coverage, s
 	for _, k := range gen.EdgeShapeNames {
 		fmt.Fprintf(w, "    %-24s %d\n", k, shapes[k])
 	}
+	if why := noSignalReason(t, c.Version); why != "" {
+		fmt.Fprintf(w, "    (no signals in this mix: %s)\n", why)
+	}
 	fmt.Fprintf(w, "  functions executed     %s (%d of %d)\n", pct(c.FuncsRun, c.Funcs), c.FuncsRun, c.Funcs)
 	fmt.Fprintf(w, "  instructions executed  %s (%d of %d)\n", pct(c.InsnsRun, c.Insns), c.InsnsRun, c.Insns)
 	if c.Idle > 0 {
@@ -171,4 +174,24 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// noSignalReason says why a mix of SFrame version v on t has no signal
+// pattern (so its signal edges are zero): the catalog's reason for the
+// first signal pattern of t that v cannot express. Empty when v can
+// express one.
+func noSignalReason(t target.Target, v int) string {
+	why := ""
+	for _, p := range gen.Catalog() {
+		if !p.Signal || !slices.Contains(p.Targets, t) {
+			continue
+		}
+		if v == 0 || slices.Contains(p.Versions, v) {
+			return ""
+		}
+		if why == "" {
+			why = fmt.Sprintf("SFrame v%d cannot express pattern %s: %s", v, p.Name, p.Cannot)
+		}
+	}
+	return why
 }
