@@ -1,14 +1,13 @@
 package packages
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/sfconform/sfconform/internal/strictjson"
 )
 
 // Shard is what one run of the campaign (a subset of packages, targets,
@@ -46,24 +45,9 @@ func (s *Shard) WriteJSON(w io.Writer) error {
 // ReadShard reads a shard WriteJSON wrote; bad input is an error naming
 // the file and the byte offset.
 func ReadShard(path string) (*Shard, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s Shard
-	if err := dec.Decode(&s); err != nil {
-		off := dec.InputOffset()
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			off = se.Offset
-		case errors.As(err, &te):
-			off = te.Offset
-		}
-		return nil, fmt.Errorf("%s: byte offset %d: not a packages shard: %v", path, off, err)
+	if err := strictjson.Read(path, "a packages shard", &s); err != nil {
+		return nil, err
 	}
 	if len(s.Results) == 0 {
 		return nil, fmt.Errorf("%s: byte offset 0: a packages shard without results", path)

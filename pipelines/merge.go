@@ -1,14 +1,13 @@
 package pipelines
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"time"
+
+	"github.com/sfconform/sfconform/internal/strictjson"
 )
 
 // WriteJSON writes the result as JSON: what a shard of a campaign hands
@@ -22,23 +21,9 @@ func (r *Result) WriteJSON(w io.Writer) error {
 // ReadJSON reads a result WriteJSON wrote; bad input is an error naming
 // the file and, for malformed JSON, the byte offset.
 func ReadJSON(path string) (*Result, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var r Result
-	if err := dec.Decode(&r); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return nil, fmt.Errorf("%s: byte offset %d: not a pipelines result: %v", path, se.Offset, err)
-		case errors.As(err, &te):
-			return nil, fmt.Errorf("%s: byte offset %d: not a pipelines result: %v", path, te.Offset, err)
-		}
-		return nil, fmt.Errorf("%s: byte offset %d: not a pipelines result: %v", path, dec.InputOffset(), err)
+	if err := strictjson.Read(path, "a pipelines result", &r); err != nil {
+		return nil, err
 	}
 	if len(r.Rows) == 0 {
 		return nil, fmt.Errorf("%s: byte offset 0: a pipelines result without rows", path)
