@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -23,11 +24,17 @@ func Read(path, what string, v any) error {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			off = se.Offset
+			off = se.Offset - 1 // Offset counts the bad byte; name the bad byte itself
 		case errors.As(err, &te):
 			off = te.Offset
 		}
 		return fmt.Errorf("%s: byte offset %d: not %s: %v", path, off, what, err)
+	}
+	// One value and nothing after it: a second document (two shards
+	// concatenated) is refused, not silently dropped.
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err != io.EOF {
+		return fmt.Errorf("%s: byte offset %d: not %s: more after the first JSON value", path, dec.InputOffset(), what)
 	}
 	return nil
 }
