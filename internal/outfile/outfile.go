@@ -8,8 +8,14 @@ import (
 )
 
 // Write writes data to path atomically: a reader sees the old file or the
-// new one, whole.
+// new one, whole. A path that is not a regular file (/dev/null, /dev/stdout,
+// a named pipe) is written in place: renaming a file over it would replace
+// the device with a regular file, which as root breaks every later
+// redirection to /dev/null on the machine.
 func Write(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return writeInPlace(path, data)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -31,6 +37,19 @@ func Write(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// writeInPlace writes data to a device or pipe that already exists.
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Dir checks, before a run, that files can be written into dir: dir, or

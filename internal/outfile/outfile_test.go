@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -51,5 +52,39 @@ func TestPlacesRefusedBeforeARun(t *testing.T) {
 	}
 	if err := File("--junit", filepath.Join(dir, "x", "j.xml")); err != nil {
 		t.Errorf("a new file in a new directory: %v", err)
+	}
+}
+
+// A device or pipe given as the output (--out /dev/null) is written in
+// place, never replaced by a regular file: as root, a rename over
+// /dev/null turned it into a regular file for the whole machine. Shown on
+// a named pipe of the test's own, its reading end opened first (without
+// blocking), so that a Write that replaces the pipe fails the test
+// instead of hanging it.
+func TestWriteKeepsANamedPipe(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "out.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := Write(fifo, []byte("report\n")); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("%s is %v after Write, want the named pipe it was", fifo, fi.Mode())
+	}
+	buf := make([]byte, 64)
+	n, _ := r.Read(buf)
+	if got := string(buf[:n]); got != "report\n" {
+		t.Errorf("the pipe's reader got %q", got)
 	}
 }
